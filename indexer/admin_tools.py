@@ -1,0 +1,64 @@
+"""Small building blocks for admin pages that stay fast and ask before acting.
+
+- `CappedCountPaginator`: counts at most CAP rows, so a changelist over a
+  million ranges never waits on a full COUNT(*).
+- `confirm`: an admin action's confirmation step (a page listing what will
+  be touched, with an optional form); the action acts only on the POST back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin
+from django.contrib.admin import helpers
+from django.core.paginator import Paginator
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
+from django.utils.functional import cached_property
+
+COUNT_CAP = 10_000
+
+
+class CappedCountPaginator(Paginator):
+    @cached_property
+    def count(self) -> int:
+        object_list: Any = self.object_list
+        if isinstance(object_list, QuerySet):
+            return object_list.order_by()[: COUNT_CAP + 1].count()
+        return len(object_list)
+
+
+def confirmed(request: HttpRequest) -> bool:
+    return request.POST.get("confirmed") == "yes"
+
+
+def confirm(
+    modeladmin: admin.ModelAdmin,
+    request: HttpRequest,
+    queryset: QuerySet,
+    *,
+    title: str,
+    question: str,
+    form: forms.Form | None = None,
+) -> TemplateResponse:
+    """Render the confirmation page for the action being run."""
+    opts = modeladmin.model._meta
+    count = queryset.count()
+    context = {
+        **modeladmin.admin_site.each_context(request),
+        "title": title,
+        "question": question,
+        "opts": opts,
+        "count": count,
+        "objects": list(queryset[:20]),
+        "more": max(count - 20, 0),
+        "form": form,
+        "action": request.POST.get("action", ""),
+        "selected": request.POST.getlist(helpers.ACTION_CHECKBOX_NAME),
+        "select_across": request.POST.get("select_across", "0"),
+        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+    }
+    return TemplateResponse(request, "admin/confirm_action.html", context)

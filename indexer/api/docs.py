@@ -1,0 +1,82 @@
+"""A docs page for the node API, rendered on the server from the OpenAPI schema.
+
+No JavaScript and no CDN: coordinators often run where browsers cannot reach
+the internet, and the page must still work.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views import View
+from drf_spectacular.generators import SchemaGenerator
+
+
+def _operations(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    components = schema.get("components", {}).get("schemas", {})
+
+    def resolve(node: Any) -> Any:
+        if isinstance(node, dict) and "$ref" in node:
+            return components.get(node["$ref"].rsplit("/", 1)[-1], {})
+        return node
+
+    def fields(node: Any) -> list[dict[str, Any]]:
+        node = resolve(node)
+        required = set(node.get("required", []))
+        out = []
+        for name, prop in node.get("properties", {}).items():
+            prop = resolve(prop)
+            out.append(
+                {
+                    "name": name,
+                    "type": prop.get("type", "object"),
+                    "required": name in required,
+                    "description": prop.get("description", ""),
+                }
+            )
+        return out
+
+    operations = []
+    for path, methods in schema.get("paths", {}).items():
+        for method, op in methods.items():
+            body = (
+                op.get("requestBody", {})
+                .get("content", {})
+                .get("application/json", {})
+                .get("schema")
+            )
+            responses = []
+            for status, response in op.get("responses", {}).items():
+                content = response.get("content", {})
+                schema_node = next(iter(content.values()), {}).get("schema") if content else None
+                responses.append(
+                    {
+                        "status": status,
+                        "description": response.get("description", ""),
+                        "fields": fields(schema_node) if schema_node else [],
+                    }
+                )
+            operations.append(
+                {
+                    "method": method.upper(),
+                    "path": path,
+                    "summary": op.get("summary", ""),
+                    "description": op.get("description", ""),
+                    "parameters": op.get("parameters", []),
+                    "request": fields(body) if body else [],
+                    "responses": responses,
+                }
+            )
+    return operations
+
+
+class ApiDocsView(View):
+    def get(self, request: HttpRequest) -> HttpResponse:
+        schema = SchemaGenerator().get_schema(request=None, public=True)
+        return render(
+            request,
+            "api/docs.html",
+            {"info": schema.get("info", {}), "operations": _operations(schema)},
+        )

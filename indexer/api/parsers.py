@@ -1,0 +1,33 @@
+"""JSON parsing with a body limit, so an oversized batch is a 413, not a crash."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.conf import settings
+from rest_framework.parsers import JSONParser
+
+from .errors import Invalid, TooLarge
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+class LimitedJSONParser(JSONParser):
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        limit = settings.API_MAX_BODY_BYTES
+        request = (parser_context or {}).get("request")
+        length = request.META.get("CONTENT_LENGTH") if request is not None else None
+        if length and length.isdigit() and int(length) > limit:
+            raise TooLarge(f"The body is {int(length)} bytes; the limit is {limit} bytes.")
+        raw = stream.read(limit + 1) if stream is not None else b""
+        if len(raw) > limit:
+            raise TooLarge(f"The body is over the limit of {limit} bytes.")
+        if not raw.strip():
+            return {}
+        try:
+            return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise Invalid(f"The body is not valid JSON ({exc}). Send a JSON object.") from exc

@@ -1,0 +1,11 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class IndexerConfig(AppConfig):
+    name = "indexer"
+    verbose_name = "Indexer"
+
+    def ready(self) -> None:
+        from . import checks  # noqa: F401  (registers the system checks)

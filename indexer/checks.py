@@ -1,0 +1,47 @@
+"""System checks that catch misconfiguration before the coordinator serves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.checks import Error, Tags, Warning, register
+
+
+@register(Tags.security, deploy=True)
+def check_secret_key(app_configs: Any, **kwargs: Any) -> list[Warning]:
+    if settings.SECRET_KEY.startswith("dev-only-"):
+        return [
+            Warning(
+                "SECRET_KEY is the development default.",
+                hint="Set SECRET_KEY in the environment to a long random string.",
+                id="indexer.W001",
+            )
+        ]
+    return []
+
+
+@register()
+def check_leasing_settings(app_configs: Any, **kwargs: Any) -> list[Error]:
+    errors = []
+    if settings.LEASE_TTL_SECONDS < 10:
+        errors.append(
+            Error("LEASE_TTL_SECONDS is under 10 seconds.", hint="Use minutes.", id="indexer.E001")
+        )
+    if settings.MAX_ATTEMPTS < 1:
+        errors.append(Error("MAX_ATTEMPTS must be at least 1.", id="indexer.E002"))
+    if settings.API_MAX_BODY_BYTES < 1024:
+        errors.append(Error("API_MAX_BODY_BYTES must be at least 1024.", id="indexer.E003"))
+    if settings.DB_MAX_BYTES < 0:
+        errors.append(
+            Error("DB_MAX_BYTES cannot be negative (0 means no limit).", id="indexer.E004")
+        )
+    if settings.TAIL_PRIORITY >= settings.DEFAULT_PRIORITY:
+        errors.append(
+            Error(
+                "TAIL_PRIORITY must be more urgent (lower) than DEFAULT_PRIORITY.",
+                hint="A lower priority number is more urgent.",
+                id="indexer.E005",
+            )
+        )
+    return errors

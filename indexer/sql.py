@@ -1,0 +1,67 @@
+"""Named SQL blocks loaded once from `.sql` files and called by name.
+
+A file holds blocks that each start with a line `-- name: some_query`; the
+text up to the next such line is the query, with `%(param)s` placeholders.
+Queries are never built with f-strings: a varying identifier goes through
+`psycopg.sql.Identifier`. Each app wraps every query in one typed function;
+that function is the query's only caller.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from django.db import connection
+
+_NAME = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.MULTILINE)
+
+
+def parse_queries(text: str) -> dict[str, str]:
+    parts = _NAME.split(text)
+    queries: dict[str, str] = {}
+    for name, body in zip(parts[1::2], parts[2::2], strict=True):
+        if name in queries:
+            raise ValueError(f"query {name!r} is defined twice")
+        queries[name] = body.strip()
+    return queries
+
+
+@cache
+def load_queries(path: str) -> dict[str, str]:
+    return parse_queries(Path(path).read_text(encoding="utf-8"))
+
+
+class Queries:
+    """The named queries of one `.sql` file."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = str(path)
+
+    def __getitem__(self, name: str) -> str:
+        return load_queries(self._path)[name]
+
+    def fetchone(self, name: str, params: Mapping[str, Any]) -> tuple[Any, ...] | None:
+        with connection.cursor() as cursor:
+            cursor.execute(self[name], params)
+            return cursor.fetchone()
+
+    def fetchall(self, name: str, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        with connection.cursor() as cursor:
+            cursor.execute(self[name], params)
+            return cursor.fetchall()
+
+    def fetchdicts(self, name: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
+        with connection.cursor() as cursor:
+            cursor.execute(self[name], params)
+            columns = [col.name for col in cursor.description or ()]
+            return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+    def execute(self, name: str, params: Mapping[str, Any]) -> int:
+        """Run a statement and return its row count."""
+        with connection.cursor() as cursor:
+            cursor.execute(self[name], params)
+            return cursor.rowcount

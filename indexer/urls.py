@@ -1,0 +1,22 @@
+"""URL map: the admin, the node API under /api/v1/, its schema and docs."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.urls import include, path
+from django.views.generic import RedirectView
+from drf_spectacular.views import SpectacularAPIView
+
+from indexer.api.docs import ApiDocsView
+
+urlpatterns = [
+    path("", RedirectView.as_view(url="/admin/", permanent=False)),
+    path("admin/", admin.site.urls),
+    path(
+        "api/v1/schema/",
+        SpectacularAPIView.as_view(permission_classes=[], authentication_classes=[]),
+        name="schema",
+    ),
+    path("api/v1/docs/", ApiDocsView.as_view(), name="api-docs"),
+    path("api/v1/", include("seeding.urls")),
+]

@@ -1,0 +1,1 @@
+"""Group leases (window indexing): see the window-indexing issue."""

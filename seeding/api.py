@@ -1,0 +1,127 @@
+"""HTTP edge of the range-lease protocol: validate, call one service, answer.
+
+Errors are raised as typed exceptions by the services and mapped to HTTP in
+`indexer.api.errors`, never here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.authentication import SessionAuthentication
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from indexer.api.errors import NotFound
+
+from . import selectors, services
+from .authentication import NodeTokenAuthentication
+from .permissions import IsNodeOrStaff
+from .serializers import BatchIn, BatchOut, EpochIn, ErrorOut, LeaseOfferOut, ReleaseIn
+
+MAX_ID = 2**63 - 1
+ERRORS = {
+    400: OpenApiResponse(ErrorOut, description="invalid: a field is missing or out of range"),
+    401: OpenApiResponse(ErrorOut, description="unauthenticated"),
+    404: OpenApiResponse(ErrorOut, description="not_found: unknown range"),
+    409: OpenApiResponse(
+        ErrorOut, description="lease_lost: not this node's lease, or a stale epoch"
+    ),
+    413: OpenApiResponse(ErrorOut, description="too_large"),
+    503: OpenApiResponse(ErrorOut, description="unavailable: retry with backoff"),
+}
+
+
+def checked_range_id(range_id: int) -> int:
+    if range_id > MAX_ID:
+        raise NotFound(f"Range {range_id} does not exist.")
+    return range_id
+
+
+def validated(serializer_class: type, request: Request) -> dict[str, Any]:
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+class RangeLeaseView(APIView):
+    @extend_schema(
+        request=None, responses={200: LeaseOfferOut, **ERRORS}, summary="Lease one range"
+    )
+    def post(self, request: Request) -> Response:
+        offer = services.lease_range(request.user.id)
+        lease = offer.lease
+        return Response(
+            {
+                "lease": None
+                if lease is None
+                else {
+                    "id": lease.id,
+                    "group": lease.group,
+                    "start": lease.start,
+                    "end": lease.end,
+                    "epoch": lease.epoch,
+                },
+                "retry_after": offer.retry_after,
+                "paused": offer.paused,
+            }
+        )
+
+
+class RangeBatchView(APIView):
+    @extend_schema(request=BatchIn, responses={200: BatchOut, **ERRORS}, summary="Report a batch")
+    def post(self, request: Request, range_id: int) -> Response:
+        data = validated(BatchIn, request)
+        result = services.report_batch(
+            request.user.id,
+            checked_range_id(range_id),
+            data["epoch"],
+            data["next"],
+            data["headers"],
+            data["files"],
+            data["fragments"],
+        )
+        return Response({"next": result.next, "stored": result.stored})
+
+
+class RangeHeartbeatView(APIView):
+    @extend_schema(request=EpochIn, responses={204: None, **ERRORS}, summary="Keep a lease alive")
+    def post(self, request: Request, range_id: int) -> Response:
+        data = validated(EpochIn, request)
+        services.heartbeat_range(request.user.id, checked_range_id(range_id), data["epoch"])
+        return Response(status=204)
+
+
+class RangeFinishView(APIView):
+    @extend_schema(request=EpochIn, responses={204: None, **ERRORS}, summary="Finish a range")
+    def post(self, request: Request, range_id: int) -> Response:
+        data = validated(EpochIn, request)
+        services.finish_range(request.user.id, checked_range_id(range_id), data["epoch"])
+        return Response(status=204)
+
+
+class RangeReleaseView(APIView):
+    @extend_schema(request=ReleaseIn, responses={204: None, **ERRORS}, summary="Give a range back")
+    def post(self, request: Request, range_id: int) -> Response:
+        data = validated(ReleaseIn, request)
+        services.release_range(
+            request.user.id,
+            checked_range_id(range_id),
+            data["epoch"],
+            error=data.get("error"),
+            uncounted=data["uncounted"],
+        )
+        return Response(status=204)
+
+
+class StatusView(APIView):
+    authentication_classes = [NodeTokenAuthentication, SessionAuthentication]
+    permission_classes = [IsNodeOrStaff]
+
+    @extend_schema(
+        responses={200: dict, 401: ERRORS[401]}, summary="Ranges, nodes, lanes and throughput"
+    )
+    def get(self, request: Request) -> Response:
+        return Response(selectors.seed_status())

@@ -1,0 +1,90 @@
+"""`manage.py seed_status [--json]`: ranges, nodes, lanes and throughput."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from seeding.selectors import seed_status
+
+
+def format_table(headers: list[str], rows: list[list[Any]]) -> str:
+    cells = [[str(h) for h in headers]] + [
+        ["" if c is None else str(c) for c in row] for row in rows
+    ]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = []
+    for index, row in enumerate(cells):
+        lines.append(
+            "  ".join(
+                c.rjust(w) if index and c.replace(",", "").isdigit() else c.ljust(w)
+                for c, w in zip(row, widths, strict=True)
+            ).rstrip()
+        )
+        if index == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+class Command(BaseCommand):
+    help = "Print the seeding status: ranges by status, nodes, lanes, headers in the last hour."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+
+    def handle(self, *args: Any, **options: Any) -> str:
+        status = seed_status()
+        if options["json"]:
+            return json.dumps(status, indent=2)
+        return render_status(status)
+
+
+def render_status(status: dict[str, Any]) -> str:
+    out = []
+    rows = [
+        [
+            name,
+            f"{v['ranges']:,}",
+            f"{v['articles']:,}",
+            f"{v['reached']:,}",
+            f"{v['headers']:,}",
+            f"{v['files']:,}",
+        ]
+        for name, v in status["ranges"].items()
+    ]
+    out.append(format_table(["status", "ranges", "articles", "reached", "headers", "files"], rows))
+    out.append("")
+    node_rows = [
+        [
+            n["name"],
+            n["last_seen"] or "never",
+            "disabled" if n["disabled"] else "",
+            n["live_leases"],
+            f"{n['headers']:,}",
+        ]
+        for n in status["nodes"]
+    ]
+    out.append(
+        format_table(["node", "last seen", "", "live leases", "headers"], node_rows)
+        if node_rows
+        else "No nodes yet: manage.py issue_token NAME"
+    )
+    if status.get("lanes"):
+        out.append("")
+        lane_rows = [
+            [
+                lane.get("group"),
+                lane.get("lane"),
+                lane.get("holder") or "",
+                lane.get("ranges_done", 0),
+                lane.get("headers", 0),
+            ]
+            for lane in status["lanes"]
+        ]
+        out.append(format_table(["group", "lane", "holder", "ranges done", "headers"], lane_rows))
+    out.append("")
+    out.append(f"Headers in the last hour: {status['headers_last_hour']:,}")
+    out.append(f"Leasing paused: {status['paused']}" if status["paused"] else "Leasing: open")
+    return "\n".join(out)

@@ -1,0 +1,150 @@
+"""Seed nodes, the article ranges they lease, and the throughput rollup.
+
+A range's priority follows one convention everywhere: a LOWER number is MORE
+urgent. Ranges planned without a priority get settings.DEFAULT_PRIORITY
+(100); the tail planner uses settings.TAIL_PRIORITY (10).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+from indexer.models import Group
+
+
+class Node(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    # SHA-256 hex of the bearer token; the token itself is never stored.
+    token_hash = models.CharField(max_length=64, unique=True)
+    disabled = models.BooleanField(default=False)
+    last_seen_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "seed_node"
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class RangeStatus(models.TextChoices):
+    QUEUED = "queued"
+    LEASED = "leased"
+    DONE = "done"
+    FAILED = "failed"
+
+
+def default_priority() -> int:
+    return int(settings.DEFAULT_PRIORITY)
+
+
+class SeedRange(models.Model):
+    """Articles start_id..end_id (inclusive) of one group.
+
+    next_id is the resume point: the first article not reported yet
+    (end_id + 1 once everything is reported). heartbeat_at and next_id are
+    deliberately in no index, so the frequent batch and heartbeat updates
+    stay HOT (see docs/performance.md).
+    """
+
+    group = models.ForeignKey(
+        Group, on_delete=models.CASCADE, related_name="ranges", db_index=False
+    )
+    start_id = models.BigIntegerField()
+    end_id = models.BigIntegerField()
+    next_id = models.BigIntegerField()
+    status = models.CharField(max_length=8, choices=RangeStatus.choices, default=RangeStatus.QUEUED)
+    priority = models.IntegerField(default=default_priority)
+    capture = models.BooleanField(default=False)
+    node = models.ForeignKey(
+        Node,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="ranges",
+        db_index=False,
+    )
+    epoch = models.IntegerField(default=0)
+    leased_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.IntegerField(default=0)
+    headers = models.BigIntegerField(default=0)
+    files = models.BigIntegerField(default=0)
+    fragments = models.BigIntegerField(default=0)
+    error = models.TextField(blank=True, default="")
+    done_at = models.DateTimeField(null=True, blank=True)
+    rule_version = models.IntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "seed_range"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(start_id__lte=F("end_id")), name="seed_range_start_le_end"
+            ),
+            models.CheckConstraint(
+                condition=Q(next_id__gte=F("start_id")) & Q(next_id__lte=F("end_id") + 1),
+                name="seed_range_next_within",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="leased")
+                | (Q(node__isnull=False) & Q(heartbeat_at__isnull=False)),
+                name="seed_range_leased_has_holder",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=[s.value for s in RangeStatus]),
+                name="seed_range_status_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(attempts__gte=0) & Q(epoch__gte=0), name="seed_range_counts"
+            ),
+            models.CheckConstraint(
+                condition=Q(start_id__gte=0), name="seed_range_start_nonnegative"
+            ),
+        ]
+        indexes = [
+            # The claim: queued ranges in urgency order, then plan order.
+            models.Index(
+                fields=["priority", "id"], condition=Q(status="queued"), name="seed_range_claim_idx"
+            ),
+            # Live and quiet leases: a small set, read by every claim.
+            models.Index(
+                fields=["priority", "id"],
+                condition=Q(status="leased"),
+                name="seed_range_leased_idx",
+            ),
+            # Coverage of a group (planning) and lanes in article order.
+            models.Index(fields=["group", "start_id"], name="seed_range_group_start_idx"),
+            models.Index(
+                fields=["node"], condition=Q(node__isnull=False), name="seed_range_node_idx"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.group_id}:{self.start_id}-{self.end_id}"
+
+    @property
+    def articles(self) -> int:
+        return self.end_id - self.start_id + 1
+
+
+class HeaderRollup(models.Model):
+    """Headers reported per minute, node and group: throughput without scanning ranges."""
+
+    bucket = models.DateTimeField()
+    node = models.ForeignKey(Node, on_delete=models.CASCADE, db_index=False)
+    group = models.ForeignKey(Group, on_delete=models.CASCADE, db_index=False)
+    headers = models.BigIntegerField(default=0)
+    batches = models.IntegerField(default=0)
+
+    class Meta:
+        db_table = "header_rollup"
+        constraints = [
+            models.UniqueConstraint(fields=["bucket", "node", "group"], name="header_rollup_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bucket:%Y-%m-%d %H:%M} node {self.node_id} group {self.group_id}: {self.headers}"

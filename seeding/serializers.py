@@ -1,0 +1,86 @@
+"""Input and output shapes of the range protocol (../shared/PROTOCOL.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from .validation import FileReport, validate_files
+
+MAX_EPOCH = 2**31 - 1
+MAX_ARTICLE = 2**63 - 1
+MAX_HEADERS_PER_BATCH = 10_000_000
+MAX_FILES_PER_BATCH = 100_000
+
+
+class FileDocSerializer(serializers.Serializer):
+    """Documents the File shape; validation itself is `validation.validate_file`."""
+
+    subject = serializers.CharField(max_length=1000)
+    poster = serializers.CharField(max_length=500)
+    date = serializers.IntegerField(help_text="Unix time of the earliest segment.")
+    total = serializers.IntegerField(help_text="Segment count from the subject.")
+    segments = serializers.ListField(
+        child=serializers.ListField(),
+        help_text="[part number, article number, message-id, bytes] per segment.",
+    )
+
+
+@extend_schema_field(FileDocSerializer(many=True))
+class FileListField(serializers.Field):
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("default", list)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> list[FileReport]:
+        return validate_files(data, self.field_name, MAX_FILES_PER_BATCH)
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+class EpochIn(serializers.Serializer):
+    epoch = serializers.IntegerField(min_value=0, max_value=MAX_EPOCH)
+
+
+class BatchIn(EpochIn):
+    next = serializers.IntegerField(min_value=0, max_value=MAX_ARTICLE)
+    headers = serializers.IntegerField(min_value=0, max_value=MAX_HEADERS_PER_BATCH)
+    files = FileListField()
+    fragments = FileListField()
+
+
+class ReleaseIn(EpochIn):
+    error = serializers.CharField(
+        required=False, allow_null=True, allow_blank=True, max_length=100_000
+    )
+    uncounted = serializers.BooleanField(required=False, default=False)
+
+
+class RangeLeaseOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    group = serializers.CharField()
+    start = serializers.IntegerField(
+        help_text="The resume point: the first article not reported yet."
+    )
+    end = serializers.IntegerField()
+    epoch = serializers.IntegerField()
+
+
+class LeaseOfferOut(serializers.Serializer):
+    lease = RangeLeaseOut(allow_null=True)
+    retry_after = serializers.IntegerField(allow_null=True)
+    paused = serializers.CharField(allow_null=True)
+
+
+class BatchOut(serializers.Serializer):
+    next = serializers.IntegerField()
+    stored = serializers.IntegerField()
+
+
+class ErrorOut(serializers.Serializer):
+    error = serializers.CharField()
+    detail = serializers.CharField()

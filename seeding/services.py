@@ -1,0 +1,262 @@
+"""Writes of the range-lease protocol: tokens, leases, batches, operator actions.
+
+Every lease statement lives in `sql/ranges.sql`; the functions here are the
+only callers. A fenced statement that matches no row is explained by
+`_lease_lost`, which reads the range once to say why (unknown range: 404;
+another node's, a stale epoch or not leased: 409).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection, transaction
+
+from indexer.api.errors import Invalid, LeaseLost, NotFound
+from indexer.models import Group
+from indexer.space import room
+from indexer.sql import Queries
+
+from .models import Node, RangeStatus, SeedRange
+from .tokens import hash_token, new_token
+from .validation import FileReport
+
+ranges_sql = Queries(Path(__file__).parent / "sql" / "ranges.sql")
+
+ERROR_TEXT_LIMIT = 2000
+
+
+@dataclass(frozen=True)
+class RangeLease:
+    id: int
+    group: str
+    start: int
+    end: int
+    epoch: int
+    group_id: int
+
+
+@dataclass(frozen=True)
+class LeaseOffer:
+    lease: RangeLease | None
+    retry_after: int | None = None
+    paused: str | None = None
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    next: int
+    stored: int
+    advanced: bool
+
+
+# --- tokens -----------------------------------------------------------------
+
+
+def issue_token(name: str) -> tuple[Node, str, bool]:
+    """Issue a token for `name`: a new node, or a rotation that re-enables it.
+
+    Returns (node, token, created). The token is shown once and only its
+    SHA-256 digest is kept; the old token stops working at once.
+    """
+    name = name.strip()
+    if not name or len(name) > 100:
+        raise Invalid("name: a node name is 1 to 100 characters.")
+    token = new_token()
+    node, created = Node.objects.update_or_create(
+        name=name, defaults={"token_hash": hash_token(token), "disabled": False}
+    )
+    return node, token, created
+
+
+def set_nodes_disabled(node_ids: Iterable[int], disabled: bool) -> int:
+    return (
+        Node.objects.filter(id__in=list(node_ids))
+        .exclude(disabled=disabled)
+        .update(disabled=disabled)
+    )
+
+
+# --- the lease protocol -----------------------------------------------------
+
+
+def current_rule_version() -> int | None:
+    """The rule version ranges are stamped with (the catalog's rule sets)."""
+    try:
+        from indexer.rulesets import current_rules
+    except ImportError:
+        return None
+    return current_rules().version
+
+
+def held_group_ids() -> list[int]:
+    """Groups whose lane is held by a live group lease: range leases skip them."""
+    try:
+        from leases.selectors import live_held_group_ids
+    except ImportError:
+        return []
+    return live_held_group_ids()
+
+
+def lease_range(node_id: int) -> LeaseOffer:
+    """Hand one range to a node, or say why nothing is handed out."""
+    paused = room()
+    if paused is not None:
+        return LeaseOffer(None, retry_after=settings.LEASE_RETRY_AFTER_SECONDS, paused=paused)
+    row = ranges_sql.fetchone(
+        "lease_range",
+        {
+            "node_id": node_id,
+            "ttl": settings.LEASE_TTL_SECONDS,
+            "max_attempts": settings.MAX_ATTEMPTS,
+            "urgent_below": settings.DEFAULT_PRIORITY,
+            "rule_version": current_rule_version(),
+            "held_groups": held_group_ids(),
+        },
+    )
+    if row is None:
+        return LeaseOffer(None, retry_after=settings.LEASE_RETRY_AFTER_SECONDS)
+    range_id, group, start, end, epoch, group_id = row
+    return LeaseOffer(RangeLease(range_id, group, start, end, epoch, group_id))
+
+
+def _lease_lost(node_id: int, range_id: int, epoch: int) -> Exception:
+    row = ranges_sql.fetchone("range_holder", {"range_id": range_id})
+    if row is None:
+        return NotFound(f"Range {range_id} does not exist.")
+    status, holder, current_epoch = row
+    if status != RangeStatus.LEASED:
+        return LeaseLost(f"Range {range_id} is {status}, not leased: lease another range.")
+    if holder != node_id:
+        return LeaseLost(
+            f"Range {range_id} is leased to another node now: drop it and lease again."
+        )
+    return LeaseLost(
+        f"Epoch {epoch} of range {range_id} is stale (the current one is {current_epoch}): "
+        "drop it and lease again."
+    )
+
+
+def report_batch(
+    node_id: int,
+    range_id: int,
+    epoch: int,
+    next_id: int,
+    headers: int,
+    files: Sequence[FileReport],
+    fragments: Sequence[FileReport],
+) -> BatchResult:
+    """Record a batch: resume point, heartbeat, counters and the files, all or nothing."""
+    with transaction.atomic():
+        row = ranges_sql.fetchone(
+            "report_batch",
+            {
+                "range_id": range_id,
+                "node_id": node_id,
+                "epoch": epoch,
+                "next": next_id,
+                "headers": headers,
+                "files": len(files),
+                "fragments": len(fragments),
+            },
+        )
+        if row is None:
+            raise _lease_lost(node_id, range_id, epoch)
+        new_next, advanced, group_id = row
+        stored = store_reported_files(group_id, range_id, files, fragments)
+    return BatchResult(next=new_next, stored=stored, advanced=advanced)
+
+
+def store_reported_files(
+    group_id: int, range_id: int, files: Sequence[FileReport], fragments: Sequence[FileReport]
+) -> int:
+    """Merge reported files into the catalog; returns how many catalog files they touched."""
+    try:
+        from indexer.catalog.services import store_files
+    except ImportError:
+        return 0
+    return store_files(group_id, range_id, files, fragments)
+
+
+def heartbeat_range(node_id: int, range_id: int, epoch: int) -> None:
+    params = {"range_id": range_id, "node_id": node_id, "epoch": epoch}
+    if ranges_sql.execute("heartbeat_range", params) != 1:
+        raise _lease_lost(node_id, range_id, epoch)
+
+
+def finish_range(node_id: int, range_id: int, epoch: int) -> None:
+    params = {"range_id": range_id, "node_id": node_id, "epoch": epoch}
+    with transaction.atomic():
+        row = ranges_sql.fetchone("finish_range", params)
+        if row is None:
+            raise _lease_lost(node_id, range_id, epoch)
+        count_finished_on_lane(range_id, row[0], row[1])
+
+
+def count_finished_on_lane(range_id: int, group_id: int, headers: int) -> None:
+    """Finishing a range a lane handed out counts it on that lane's lease."""
+    try:
+        from leases.services import count_finished_range
+    except ImportError:
+        return
+    count_finished_range(range_id, group_id, headers)
+
+
+def release_range(
+    node_id: int, range_id: int, epoch: int, error: str | None = None, uncounted: bool = False
+) -> str:
+    """Give a range back: queued again, or failed once its attempts are used up."""
+    row = ranges_sql.fetchone(
+        "release_range",
+        {
+            "range_id": range_id,
+            "node_id": node_id,
+            "epoch": epoch,
+            "uncounted": uncounted,
+            "max_attempts": settings.MAX_ATTEMPTS,
+            "error": error[:ERROR_TEXT_LIMIT] if error else None,
+        },
+    )
+    if row is None:
+        raise _lease_lost(node_id, range_id, epoch)
+    return str(row[0])
+
+
+# --- operators and tests ----------------------------------------------------
+
+
+def create_ranges(
+    group: Group,
+    spans: Iterable[tuple[int, int]],
+    priority: int | None = None,
+    capture: bool = False,
+) -> int:
+    """Insert queued ranges (start, end) for a group in one multi-row statement."""
+    prio = settings.DEFAULT_PRIORITY if priority is None else priority
+    rows = [
+        SeedRange(group=group, start_id=s, end_id=e, next_id=s, priority=prio, capture=capture)
+        for s, e in spans
+    ]
+    SeedRange.objects.bulk_create(rows, batch_size=5000)
+    return len(rows)
+
+
+def requeue_ranges(range_ids: Iterable[int], from_start: bool = False) -> int:
+    """Queue ranges again (failed, done or stuck), optionally from their first article."""
+    return ranges_sql.execute("requeue_ranges", {"ids": list(range_ids), "from_start": from_start})
+
+
+def fail_ranges(range_ids: Iterable[int], reason: str = "marked failed by an operator") -> int:
+    return ranges_sql.execute("fail_ranges", {"ids": list(range_ids), "reason": reason})
+
+
+def reprioritize_ranges(range_ids: Iterable[int], priority: int) -> int:
+    return ranges_sql.execute("reprioritize_ranges", {"ids": list(range_ids), "priority": priority})
+
+
+def ensure_connection() -> None:
+    """Open the database connection (starting the embedded server if needed)."""
+    connection.ensure_connection()

@@ -1,0 +1,159 @@
+-- The range-lease protocol. Every statement that acts on a lease names the
+-- node and the epoch, so a stale holder changes nothing (fencing). Time is
+-- always the database's now().
+
+-- name: lease_range
+-- One statement: retire quiet leases that are fully reported (done) or out
+-- of attempts (failed), then claim one range. Urgent ranges (priority below
+-- %(urgent_below)s) go first while they hold less than half of the live
+-- leases; past that the others go first. A quiet lease with attempts left is
+-- taken over before anything queued. Every branch reads a partial index;
+-- nothing here scans the table.
+WITH finished AS (
+    UPDATE seed_range
+       SET status = 'done', done_at = now()
+     WHERE status = 'leased'
+       AND next_id > end_id
+       AND heartbeat_at < now() - make_interval(secs => %(ttl)s)
+    RETURNING id
+), exhausted AS (
+    UPDATE seed_range
+       SET status = 'failed', done_at = now(),
+           error = CASE WHEN error = '' THEN 'the lease went quiet ' || attempts || ' times' ELSE error END
+     WHERE status = 'leased'
+       AND next_id <= end_id
+       AND attempts >= %(max_attempts)s
+       AND heartbeat_at < now() - make_interval(secs => %(ttl)s)
+    RETURNING id
+), live AS (
+    SELECT count(*) FILTER (WHERE priority < %(urgent_below)s) AS urgent, count(*) AS total
+      FROM seed_range
+     WHERE status = 'leased'
+       AND heartbeat_at >= now() - make_interval(secs => %(ttl)s)
+), bounds AS (
+    -- [lo1, hi1] is the class served first, [lo2, hi2] the other.
+    SELECT CASE WHEN urgent_first THEN -2147483648 ELSE %(urgent_below)s END AS lo1,
+           CASE WHEN urgent_first THEN %(urgent_below)s - 1 ELSE 2147483647 END AS hi1,
+           CASE WHEN urgent_first THEN %(urgent_below)s ELSE -2147483648 END AS lo2,
+           CASE WHEN urgent_first THEN 2147483647 ELSE %(urgent_below)s - 1 END AS hi2
+      FROM (SELECT urgent = 0 OR urgent * 2 < total AS urgent_first FROM live) AS mix
+), quiet AS (
+    SELECT id FROM seed_range
+     WHERE status = 'leased'
+       AND heartbeat_at < now() - make_interval(secs => %(ttl)s)
+       AND next_id <= end_id
+       AND attempts < %(max_attempts)s
+       AND NOT (group_id = ANY(%(held_groups)s::bigint[]))
+     ORDER BY priority, id
+     LIMIT 1
+     FOR UPDATE SKIP LOCKED
+), first_class AS (
+    SELECT id FROM seed_range
+     WHERE status = 'queued'
+       AND priority BETWEEN (SELECT lo1 FROM bounds) AND (SELECT hi1 FROM bounds)
+       AND NOT (group_id = ANY(%(held_groups)s::bigint[]))
+     ORDER BY priority, id
+     LIMIT 1
+     FOR UPDATE SKIP LOCKED
+), second_class AS (
+    SELECT id FROM seed_range
+     WHERE status = 'queued'
+       AND priority BETWEEN (SELECT lo2 FROM bounds) AND (SELECT hi2 FROM bounds)
+       AND NOT (group_id = ANY(%(held_groups)s::bigint[]))
+     ORDER BY priority, id
+     LIMIT 1
+     FOR UPDATE SKIP LOCKED
+), candidate AS (
+    -- UNION ALL under LIMIT runs lazily: a later branch is read only when
+    -- the earlier ones found nothing, so no extra rows are locked.
+    (SELECT id FROM quiet)
+    UNION ALL (SELECT id FROM first_class)
+    UNION ALL (SELECT id FROM second_class)
+    LIMIT 1
+)
+UPDATE seed_range AS r
+   SET status = 'leased',
+       node_id = %(node_id)s,
+       epoch = r.epoch + 1,
+       attempts = r.attempts + 1,
+       leased_at = now(),
+       heartbeat_at = now(),
+       rule_version = %(rule_version)s
+  FROM news_group AS g
+ WHERE r.id = (SELECT id FROM candidate)
+   AND g.id = r.group_id
+RETURNING r.id, g.name, r.next_id, r.end_id, r.epoch, r.group_id;
+
+-- name: report_batch
+-- Moves the resume point to max(current, min(next, end + 1)) and adds the
+-- counters only when it moved: a replayed batch adds nothing. The minute's
+-- throughput rollup is bumped in the same statement.
+WITH cur AS (
+    SELECT id, next_id AS old_next
+      FROM seed_range
+     WHERE id = %(range_id)s AND status = 'leased' AND node_id = %(node_id)s AND epoch = %(epoch)s
+     FOR UPDATE
+), moved AS (
+    UPDATE seed_range AS r
+       SET next_id = GREATEST(r.next_id, LEAST(%(next)s, r.end_id + 1)),
+           heartbeat_at = now(),
+           headers = r.headers + CASE WHEN LEAST(%(next)s, r.end_id + 1) > r.next_id THEN %(headers)s ELSE 0 END,
+           files = r.files + CASE WHEN LEAST(%(next)s, r.end_id + 1) > r.next_id THEN %(files)s ELSE 0 END,
+           fragments = r.fragments + CASE WHEN LEAST(%(next)s, r.end_id + 1) > r.next_id THEN %(fragments)s ELSE 0 END
+      FROM cur
+     WHERE r.id = cur.id
+    RETURNING r.next_id, cur.old_next, r.group_id
+), rolled AS (
+    INSERT INTO header_rollup AS h (bucket, node_id, group_id, headers, batches)
+    SELECT date_trunc('minute', now()), %(node_id)s, group_id, %(headers)s, 1
+      FROM moved
+     WHERE moved.next_id > moved.old_next
+    ON CONFLICT (bucket, node_id, group_id)
+    DO UPDATE SET headers = h.headers + excluded.headers, batches = h.batches + 1
+)
+SELECT next_id, next_id > old_next AS advanced, group_id FROM moved;
+
+-- name: heartbeat_range
+UPDATE seed_range
+   SET heartbeat_at = now()
+ WHERE id = %(range_id)s AND status = 'leased' AND node_id = %(node_id)s AND epoch = %(epoch)s;
+
+-- name: finish_range
+UPDATE seed_range
+   SET status = 'done', done_at = now(), next_id = end_id + 1, heartbeat_at = now()
+ WHERE id = %(range_id)s AND status = 'leased' AND node_id = %(node_id)s AND epoch = %(epoch)s
+RETURNING group_id, headers;
+
+-- name: release_range
+-- Queued again, or failed once the attempts are used up. `uncounted` (the
+-- node never started) gives the attempt back and always queues.
+UPDATE seed_range
+   SET status = CASE WHEN NOT %(uncounted)s AND attempts >= %(max_attempts)s THEN 'failed' ELSE 'queued' END,
+       attempts = CASE WHEN %(uncounted)s THEN GREATEST(attempts - 1, 0) ELSE attempts END,
+       done_at = CASE WHEN NOT %(uncounted)s AND attempts >= %(max_attempts)s THEN now() END,
+       node_id = CASE WHEN NOT %(uncounted)s AND attempts >= %(max_attempts)s THEN node_id END,
+       error = COALESCE(left(%(error)s, 2000), error)
+ WHERE id = %(range_id)s AND status = 'leased' AND node_id = %(node_id)s AND epoch = %(epoch)s
+RETURNING status;
+
+-- name: range_holder
+-- Only read when a fenced statement matched nothing, to say why.
+SELECT status, node_id, epoch FROM seed_range WHERE id = %(range_id)s;
+
+-- name: range_span
+SELECT start_id, end_id, next_id, group_id FROM seed_range WHERE id = %(range_id)s;
+
+-- name: requeue_ranges
+UPDATE seed_range
+   SET status = 'queued', node_id = NULL, done_at = NULL, attempts = 0, error = '',
+       next_id = CASE WHEN %(from_start)s THEN start_id ELSE next_id END
+ WHERE id = ANY(%(ids)s::bigint[]) AND status <> 'queued';
+
+-- name: fail_ranges
+UPDATE seed_range
+   SET status = 'failed', done_at = now(),
+       error = CASE WHEN error = '' THEN left(%(reason)s, 2000) ELSE error END
+ WHERE id = ANY(%(ids)s::bigint[]) AND status IN ('queued', 'leased');
+
+-- name: reprioritize_ranges
+UPDATE seed_range SET priority = %(priority)s WHERE id = ANY(%(ids)s::bigint[]) AND priority <> %(priority)s;

@@ -1,0 +1,54 @@
+"""Shared fixtures: an API client per node, helpers that move time in the database."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connection
+from rest_framework.test import APIClient
+
+from tests.factories import NodeFactory
+
+
+class NodeClient:
+    """An HTTP client that speaks for one node (real Django request handling)."""
+
+    def __init__(self, node: Any) -> None:
+        self.node = node
+        self.http = APIClient()
+        self.http.credentials(HTTP_AUTHORIZATION=f"Bearer {node.token}")
+
+    def post(self, path: str, body: Any = None, **extra: Any) -> Any:
+        return self.http.post(path, body if body is not None else {}, format="json", **extra)
+
+    def get(self, path: str, **extra: Any) -> Any:
+        return self.http.get(path, **extra)
+
+    def lease(self) -> dict[str, Any] | None:
+        response = self.post("/api/v1/ranges/lease")
+        assert response.status_code == 200, response.content
+        return response.json()["lease"]
+
+
+@pytest.fixture
+def node_client() -> Callable[..., NodeClient]:
+    def make(**kwargs: Any) -> NodeClient:
+        return NodeClient(NodeFactory(**kwargs))
+
+    return make
+
+
+@pytest.fixture
+def backdate() -> Callable[..., None]:
+    """Move a range's heartbeat into the past, in the database (no sleeping)."""
+
+    def move(range_id: int, seconds: int) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "UPDATE seed_range SET heartbeat_at = now() - make_interval(secs => %s) WHERE id = %s",
+                [seconds, range_id],
+            )
+
+    return move

@@ -1,0 +1,57 @@
+"""factory-boy factories for groups, nodes and ranges."""
+
+from __future__ import annotations
+
+import factory
+
+from indexer.models import Group
+from seeding.models import Node, SeedRange
+from seeding.tokens import hash_token, new_token
+
+
+class GroupFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Group
+        django_get_or_create = ("name",)
+
+    name = factory.Sequence(lambda n: f"alt.binaries.test{n}")
+
+
+class NodeFactory(factory.django.DjangoModelFactory):
+    """A node; its plain token is on `node.token` right after creation."""
+
+    class Meta:
+        model = Node
+
+    name = factory.Sequence(lambda n: f"node-{n}")
+    token = factory.LazyFunction(new_token)
+    token_hash = factory.LazyAttribute(lambda o: hash_token(o.token))
+
+    @classmethod
+    def _create(cls, model_class: type, *args: object, **kwargs: object) -> Node:
+        token = kwargs.pop("token")
+        node = super()._create(model_class, *args, **kwargs)
+        node.token = token
+        return node
+
+    @classmethod
+    def _build(cls, model_class: type, *args: object, **kwargs: object) -> Node:
+        token = kwargs.pop("token")
+        node = super()._build(model_class, *args, **kwargs)
+        node.token = token
+        return node
+
+
+class SeedRangeFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = SeedRange
+
+    group = factory.SubFactory(GroupFactory)
+    start_id = factory.Sequence(lambda n: 1_000_000 + n * 5000)
+    end_id = factory.LazyAttribute(lambda o: o.start_id + 4999)
+    next_id = factory.LazyAttribute(lambda o: o.start_id)
+    priority = 100
+
+    class Params:
+        leased_to = None
+        quiet = factory.Trait()
