@@ -98,8 +98,9 @@ _MONTHS = {
         start=1,
     )
 }
-# RFC 5322 4.3 zone names, in seconds east of UTC. Any other name (military
-# letters, local abbreviations) counts as UTC, as RFC 5322 says of military zones.
+# RFC 5322 4.3 zone names and a few European ones common in Usenet headers, in
+# seconds east of UTC. Any other name (military letters, local abbreviations)
+# counts as UTC, as RFC 5322 says of military zones.
 _ZONES = {
     "ut": 0,
     "utc": 0,

@@ -24,6 +24,7 @@ from __future__ import annotations
 import gzip
 import heapq
 import json
+import sys
 from collections.abc import Iterable
 from typing import IO, Any
 
@@ -221,11 +222,7 @@ class Window:
 
     def drain(self) -> list[dict[str, Any]]:
         """Pop every incomplete file: the window closes. Call ``take_complete`` first."""
-        complete = set(self._completed)
-        stale = [key for key in self._open if key not in complete]
-        fragments, self._fragments = self._fragments, []
-        fragments.extend(self._open.pop(key).as_file() for key in stale)
-        return fragments
+        return self.take_fragments_before(sys.maxsize)
 
     # --- snapshots ------------------------------------------------------------------
 
