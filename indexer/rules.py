@@ -20,7 +20,14 @@ from dataclasses import dataclass, field, fields
 from hashlib import blake2b
 from typing import Any, NamedTuple
 
-__all__ = ["FILE_KEY_PERSON", "ParsedSubject", "RuleSet", "file_key"]
+__all__ = [
+    "FILE_KEY_PERSON",
+    "ParsedSubject",
+    "RuleSet",
+    "SegmentCounter",
+    "SubjectShape",
+    "file_key",
+]
 
 FILE_KEY_PERSON = b"usenet-file-v1"
 
