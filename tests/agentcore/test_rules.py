@@ -1,0 +1,171 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from indexer.rules import ParsedSubject, RuleSet, file_key
+
+RULES = RuleSet.default()
+PINNED = "dccc7779d7fa4778257dd499730de274"
+
+
+@pytest.mark.parametrize(
+    ("subject", "expected"),
+    [
+        (
+            '[01/12] - "name.part01.rar" yEnc (1/37)',
+            ParsedSubject(1, 37, "name.part01.rar", 1, 12, '[01/12] - "name.part01.rar"'),
+        ),
+        (
+            "name.vol00+01.par2 (1/3)",
+            ParsedSubject(1, 3, "name.vol00+01.par2", None, None, "name.vol00+01.par2"),
+        ),
+        ('"file.nfo" yEnc (1/1)', ParsedSubject(1, 1, "file.nfo", None, None, '"file.nfo"')),
+        (
+            '[3/8] - "a (1999).part3.rar" yEnc (12/40)',
+            ParsedSubject(12, 40, "a (1999).part3.rar", 3, 8, '[3/8] - "a (1999).part3.rar"'),
+        ),
+        ('(1/2) "x" [1/5]', ParsedSubject(1, 5, "x", 1, 2, '(1/2) "x"')),
+        (
+            "My Album - File 2 of 9 - track02.flac 45.1 MB yEnc (07/61) 739811 bytes",
+            ParsedSubject(7, 61, "track02.flac", 2, 9, "My Album - File 2 of 9 - track02.flac"),
+        ),
+        (
+            "Backup 03 of 10 backup.7z.003 (2/50)",
+            ParsedSubject(2, 50, "backup.7z.003", 3, 10, "Backup 03 of 10 backup.7z.003"),
+        ),
+    ],
+)
+def test_subjects_of_binary_posts(subject, expected):
+    assert RULES.parse_subject(subject) == expected
+    assert RULES.is_binary(subject)
+
+
+@pytest.mark.parametrize(
+    "subject",
+    [
+        "Re: where is part 2?",
+        "",
+        "Movie (1999) [1080p]",  # a year in brackets is no counter
+        "name.rar (0/37)",  # parts start at 1
+        "name.rar (38/37)",
+        "name.rar (1/0)",
+    ],
+)
+def test_posts_without_a_valid_segment_counter_are_not_binary(subject):
+    assert RULES.parse_subject(subject) is None
+    assert not RULES.is_binary(subject)
+
+
+def test_the_segment_counter_is_the_last_counter():
+    parsed = RULES.parse_subject('"a (1/3).rar" yEnc (2/5)')
+    assert parsed is not None
+    assert (parsed.part, parsed.total) == (2, 5)
+
+
+def test_every_segment_of_a_file_has_the_same_key_subject():
+    subjects = [f'[01/12] - "name.part01.rar" yEnc ({part}/37)' for part in range(1, 38)]
+    subjects.append('[01/12] - "name.part01.rar" yEnc (05/37)')  # zero-padded counter
+    keys = {RULES.parse_subject(subject).key_subject for subject in subjects}
+    assert keys == {'[01/12] - "name.part01.rar"'}
+
+
+def test_files_of_one_release_have_different_key_subjects():
+    subjects = [f'[{n:02d}/12] - "name.part{n:02d}.rar" yEnc (1/37)' for n in range(1, 13)]
+    keys = {RULES.parse_subject(subject).key_subject for subject in subjects}
+    assert len(keys) == 12
+
+
+def test_a_per_segment_size_hint_does_not_split_a_file():
+    first = RULES.parse_subject('"name.rar" yEnc (1/3) 739811 bytes')
+    last = RULES.parse_subject('"name.rar" yEnc (3/3) 12004 bytes')
+    assert first.key_subject == last.key_subject == '"name.rar"'
+
+
+def test_total_bounds_come_from_the_rules():
+    rules = RuleSet(version=2, min_total=2, max_total=10)
+    assert rules.parse_subject("x.rar (1/1)") is None
+    assert rules.parse_subject("x.rar (1/11)") is None
+    assert rules.parse_subject("x.rar (1/10)") is not None
+
+
+def test_excluded_posters_match_the_patterns():
+    rules = RuleSet(version=2, poster_exclude=(r"(?i)spam@",))
+    assert rules.excludes_poster("Spammer <SPAM@example.com>")
+    assert not rules.excludes_poster("someone <a@b.c>")
+    assert not RULES.excludes_poster("Spammer <SPAM@example.com>")
+
+
+def test_the_dict_form_round_trips_through_json():
+    rules = RuleSet(version=3, poster_exclude=("bot@",), max_total=5000)
+    data = json.loads(json.dumps(rules.to_dict()))
+    assert data["version"] == 3
+    restored = RuleSet.from_dict(data)
+    assert restored == rules
+    assert restored.parse_subject("x.rar (1/2)") == rules.parse_subject("x.rar (1/2)")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"segment_counter": "(unclosed"}, "segment_counter pattern"),
+        ({"segment_counter": r"\((\d+)/(\d+)\)"}, "part, total"),
+        ({"segment_counter": r"(?i)\((?P<part>\d+)/(?P<total>\d+)\)"}, "scoped"),
+        ({"file_counters": [r"\[(?P<index>\d+)/(\d+)\]"]}, "lacks count"),
+        ({"strip": ["[a-"]}, "strip pattern"),
+        ({"filename": [r'"([^"]+)"']}, "named groups name"),
+        ({"poster_exclude": ["*bot"]}, "poster_exclude pattern"),
+        ({"strip": "yenc"}, "list of regular expressions"),
+        ({"min_total": 0}, "min_total"),
+        ({"max_total": "big"}, "integers"),
+        ({"version": 0}, "positive integer"),
+        ({"colour": "blue"}, "does not know: colour"),
+    ],
+)
+def test_bad_rule_dicts_are_refused_with_a_sentence(change, message):
+    data = RULES.to_dict() | change
+    with pytest.raises(ValueError, match=message):
+        RuleSet.from_dict(data)
+
+
+def test_a_rule_dict_missing_a_field_is_refused():
+    data = RULES.to_dict()
+    del data["strip"]
+    with pytest.raises(ValueError, match="lacks the fields: strip"):
+        RuleSet.from_dict(data)
+
+
+def test_file_key_is_the_documented_blake2b():
+    from hashlib import blake2b
+
+    expected = blake2b(digest_size=16, person=b"usenet-file-v1")
+    for text in ("alt.binaries.test", "someone <a@b.c>", '"x.rar"'):
+        expected.update(len(text.encode()).to_bytes(4, "big") + text.encode())
+    expected.update((37).to_bytes(8, "big"))
+    key = file_key("alt.binaries.test", "someone <a@b.c>", '"x.rar"', 37)
+    assert key == expected.digest()
+    assert len(key) == 16
+
+
+def test_file_key_separates_its_fields():
+    assert file_key("g", "ab", "c", 1) != file_key("g", "a", "bc", 1)
+    assert file_key("g", "p", "s", 1) != file_key("g", "p", "s", 2)
+    assert file_key("g", "p", "s", 1) != file_key("h", "p", "s", 1)
+
+
+def test_identify_gives_one_key_for_every_segment_of_a_file():
+    keys = {
+        RULES.identify("alt.binaries.test", "p <p@x>", f'"x.rar" yEnc ({part}/9)')
+        for part in range(1, 10)
+    }
+    assert len(keys) == 1
+    assert RULES.identify("alt.binaries.test", "p <p@x>", "no counter") is None
+
+
+def test_a_pinned_key_guards_against_silent_identity_changes():
+    # The coordinator stores these keys; a change here orphans every catalog file.
+    key = RULES.identify(
+        "alt.binaries.test", "someone <a@b.c>", '[01/12] - "name.part01.rar" yEnc (1/37)'
+    )
+    assert key.hex() == PINNED
