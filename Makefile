@@ -1,0 +1,35 @@
+# Two commands get a newcomer going: `make run` and `make test`.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: run test install lint bench clean-db
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## Start the coordinator: embedded PostgreSQL, migrations, an admin login it prints, gunicorn on 127.0.0.1:8000.
+run: $(STAMP)
+	$(PY) manage.py serve
+
+## Run the whole test suite (real PostgreSQL, real HTTP, INN2 for integration tests).
+test: $(STAMP)
+	$(VENV)/bin/pytest
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy indexer seeding leases
+
+bench: $(STAMP)
+	$(PY) bench/bench_lease.py
+	$(PY) bench/bench_aggregate.py
+
+## Remove the embedded database (all local data).
+clean-db:
+	rm -rf var/pg
