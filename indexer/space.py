@@ -54,3 +54,12 @@ def room() -> str | None:
             f"({limit / 2**30:.1f} GiB): prune the catalog or raise the limit."
         )
     return None
+
+
+def catalog_full() -> str | None:
+    """Why the catalog is full (history lanes pause), or None.
+
+    Placeholder until the catalog tables exist: they are measured against
+    CATALOG_MAX_BYTES there.
+    """
+    return None
