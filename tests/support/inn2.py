@@ -211,7 +211,7 @@ class NntpClient:
 
     def over(self, first: int, last: int | None = None) -> list[OverviewLine]:
         span = f"{first}-" if last is None else f"{first}-{last}"
-        code, text = self.command(f"OVER {span}", expect=(224, 423))
+        code, _ = self.command(f"OVER {span}", expect=(224, 423))
         if code == 423:  # no articles in that range
             return []
         return [OverviewLine.parse(line) for line in self.read_block()]
@@ -409,7 +409,12 @@ class InnServer:
         }
 
     def _run_as_news(
-        self, argv: Sequence[str], *, cwd: Path | None = None, timeout: float = 30, check: bool = True
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path | None = None,
+        timeout: float = 30,
+        check: bool = True,
     ) -> subprocess.CompletedProcess[str]:
         result = subprocess.run(
             argv,
@@ -431,7 +436,7 @@ class InnServer:
 
     def _spawn(self, argv: Sequence[str], log_name: str) -> subprocess.Popen[bytes]:
         assert self.root is not None
-        log = open(self.root / "log" / log_name, "ab")  # noqa: SIM115 - kept by the child
+        log = open(self.root / "log" / log_name, "ab")  # the child keeps its own copy
         try:
             return subprocess.Popen(
                 argv,
@@ -565,9 +570,7 @@ class InnServer:
             info = client.group(group)
             if info.count == 0:
                 return {}
-            return {
-                line.message_id: line.number for line in client.over(info.first, info.last)
-            }
+            return {line.message_id: line.number for line in client.over(info.first, info.last)}
 
 
 def _merge_conf(text: str, settings: dict[str, str]) -> str:

@@ -66,7 +66,9 @@ class Article:
         body = self.body.replace(b"\r\n", b"\n").split(b"\n")
         if body and body[-1] == b"":
             body.pop()
-        stuffed = b"".join((b"." + line if line.startswith(b".") else line) + b"\r\n" for line in body)
+        stuffed = b"".join(
+            (b"." + line if line.startswith(b".") else line) + b"\r\n" for line in body
+        )
         return head + stuffed
 
     @property
