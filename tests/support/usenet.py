@@ -161,7 +161,7 @@ def make_binary_posts(
         poster = rng.choice(POSTERS)
         group = rng.choice(group_list)
         domain = poster.split("@", 1)[1].rstrip(">")
-        moment = oldest + timedelta(seconds=rng.uniform(0, span))
+        moment = oldest + timedelta(seconds=rng.randrange(int(span)))
         filenames = _release_files(rng, name, max_rar_parts)
         for index, filename in enumerate(filenames, start=1):
             total = _segment_count(rng, filename, max_segments)
@@ -178,7 +178,9 @@ def make_binary_posts(
             if total > 1 and rng.random() < incomplete_share:
                 missing = set(rng.sample(range(1, total + 1), rng.randint(1, max(1, total // 3))))
             for part in range(1, total + 1):
-                moment += timedelta(seconds=rng.uniform(0.5, 3.0))
+                # Whole seconds: a Date header carries no more, and the manifest must
+                # compare equal to what OVER reports.
+                moment += timedelta(seconds=rng.randint(1, 3))
                 if part in missing:
                     posted.missing_parts.append(part)
                     continue
@@ -206,7 +208,7 @@ def make_binary_posts(
             manifest.files[filename] = posted
 
     for number in range(text_posts):
-        moment = oldest + timedelta(seconds=rng.uniform(0, span))
+        moment = oldest + timedelta(seconds=rng.randrange(int(span)))
         message_id = f"<chat.{seed}.{number}.{rng.getrandbits(48):012x}@readers.invalid>"
         articles.append(
             Article(
