@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from tests.support.usenet import Article
 
@@ -259,6 +260,9 @@ class InnServer:
         self._innd: subprocess.Popen[bytes] | None = None
         self._nnrpd: subprocess.Popen[bytes] | None = None
         self._news = pwd.getpwnam("news")
+        if os.geteuid() not in (0, self._news.pw_uid):
+            # innd refuses to run as anyone but news; only root can switch to it.
+            raise InnError("InnServer must run as root (CI does) or as user news")
 
     @property
     def url(self) -> str:
@@ -398,7 +402,7 @@ class InnServer:
         for name in ("active.times", "history"):
             (db / name).touch()
         _chown_tree(root, self._news.pw_uid, self._news.pw_gid)
-        self._run_as_news([str(INN_BIN / "makedbz"), "-i", "-o"], cwd=db)
+        self._run_as_news([str(INN_BIN / "makedbz"), "-i", "-o", "-s", "100000"], cwd=db)
 
     def _env(self) -> dict[str, str]:
         return {
@@ -407,6 +411,12 @@ class InnServer:
             "HOME": str(self.root),
             "LANG": "C.UTF-8",
         }
+
+    def _as_news(self) -> dict[str, Any]:
+        """Popen arguments that drop root to news (nothing to do when already news)."""
+        if os.geteuid() == self._news.pw_uid:
+            return {}
+        return {"user": self._news.pw_uid, "group": self._news.pw_gid, "extra_groups": []}
 
     def _run_as_news(
         self,
@@ -420,9 +430,7 @@ class InnServer:
             argv,
             cwd=cwd or self.root,
             env=self._env(),
-            user=self._news.pw_uid,
-            group=self._news.pw_gid,
-            extra_groups=[],
+            **self._as_news(),
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -442,9 +450,7 @@ class InnServer:
                 argv,
                 cwd=self.root,
                 env=self._env(),
-                user=self._news.pw_uid,
-                group=self._news.pw_gid,
-                extra_groups=[],
+                **self._as_news(),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
