@@ -261,7 +261,7 @@ class InnServer:
         self._nnrpd: subprocess.Popen[bytes] | None = None
         self._news = pwd.getpwnam("news")
         if os.geteuid() not in (0, self._news.pw_uid):
-            # innd refuses to run as anyone but news; only root can switch to it.
+            # INN's programs expect to run as news, and only root can switch to it.
             raise InnError("InnServer must run as root (CI does) or as user news")
 
     @property
@@ -303,7 +303,11 @@ class InnServer:
 
     def stop(self) -> None:
         if self._innd is not None and self._innd.poll() is None:
-            self._ctlinnd("shutdown", "tests done", check=False, timeout=10)
+            try:
+                # A clean shutdown flushes history and overview; signals follow anyway.
+                self._ctlinnd("shutdown", "tests done", check=False, timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
         for process in (self._nnrpd, self._innd):
             _end_process_group(process)
         self._innd = self._nnrpd = None
