@@ -1,0 +1,1 @@
+"""Test support shared by the suites: a real INN2 server harness and article generators."""
