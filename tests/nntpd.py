@@ -141,6 +141,11 @@ class NNTPServer:
         self.line_delay = 0.0
         self.drop_after_lines: int | None = None
         self.corrupt_compression = False
+        # Compressed lines sent intact before the garbage starts (COMPRESS DEFLATE).
+        self.corrupt_after_lines = 0
+        # After this many lines of a multi-line reply, wait until `release` is set.
+        self.hold_after_lines: int | None = None
+        self.release = threading.Event()
         self.clock: Callable[[], float] = time.time
 
         self.groups: dict[str, Group] = {}
@@ -300,6 +305,11 @@ class _Session:
             if server.drop_after_lines is not None and sent >= server.drop_after_lines:
                 await self.write(bytes(chunk))
                 raise _Dropped
+            if server.hold_after_lines is not None and sent == server.hold_after_lines:
+                await self.write(bytes(chunk))
+                chunk.clear()
+                loop = asyncio.get_running_loop()
+                await loop.run_in_executor(None, server.release.wait, 10)
             if line[:1] == b".":
                 chunk += b"."
             chunk += line + b"\r\n"
@@ -486,6 +496,10 @@ class _Session:
             await self.overview_xzver(lines)
         elif self.deflater is not None and self.server.corrupt_compression:
             await self.reply(224, "overview follows")
+            intact = [line for _, line in zip(range(self.server.corrupt_after_lines), lines)]
+            await self.write_block(intact, terminate=False)
+            # Let the client read the good part on its own before the garbage.
+            await asyncio.sleep(0.2 if intact else 0)
             self.writer.write(b"this is not deflate data \x00\xff" * 40)
             await self.writer.drain()
         else:
