@@ -104,12 +104,14 @@ class NNTPPool:
             self._discard(client)
             return
         with self._condition:
-            if self._closed:
+            closing = self._closed
+            if closing:
                 self._open -= 1
-                client.quit()
             else:
                 self._idle.append(client)
             self._condition.notify()
+        if closing:
+            client.quit()
 
     def _discard(self, client: NNTPClient) -> None:
         log.info("dropping a broken connection to %s", self.config)

@@ -71,12 +71,17 @@ class _DateSearch:
         # >= when, or last + 1 while none has been seen.
         self.low = 0
         self.high = 0
+        # Windows sit on one grid of `probe_size` cells, so a cell found empty
+        # inside a hole is never probed again by a later, nearby middle.
+        self.origin = 0
+        self.empty_cells: set[int] = set()
 
     def run(self) -> DateSearchResult:
         info = self.client.group(self.group)
         if info.count == 0 or info.last < info.first:
             return DateSearchResult(article=info.first, probes=0)
         self.low, self.high = info.first, info.last + 1
+        self.origin = info.first
         scanned_all = False
         while self.high - self.low > self.probe_size:
             dated = self._sample_near_middle()
@@ -93,23 +98,29 @@ class _DateSearch:
 
     def _sample_near_middle(self) -> list[tuple[int, int]] | None:
         """Dated articles from the first non-empty window near the middle of the range."""
+        size = self.probe_size
         for first, last in self._windows_near_middle():
+            cell = (first - self.origin) // size
+            if cell in self.empty_cells:
+                continue
             dated = self._probe(first, last)
             if dated:
                 return dated
+            if first == self.origin + cell * size and last - first + 1 == size:
+                self.empty_cells.add(cell)
         return None
 
     def _windows_near_middle(self) -> Iterator[tuple[int, int]]:
         low, high, size = self.low, self.high - 1, self.probe_size
         middle = (low + high) // 2
-        yield middle, min(middle + size - 1, high)
-        distance = size
+        middle -= (middle - self.origin) % size
+        distance = 0
         while middle + distance <= high or middle - distance + size - 1 >= low:
             if middle + distance <= high:
-                yield middle + distance, min(middle + distance + size - 1, high)
-            if middle - distance + size - 1 >= low:
-                yield max(middle - distance, low), middle - distance + size - 1
-            distance *= 2
+                yield max(middle + distance, low), min(middle + distance + size - 1, high)
+            if distance and middle - distance + size - 1 >= low:
+                yield max(middle - distance, low), min(middle - distance + size - 1, high)
+            distance = distance * 2 if distance else size
 
     def _probe(self, first: int, last: int) -> list[tuple[int, int]]:
         """(article, date) of the articles in first..last that exist and have a usable date."""

@@ -1,4 +1,4 @@
-"""Implicit TLS (nntps): verified by default, trusted through a CA file, or unverified on request."""
+"""Implicit TLS (nntps): verified by default, trusted via a CA file, or unverified on request."""
 
 from __future__ import annotations
 
