@@ -1,0 +1,312 @@
+"""NNTPClient against the in-repo server: commands, streaming, compression, errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from indexer.nntp.client import NNTPClient
+from indexer.nntp.errors import (
+    AccessDenied,
+    AuthRequired,
+    NNTPConnectionError,
+    NNTPError,
+    NoArticles,
+    NoSuchGroup,
+    ServiceDiscontinued,
+)
+from tests.nntp.conftest import numbered_articles
+from tests.nntpd import NNTPServer
+
+
+def expected_lines(server: NNTPServer, name: str, first: int, last: int) -> list[bytes]:
+    return [a.overview(n) for n, a in server.groups[name].articles_in(first, last)]
+
+
+def test_group_reports_count_and_water_marks(server, connect):
+    server.add_group("alt.test", numbered_articles(100))
+    info = connect().group("alt.test")
+    assert (info.count, info.first, info.last, info.name) == (86, 1, 100, "alt.test")
+
+
+def test_over_streams_dot_unstuffed_lines_of_present_articles(server, connect):
+    server.add_group("alt.test", numbered_articles(300))
+    client = connect()
+    client.group("alt.test")
+    lines = list(client.over(10, 60))
+    assert lines == expected_lines(server, "alt.test", 10, 60)
+    assert any(line.split(b"\t")[1].startswith(b".dotted") for line in lines)
+    assert server.count("OVER") == 1 and server.count("XOVER") == 0
+
+
+def test_open_ended_range_reads_to_the_end(server, connect):
+    server.add_group("alt.test", numbered_articles(120))
+    client = connect()
+    client.group("alt.test")
+    assert [int(line.split(b"\t")[0]) for line in client.over(110)] == [
+        110,
+        111,
+        113,
+        114,
+        115,
+        116,
+        117,
+        118,
+        120,
+    ]
+    assert server.commands[-1] == "OVER 110-"
+
+
+@pytest.mark.parametrize("offer", ["offer_deflate", "offer_gzip", "offer_xzver"])
+def test_compressed_over_gives_the_same_lines_as_plain(server, connect, offer):
+    server.add_group("alt.test", numbered_articles(2000))
+    plain_client = connect(compression=False)
+    plain_client.group("alt.test")
+    plain = list(plain_client.over(1, 2000))
+    setattr(server, offer, True)
+    client = connect()
+    client.group("alt.test")
+    assert client.compression_in_use == {"offer_deflate": "deflate", "offer_gzip": "gzip"}.get(
+        offer, "xzver"
+    )
+    assert list(client.over(1, 2000)) == plain
+    assert len(plain) == 1715
+
+
+def test_compression_setting_off_uses_plain_over(server, connect):
+    server.offer_deflate = server.offer_gzip = server.offer_xzver = True
+    server.add_group("alt.test", numbered_articles(10))
+    client = connect(compression=False)
+    client.group("alt.test")
+    assert len(list(client.over(1, 10))) == 9
+    assert client.compression_in_use is None
+    assert server.count("COMPRESS") == server.count("XFEATURE") == server.count("XZVER") == 0
+
+
+def test_xover_is_used_when_over_is_not_advertised(connect):
+    with NNTPServer(advertise_over=False) as old_server:
+        old_server.add_group("alt.test", numbered_articles(20))
+        client = NNTPClient(old_server.host, old_server.port, timeout=5).connect()
+        client.group("alt.test")
+        assert len(list(client.over(1, 20))) == 18
+        assert old_server.count("XOVER") == 1 and old_server.count("OVER") == 0
+        client.quit()
+
+
+def test_server_without_capabilities_still_works_with_xover():
+    with NNTPServer(capabilities_supported=False) as old_server:
+        old_server.add_group("alt.test", numbered_articles(20))
+        with NNTPClient(old_server.host, old_server.port, timeout=5) as client:
+            client.group("alt.test")
+            assert len(list(client.over(1, 20))) == 18
+        assert old_server.count("XOVER") == 1
+
+
+def test_over_yields_the_first_line_before_the_server_sent_the_last(server, connect):
+    server.add_group("alt.test", numbered_articles(100))
+    client = connect()
+    client.group("alt.test")
+    server.hold_after_lines = 3
+    lines = client.over(1, 100)
+    # The server is holding back everything after line 3 until released.
+    first = next(lines)
+    assert first.startswith(b"1\t")
+    server.release.set()
+    assert len([first, *lines]) == 86
+
+
+def test_abandoning_a_stream_closes_the_connection(server, connect):
+    server.add_group("alt.test", numbered_articles(500))
+    client = connect()
+    client.group("alt.test")
+    lines = client.over(1, 500)
+    next(lines)
+    lines.close()
+    assert not client.connected
+
+
+def test_a_command_during_an_unfinished_stream_is_refused(server, connect):
+    server.add_group("alt.test", numbered_articles(50))
+    client = connect()
+    client.group("alt.test")
+    lines = client.over(1, 50)
+    next(lines)
+    with pytest.raises(NNTPError, match="still being read"):
+        client.date()
+
+
+def test_slow_server_raises_connection_error_after_the_read_timeout(server, connect):
+    server.add_group("alt.test", numbered_articles(10))
+    client = connect(timeout=0.3)
+    server.reply_delay = 2.0
+    with pytest.raises(NNTPConnectionError, match="sent nothing"):
+        client.group("alt.test")
+    assert not client.connected
+
+
+def test_connection_dropped_mid_over_raises_connection_error(server, connect):
+    server.add_group("alt.test", numbered_articles(1000))
+    server.drop_after_lines = 100
+    client = connect()
+    client.group("alt.test")
+    received = []
+    with pytest.raises(NNTPConnectionError, match="closed"):
+        for line in client.over(1, 1000):
+            received.append(line)
+    assert len(received) == 100
+    assert not client.connected
+
+
+def test_refused_connection_raises_connection_error():
+    with NNTPServer() as stopped:
+        port = stopped.port
+    with pytest.raises(NNTPConnectionError, match="cannot connect"):
+        NNTPClient("127.0.0.1", port, connect_timeout=2).connect()
+
+
+@pytest.mark.parametrize(
+    ("verb", "code", "error"),
+    [
+        ("GROUP", 411, NoSuchGroup),
+        ("GROUP", 480, AuthRequired),
+        ("GROUP", 502, AccessDenied),
+        ("GROUP", 400, ServiceDiscontinued),
+        ("OVER", 423, NoArticles),
+        ("OVER", 420, NoArticles),
+        ("DATE", 502, AccessDenied),
+    ],
+)
+def test_error_replies_raise_typed_errors(server, connect, verb, code, error):
+    server.add_group("alt.test", numbered_articles(10))
+    client = connect()
+    if verb == "OVER":
+        client.group("alt.test")
+    server.forced_replies[verb] = (code, "forced by the test")
+    with pytest.raises(error) as raised:
+        if verb == "GROUP":
+            client.group("alt.test")
+        elif verb == "OVER":
+            list(client.over(1, 10))
+        else:
+            client.date()
+    assert raised.value.code == code
+    assert raised.value.message == "forced by the test"
+
+
+def test_missing_group_and_empty_range_are_typed(server, connect):
+    server.add_group("alt.test", numbered_articles(10))
+    client = connect()
+    with pytest.raises(NoSuchGroup):
+        client.group("alt.nothing")
+    client.group("alt.test")
+    with pytest.raises(NoArticles):
+        list(client.over(500, 600))
+    # The connection stays usable after an error reply.
+    assert len(list(client.over(1, 3))) == 3
+
+
+@pytest.mark.parametrize(("code", "error"), [(400, ServiceDiscontinued), (502, AccessDenied)])
+def test_greeting_refusal_raises_typed_error(server, code, error):
+    server.greeting = (code, "no service for you")
+    client = NNTPClient(server.host, server.port, timeout=5)
+    with pytest.raises(error):
+        client.connect()
+    assert not client.connected
+
+
+def test_authentication_with_url_style_credentials():
+    with NNTPServer(users={"reader": "s3cret:p@ss"}, require_auth=True) as auth_server:
+        auth_server.add_group("alt.test", numbered_articles(10))
+        with NNTPClient(
+            auth_server.host, auth_server.port, username="reader", password="s3cret:p@ss"
+        ) as client:
+            assert client.group("alt.test").count == 9
+        assert "AUTHINFO PASS ***" in auth_server.commands
+
+
+def test_wrong_password_raises_auth_error_without_the_password():
+    with NNTPServer(users={"reader": "right"}, require_auth=True) as auth_server:
+        client = NNTPClient(
+            auth_server.host, auth_server.port, username="reader", password="wrong-hunter2"
+        )
+        with pytest.raises(AuthRequired) as raised:
+            client.connect()
+        assert raised.value.code == 481
+        assert "wrong-hunter2" not in str(raised.value)
+        assert "wrong-hunter2" not in repr(raised.value)
+
+
+def test_auth_required_without_credentials_is_typed():
+    with NNTPServer(users={"reader": "right"}, require_auth=True) as auth_server:
+        auth_server.add_group("alt.test", numbered_articles(10))
+        with NNTPClient(auth_server.host, auth_server.port) as client:
+            with pytest.raises(AuthRequired):
+                client.group("alt.test")
+
+
+def test_mode_reader_is_sent_only_to_mode_switching_servers(server, connect):
+    connect()
+    assert server.count("MODE") == 0
+    with NNTPServer(mode_reader_needed=True) as switching:
+        switching.add_group("alt.test", numbered_articles(10))
+        with NNTPClient(switching.host, switching.port) as client:
+            client.group("alt.test")
+            assert len(list(client.over(1, 10))) == 9
+        assert switching.count("MODE") == 1
+        assert switching.count("OVER") == 1
+
+
+def test_list_active_with_wildmat(server, connect):
+    server.add_group("alt.binaries.a", numbered_articles(10))
+    server.add_group("alt.binaries.b", numbered_articles(20))
+    server.add_group("comp.lang.python", numbered_articles(30))
+    client = connect()
+    assert sorted(client.list_active("alt.binaries.*,!*.b")) == [("alt.binaries.a", 10, 1, "y")]
+    assert {name for name, *_ in client.list_active()} == {
+        "alt.binaries.a",
+        "alt.binaries.b",
+        "comp.lang.python",
+    }
+
+
+def test_date_returns_the_server_clock(server, connect):
+    server.clock = lambda: 1136214245.0
+    assert connect().date() == 1136214245
+
+
+def test_quit_says_goodbye_and_closes(server, connect):
+    client = connect()
+    client.quit()
+    assert not client.connected
+    assert server.commands[-1] == "QUIT"
+
+
+@pytest.mark.parametrize("offer", ["offer_deflate", "offer_gzip", "offer_xzver"])
+def test_corrupt_compressed_over_falls_back_to_plain_on_a_new_connection(server, offer):
+    server.add_group("alt.test", numbered_articles(300))
+    setattr(server, offer, True)
+    server.corrupt_compression = True
+    with NNTPClient(server.host, server.port, timeout=5) as client:
+        client.group("alt.test")
+        lines = list(client.over(1, 300))
+        assert lines == expected_lines(server, "alt.test", 1, 300)
+        assert client.compression_in_use is None
+        assert client.disabled_compressions == {offer.removeprefix("offer_")}
+        # Remembered: the next overview goes straight to plain OVER.
+        before = server.connections
+        assert len(list(client.over(1, 10))) == 9
+        assert server.connections == before
+    assert server.connections == 2
+    assert server.commands[-2] == "OVER 1-10"
+
+
+def test_deflate_failure_mid_stream_resumes_after_the_last_good_line(server):
+    server.add_group("alt.test", numbered_articles(300))
+    server.offer_deflate = True
+    server.corrupt_compression = True
+    server.corrupt_after_lines = 40
+    with NNTPClient(server.host, server.port, timeout=5) as client:
+        client.group("alt.test")
+        lines = list(client.over(1, 300))
+    assert lines == expected_lines(server, "alt.test", 1, 300)
+    # 40 present articles end at number 46 (every 7th is a hole).
+    assert "OVER 47-300" in server.commands

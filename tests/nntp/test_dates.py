@@ -1,0 +1,60 @@
+"""parse_date: the fast path, the tolerant fallback and junk."""
+
+from __future__ import annotations
+
+import calendar
+from datetime import UTC, datetime
+from email.utils import format_datetime
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from indexer.nntp.dates import parse_date
+
+BASE = calendar.timegm((2006, 1, 2, 15, 4, 5, 0, 0, 0))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Mon, 02 Jan 2006 15:04:05 +0000", BASE),
+        ("02 Jan 2006 15:04:05 +0000", BASE),
+        ("Mon, 2 Jan 2006 15:04:05 GMT", BASE),
+        ("Mon, 02 Jan 2006 15:04:05 UTC", BASE),
+        ("Mon, 02 Jan 2006 10:04:05 EST", BASE),
+        ("Mon, 02 Jan 2006 17:04:05 +0200", BASE),
+        ("Mon, 02 Jan 2006 15:04 +0000", BASE - 5),
+        ("Mon, 02 Jan 06 15:04:05 +0000", BASE),
+        ("Sat, 02 Jan 99 15:04:05 +0000", calendar.timegm((1999, 1, 2, 15, 4, 5, 0, 0, 0))),
+        ("Mon, 02 Jan 2006 15:04:05", BASE),
+        ("Monday, 02-Jan-06 15:04:05 GMT", BASE),
+        ("  Mon, 02 Jan 2006 15:04:05 +0000 (UTC)", BASE),
+    ],
+)
+def test_usual_and_odd_forms(text, expected):
+    assert parse_date(text) == expected
+
+
+@pytest.mark.parametrize(
+    "junk",
+    ["", "garbage", "yesterday", "Mon, 31 Feb 2006 10:00:00 +0000", "Mon, 02 Jan 2006 25:00:00"],
+)
+def test_junk_gives_none(junk):
+    assert parse_date(junk) is None
+
+
+def test_bytes_are_accepted():
+    assert parse_date(b"Mon, 02 Jan 2006 15:04:05 +0000") == BASE
+
+
+@given(st.datetimes(min_value=datetime(1980, 1, 1), max_value=datetime(2090, 1, 1)))
+def test_agrees_with_the_standard_library_on_rfc5322_dates(moment):
+    moment = moment.replace(microsecond=0, tzinfo=UTC)
+    assert parse_date(format_datetime(moment)) == int(moment.timestamp())
+
+
+@given(st.text(max_size=60))
+def test_never_raises_on_any_text(text):
+    result = parse_date(text)
+    assert result is None or isinstance(result, int)
