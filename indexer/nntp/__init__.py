@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from indexer.nntp.client import GroupInfo, NNTPClient
 from indexer.nntp.config import NewsServerConfig
-from indexer.nntp.dates import parse_date
 from indexer.nntp.errors import (
     AccessDenied,
     AuthRequired,
@@ -38,5 +37,4 @@ __all__ = [
     "ServiceDiscontinued",
     "article_at_date",
     "find_article_at_date",
-    "parse_date",
 ]

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from indexer.nntp.client import GroupInfo
-from indexer.nntp.dates import parse_date
 from indexer.nntp.errors import NoArticles
+from indexer.overview import parse_date
 
 PROBE_SIZE = 50
 
@@ -131,7 +131,7 @@ class _DateSearch:
                 fields = line.split(b"\t", 4)
                 if len(fields) < 4 or not fields[0].isdigit():
                     continue
-                posted = parse_date(fields[3])
+                posted = parse_date(fields[3].decode("latin-1"))
                 if posted is not None:
                     dated.append((int(fields[0]), posted))
         except NoArticles:

@@ -1,0 +1,108 @@
+"""Claims under contention: many connections, no range handed out twice."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+
+import pytest
+from django.db import connection, connections
+
+from indexer.models import Group
+from seeding.models import RangeStatus, SeedRange
+from seeding.services import create_ranges, lease_range
+from tests.factories import NodeFactory
+
+THREADS = 32
+RANGES = 2000
+
+
+@pytest.mark.django_db(transaction=True)
+def test_32_connections_lease_2000_ranges_and_each_is_leased_exactly_once():
+    group = Group.objects.create(name="alt.binaries.contention")
+    create_ranges(group, [(i * 100, i * 100 + 99) for i in range(RANGES)])
+    nodes = [NodeFactory() for _ in range(THREADS)]
+    barrier = threading.Barrier(THREADS)
+    claimed: list[list[int]] = [[] for _ in range(THREADS)]
+    errors: list[BaseException] = []
+
+    def work(index: int) -> None:
+        try:
+            barrier.wait(timeout=30)
+            while True:
+                offer = lease_range(nodes[index].id)
+                if offer.lease is None:
+                    break
+                claimed[index].append(offer.lease.id)
+        except BaseException as exc:  # reported below, not swallowed
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+
+    assert not errors, errors
+    everything = [rid for ids in claimed for rid in ids]
+    duplicates = [rid for rid, n in Counter(everything).items() if n > 1]
+    assert duplicates == []
+    assert len(everything) == RANGES
+    assert sum(1 for ids in claimed if ids) > 1, "the work should spread over connections"
+    leased = SeedRange.objects.filter(status=RangeStatus.LEASED)
+    assert leased.count() == RANGES
+    assert set(leased.values_list("epoch", flat=True)) == {1}
+    by_node = Counter(SeedRange.objects.values_list("node_id", flat=True))
+    for index, ids in enumerate(claimed):
+        assert by_node.get(nodes[index].id, 0) == len(ids)
+
+
+@pytest.mark.django_db
+def test_the_urgency_mix_keeps_urgent_ranges_under_half_of_the_live_leases(settings):
+    group = Group.objects.create(name="alt.binaries.mix")
+    create_ranges(
+        group, [(i * 10, i * 10 + 9) for i in range(100)], priority=settings.DEFAULT_PRIORITY
+    )
+    create_ranges(
+        group,
+        [(5000 + i * 10, 5000 + i * 10 + 9) for i in range(100)],
+        priority=settings.TAIL_PRIORITY,
+    )
+    node = NodeFactory()
+    urgent_flags = []
+    for _ in range(40):
+        lease = lease_range(node.id).lease
+        assert lease is not None
+        urgent_flags.append(lease.start >= 5000)
+    # The first lease is urgent (no live leases yet); after that urgent and
+    # normal ranges alternate, so urgent never hold more than half.
+    assert urgent_flags[0] is True
+    for count in range(1, len(urgent_flags) + 1):
+        urgent = sum(urgent_flags[:count])
+        assert urgent * 2 <= count + 1
+    assert sum(urgent_flags) == 20
+
+
+@pytest.mark.django_db
+def test_urgent_ranges_all_go_first_when_nothing_else_is_live(settings):
+    group = Group.objects.create(name="alt.binaries.urgent")
+    create_ranges(group, [(i * 10, i * 10 + 9) for i in range(5)], priority=settings.TAIL_PRIORITY)
+    create_ranges(group, [(1000 + i * 10, 1000 + i * 10 + 9) for i in range(5)])
+    node = NodeFactory()
+    first = lease_range(node.id).lease
+    assert first is not None and first.start < 1000
+    # Finishing keeps the live set empty, so the next urgent range goes first again.
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE seed_range SET status = 'done' WHERE id = %s", [first.id])
+    second = lease_range(node.id).lease
+    assert second is not None and second.start < 1000
+
+
+@pytest.mark.django_db
+def test_when_only_normal_ranges_remain_they_are_handed_out(settings):
+    group = Group.objects.create(name="alt.binaries.normal")
+    create_ranges(group, [(i * 10, i * 10 + 9) for i in range(3)])
+    node = NodeFactory()
+    assert [lease_range(node.id).lease is not None for _ in range(4)] == [True, True, True, False]
