@@ -91,6 +91,12 @@ DATABASES["default"].setdefault("OPTIONS", {})
 DATABASES["default"]["OPTIONS"].setdefault(
     "connect_timeout", env.int("DB_CONNECT_TIMEOUT", default=5)
 )
+# Server-side binding lets psycopg prepare the hot statements (the claim is
+# planned once per connection, not on every call). DB_PREPARE=0 turns it off,
+# e.g. behind a pooler in transaction mode that cannot keep prepared statements.
+if env.bool("DB_PREPARE", default=True):
+    DATABASES["default"]["OPTIONS"].setdefault("server_side_binding", True)
+    DATABASES["default"]["OPTIONS"].setdefault("prepare_threshold", 2)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

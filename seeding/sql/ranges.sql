@@ -9,21 +9,15 @@
 -- leases; past that the others go first. A quiet lease with attempts left is
 -- taken over before anything queued. Every branch reads a partial index;
 -- nothing here scans the table.
-WITH finished AS (
+WITH retired AS (
     UPDATE seed_range
-       SET status = 'done', done_at = now()
+       SET status = CASE WHEN next_id > end_id THEN 'done' ELSE 'failed' END,
+           done_at = now(),
+           error = CASE WHEN next_id <= end_id AND error = ''
+                        THEN 'the lease went quiet ' || attempts || ' times' ELSE error END
      WHERE status = 'leased'
-       AND next_id > end_id
        AND heartbeat_at < now() - make_interval(secs => %(ttl)s)
-    RETURNING id
-), exhausted AS (
-    UPDATE seed_range
-       SET status = 'failed', done_at = now(),
-           error = CASE WHEN error = '' THEN 'the lease went quiet ' || attempts || ' times' ELSE error END
-     WHERE status = 'leased'
-       AND next_id <= end_id
-       AND attempts >= %(max_attempts)s
-       AND heartbeat_at < now() - make_interval(secs => %(ttl)s)
+       AND (next_id > end_id OR attempts >= %(max_attempts)s)
     RETURNING id
 ), live AS (
     SELECT count(*) FILTER (WHERE priority < %(urgent_below)s) AS urgent, count(*) AS total

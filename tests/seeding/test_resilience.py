@@ -1,0 +1,46 @@
+"""The hot path's query budget, and what nodes see when the database is gone."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+
+from tests.factories import SeedRangeFactory
+
+BATCH = {"next": 1500, "headers": 500, "files": [], "fragments": []}
+
+
+@pytest.mark.django_db
+def test_lease_batch_and_heartbeat_pin_their_query_count(node_client, django_assert_num_queries):
+    SeedRangeFactory(start_id=1000, end_id=5999)
+    node = node_client()
+    node.post("/api/v1/ranges/lease")  # first call writes last_seen_at
+    SeedRangeFactory(start_id=6000, end_id=9999)
+    # Authentication (1) + the claim statement (1).
+    with django_assert_num_queries(2):
+        lease = node.lease()
+    # Authentication + savepoint + the batch statement + release savepoint.
+    with django_assert_num_queries(4):
+        response = node.post(f"/api/v1/ranges/{lease['id']}/batch", {**BATCH, "epoch": lease["epoch"]})
+    assert response.status_code == 200
+    with django_assert_num_queries(2):
+        response = node.post(f"/api/v1/ranges/{lease['id']}/heartbeat", {"epoch": lease["epoch"]})
+    assert response.status_code == 204
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_unreachable_database_is_a_503_and_the_node_retries(node_client):
+    node = node_client()
+    connection.close()
+    saved = dict(connection.settings_dict)
+    connection.settings_dict["PORT"] = "1"  # nothing listens there
+    try:
+        response = node.post("/api/v1/ranges/lease")
+    finally:
+        connection.close()
+        connection.settings_dict.clear()
+        connection.settings_dict.update(saved)
+    assert response.status_code == 503
+    assert response.json()["error"] == "unavailable"
+    assert response["Retry-After"]
+    assert node.post("/api/v1/ranges/lease").status_code == 200

@@ -1,0 +1,128 @@
+"""Tokens, operator commands and admin actions."""
+
+from __future__ import annotations
+
+import json
+import re
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from seeding.models import Node, RangeStatus, SeedRange
+from seeding.services import issue_token
+from seeding.tokens import hash_token
+from tests.conftest import NodeClient
+from tests.factories import NodeFactory, SeedRangeFactory
+
+pytestmark = pytest.mark.django_db
+
+TOKEN = re.compile(r"^sn_[A-Za-z0-9_-]{32}$")
+
+
+def test_a_token_is_stored_only_as_its_sha256_digest():
+    node, token, created = issue_token("seed-1")
+    assert created
+    assert TOKEN.match(token)
+    node.refresh_from_db()
+    assert node.token_hash == hash_token(token)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT * FROM seed_node")
+        assert token not in json.dumps([list(map(str, row)) for row in cursor.fetchall()])
+
+
+def test_rotating_a_token_invalidates_the_old_one_and_re_enables_the_node():
+    node, old, _ = issue_token("seed-1")
+    Node.objects.filter(id=node.id).update(disabled=True)
+    again, new, created = issue_token("seed-1")
+    assert not created and again.id == node.id and new != old
+    assert not Node.objects.get(id=node.id).disabled
+    node.token = old
+    assert NodeClient(node).post("/api/v1/ranges/lease").status_code == 401
+    node.token = new
+    assert NodeClient(node).post("/api/v1/ranges/lease").status_code == 200
+
+
+def test_issue_token_command_prints_a_working_token():
+    out, err = StringIO(), StringIO()
+    call_command("issue_token", "seed-cli", stdout=out, stderr=err)
+    token = out.getvalue().strip()
+    assert TOKEN.match(token)
+    assert "shown once" in err.getvalue()
+    node = Node.objects.get(name="seed-cli")
+    assert node.token_hash == hash_token(token)
+
+
+def test_seed_status_prints_a_table_and_json():
+    SeedRangeFactory(start_id=1, end_id=100)
+    NodeFactory(name="seed-a")
+    out = StringIO()
+    call_command("seed_status", stdout=out)
+    text = out.getvalue()
+    assert "queued" in text and "seed-a" in text and "Headers in the last hour" in text
+    out = StringIO()
+    call_command("seed_status", "--json", stdout=out)
+    data = json.loads(out.getvalue())
+    assert data["ranges"]["queued"]["ranges"] == 1
+    assert data["ranges"]["queued"]["articles"] == 100
+    assert data["nodes"][0]["name"] == "seed-a"
+
+
+class TestAdmin:
+    def test_issuing_a_token_in_the_admin_shows_it_once(self, admin_client):
+        page = admin_client.get("/admin/seeding/node/issue/")
+        assert page.status_code == 200
+        response = admin_client.post("/admin/seeding/node/issue/", {"name": "seed-web"})
+        assert response.status_code == 200
+        token = re.search(r"sn_[A-Za-z0-9_-]{32}", response.content.decode()).group(0)
+        assert "no-store" in response["Cache-Control"]
+        assert Node.objects.get(name="seed-web").token_hash == hash_token(token)
+        listing = admin_client.get("/admin/seeding/node/").content.decode()
+        assert token not in listing
+
+    def test_disabling_asks_first_then_reports_a_count(self, admin_client):
+        nodes = [NodeFactory(), NodeFactory()]
+        data = {"action": "disable_nodes", "_selected_action": [n.id for n in nodes]}
+        confirm = admin_client.post("/admin/seeding/node/", data)
+        assert confirm.status_code == 200
+        assert b"Disable these nodes?" in confirm.content
+        assert not Node.objects.filter(disabled=True).exists()
+        done = admin_client.post("/admin/seeding/node/", {**data, "confirmed": "yes"}, follow=True)
+        assert b"Disabled 2 node(s)." in done.content
+        assert Node.objects.filter(disabled=True).count() == 2
+
+    def test_range_actions_requeue_fail_and_reprioritize(self, admin_client):
+        failed = SeedRangeFactory(status=RangeStatus.FAILED, attempts=5, error="boom")
+        queued = SeedRangeFactory()
+        url = "/admin/seeding/seedrange/"
+        response = admin_client.post(
+            url, {"action": "requeue", "_selected_action": [failed.id, queued.id], "confirmed": "yes"}, follow=True
+        )
+        assert b"Requeued 1 range(s)." in response.content
+        failed.refresh_from_db()
+        assert (failed.status, failed.attempts, failed.error) == (RangeStatus.QUEUED, 0, "")
+        response = admin_client.post(
+            url, {"action": "mark_failed", "_selected_action": [queued.id], "confirmed": "yes"}, follow=True
+        )
+        assert b"Marked 1 range(s) failed." in response.content
+        assert SeedRange.objects.get(id=queued.id).status == RangeStatus.FAILED
+        ask = admin_client.post(url, {"action": "change_priority", "_selected_action": [failed.id]})
+        assert b"priority" in ask.content
+        response = admin_client.post(
+            url,
+            {"action": "change_priority", "_selected_action": [failed.id], "confirmed": "yes", "priority": "5"},
+            follow=True,
+        )
+        assert b"Changed the priority of 1 range(s)." in response.content
+        assert SeedRange.objects.get(id=failed.id).priority == 5
+
+    def test_the_range_list_filters_by_status_with_a_fixed_number_of_queries(
+        self, admin_client, django_assert_max_num_queries
+    ):
+        for _ in range(30):
+            SeedRangeFactory()
+        with django_assert_max_num_queries(12):
+            response = admin_client.get("/admin/seeding/seedrange/?status__exact=queued")
+        assert response.status_code == 200
+        assert b"30" in response.content or response.context["cl"].result_count == 30
