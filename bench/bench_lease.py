@@ -34,13 +34,19 @@ UPDATE seed_range
               ORDER BY priority, id LIMIT 1 FOR UPDATE SKIP LOCKED)
 RETURNING id, epoch
 """
-BARE_FINISH = "UPDATE seed_range SET status = 'done', done_at = now(), next_id = end_id + 1 WHERE id = %(id)s"
+BARE_FINISH = (
+    "UPDATE seed_range SET status = 'done', done_at = now(), next_id = end_id + 1 WHERE id = %(id)s"
+)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 1_000_000])
-    parser.add_argument("--warmup", type=int, default=200_000, help="claims with finishes before measuring")
+    parser.add_argument(
+        "--warmup", type=int, default=200_000, help="claims with finishes before measuring"
+    )
     parser.add_argument("--seconds", type=float, default=8.0, help="length of each measured window")
     parser.add_argument("--connections", type=int, nargs="+", default=[1, 4, 16])
     args = parser.parse_args()
@@ -50,14 +56,15 @@ def main() -> None:
     from django.db import connection, connections
 
     from seeding import services
-    from seeding.models import Node
 
     def dsn() -> dict:
         params = connection.get_connection_params()
         params.pop("cursor_factory", None)
         params.pop("context", None)
         params.pop("prepare_threshold", None)
-        return {k: v for k, v in params.items() if k in {"host", "port", "user", "password", "dbname"}}
+        return {
+            k: v for k, v in params.items() if k in {"host", "port", "user", "password", "dbname"}
+        }
 
     def sql(statement: str) -> None:
         with connection.cursor() as cursor:
@@ -65,8 +72,10 @@ def main() -> None:
 
     def load(size: int) -> None:
         sql("TRUNCATE seed_range, header_rollup, news_group, seed_node RESTART IDENTITY CASCADE")
-        sql("INSERT INTO news_group (name, active, priority, created_at) "
-            "SELECT 'alt.binaries.bench' || g, true, 100, now() FROM generate_series(1, 100) AS g")
+        sql(
+            "INSERT INTO news_group (name, active, priority, created_at) "
+            "SELECT 'alt.binaries.bench' || g, true, 100, now() FROM generate_series(1, 100) AS g"
+        )
         refill(size)
         sql("VACUUM ANALYZE seed_range")
 
@@ -95,7 +104,9 @@ def main() -> None:
             node, _token, _ = services.issue_token(f"bench-{len(nodes)}")
             nodes.append(node.id)
 
-    def run_threads(count: int, body: Callable[[int, threading.Event], int], seconds: float, cap: int) -> float:
+    def run_threads(
+        count: int, body: Callable[[int, threading.Event], int], seconds: float, cap: int
+    ) -> float:
         """Run `body` on `count` threads for `seconds` (or until `cap` claims); claims/s."""
         stop = threading.Event()
         barrier = threading.Barrier(count + 1)
@@ -191,7 +202,10 @@ def main() -> None:
             service = statistics.mean(p[0] for p in pairs)
             bare = statistics.mean(p[1] for p in pairs)
             results[(size, conns)] = (service, bare)
-            print(f"{size:>10,} {conns:>5} {service:>10.0f} {bare:>10.0f} {service / bare:>6.2f}", flush=True)
+            print(
+                f"{size:>10,} {conns:>5} {service:>10.0f} {bare:>10.0f} {service / bare:>6.2f}",
+                flush=True,
+            )
         for conn in bare_conns.values():
             conn.close()
         bare_conns.clear()

@@ -2,45 +2,53 @@
 -- node and the epoch, so a stale holder changes nothing (fencing). Time is
 -- always the database's now().
 
+-- name: retire_quiet_ranges
+-- Quiet leases (no heartbeat for the TTL) leave the leased state: fully
+-- reported ones become done, those out of attempts failed, the rest are
+-- queued again at their resume points for the next node (the claim bumps
+-- the epoch, which fences the quiet holder). The lease service runs this
+-- every few seconds and whenever a claim finds nothing, so the claim itself
+-- never scans the leased ranges.
+UPDATE seed_range
+   SET status = CASE WHEN next_id > end_id THEN 'done'
+                     WHEN attempts >= %(max_attempts)s THEN 'failed'
+                     ELSE 'queued' END,
+       node_id = CASE WHEN next_id > end_id OR attempts >= %(max_attempts)s THEN node_id END,
+       done_at = CASE WHEN next_id > end_id OR attempts >= %(max_attempts)s THEN now() END,
+       error = CASE WHEN next_id <= end_id AND attempts >= %(max_attempts)s AND error = ''
+                    THEN 'the lease went quiet ' || attempts || ' times' ELSE error END
+ WHERE status = 'leased'
+   AND heartbeat_at < now() - make_interval(secs => %(ttl)s);
+
 -- name: lease_range
--- One statement: retire quiet leases that are fully reported (done) or out
--- of attempts (failed), then claim one range. Urgent ranges (priority below
+-- Claim one queued range in one statement. Urgent ranges (priority below
 -- %(urgent_below)s) go first while they hold less than half of the live
--- leases; past that the others go first. A quiet lease with attempts left is
--- taken over before anything queued. Every branch reads a partial index;
--- nothing here scans the table.
-WITH retired AS (
-    UPDATE seed_range
-       SET status = CASE WHEN next_id > end_id THEN 'done' ELSE 'failed' END,
-           done_at = now(),
-           error = CASE WHEN next_id <= end_id AND error = ''
-                        THEN 'the lease went quiet ' || attempts || ' times' ELSE error END
-     WHERE status = 'leased'
-       AND heartbeat_at < now() - make_interval(secs => %(ttl)s)
-       AND (next_id > end_id OR attempts >= %(max_attempts)s)
-    RETURNING id
-), live AS (
-    SELECT count(*) FILTER (WHERE priority < %(urgent_below)s) AS urgent, count(*) AS total
-      FROM seed_range
-     WHERE status = 'leased'
-       AND heartbeat_at >= now() - make_interval(secs => %(ttl)s)
+-- leases; past that the others go first. The live leases are only counted
+-- when an urgent range is queued at all (the CASE runs that subquery
+-- lazily). Each branch is a probe of the claim index; nothing scans the table.
+WITH mix AS MATERIALIZED (
+    -- The most urgent queued priority is the first entry of the claim index
+    -- (an ORDER BY … LIMIT 1 probe keeps that true under a generic plan).
+    SELECT CASE
+             WHEN coalesce((SELECT priority FROM seed_range
+                             WHERE status = 'queued'
+                               AND NOT (group_id = ANY(%(held_groups)s::bigint[]))
+                             ORDER BY priority, id
+                             LIMIT 1), %(urgent_below)s) >= %(urgent_below)s
+             THEN false
+             ELSE (SELECT count(*) FILTER (WHERE priority < %(urgent_below)s) = 0
+                          OR count(*) FILTER (WHERE priority < %(urgent_below)s) * 2 < count(*)
+                     FROM seed_range
+                    WHERE status = 'leased'
+                      AND heartbeat_at >= now() - make_interval(secs => %(ttl)s))
+           END AS urgent_first
 ), bounds AS (
     -- [lo1, hi1] is the class served first, [lo2, hi2] the other.
     SELECT CASE WHEN urgent_first THEN -2147483648 ELSE %(urgent_below)s END AS lo1,
            CASE WHEN urgent_first THEN %(urgent_below)s - 1 ELSE 2147483647 END AS hi1,
            CASE WHEN urgent_first THEN %(urgent_below)s ELSE -2147483648 END AS lo2,
            CASE WHEN urgent_first THEN 2147483647 ELSE %(urgent_below)s - 1 END AS hi2
-      FROM (SELECT urgent = 0 OR urgent * 2 < total AS urgent_first FROM live) AS mix
-), quiet AS (
-    SELECT id FROM seed_range
-     WHERE status = 'leased'
-       AND heartbeat_at < now() - make_interval(secs => %(ttl)s)
-       AND next_id <= end_id
-       AND attempts < %(max_attempts)s
-       AND NOT (group_id = ANY(%(held_groups)s::bigint[]))
-     ORDER BY priority, id
-     LIMIT 1
-     FOR UPDATE SKIP LOCKED
+      FROM mix
 ), first_class AS (
     SELECT id FROM seed_range
      WHERE status = 'queued'
@@ -58,10 +66,9 @@ WITH retired AS (
      LIMIT 1
      FOR UPDATE SKIP LOCKED
 ), candidate AS (
-    -- UNION ALL under LIMIT runs lazily: a later branch is read only when
-    -- the earlier ones found nothing, so no extra rows are locked.
-    (SELECT id FROM quiet)
-    UNION ALL (SELECT id FROM first_class)
+    -- UNION ALL under LIMIT runs lazily: the second branch is read only
+    -- when the first found nothing, so no extra row is locked.
+    (SELECT id FROM first_class)
     UNION ALL (SELECT id FROM second_class)
     LIMIT 1
 )

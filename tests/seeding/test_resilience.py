@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
+from seeding.services import retire_quiet_ranges
 from tests.factories import SeedRangeFactory
 
 BATCH = {"next": 1500, "headers": 500, "files": [], "fragments": []}
@@ -16,12 +17,15 @@ def test_lease_batch_and_heartbeat_pin_their_query_count(node_client, django_ass
     node = node_client()
     node.post("/api/v1/ranges/lease")  # first call writes last_seen_at
     SeedRangeFactory(start_id=6000, end_id=9999)
+    retire_quiet_ranges()  # the periodic sweep has just run
     # Authentication (1) + the claim statement (1).
     with django_assert_num_queries(2):
         lease = node.lease()
     # Authentication + savepoint + the batch statement + release savepoint.
     with django_assert_num_queries(4):
-        response = node.post(f"/api/v1/ranges/{lease['id']}/batch", {**BATCH, "epoch": lease["epoch"]})
+        response = node.post(
+            f"/api/v1/ranges/{lease['id']}/batch", {**BATCH, "epoch": lease["epoch"]}
+        )
     assert response.status_code == 200
     with django_assert_num_queries(2):
         response = node.post(f"/api/v1/ranges/{lease['id']}/heartbeat", {"epoch": lease["epoch"]})

@@ -97,13 +97,17 @@ class TestAdmin:
         queued = SeedRangeFactory()
         url = "/admin/seeding/seedrange/"
         response = admin_client.post(
-            url, {"action": "requeue", "_selected_action": [failed.id, queued.id], "confirmed": "yes"}, follow=True
+            url,
+            {"action": "requeue", "_selected_action": [failed.id, queued.id], "confirmed": "yes"},
+            follow=True,
         )
         assert b"Requeued 1 range(s)." in response.content
         failed.refresh_from_db()
         assert (failed.status, failed.attempts, failed.error) == (RangeStatus.QUEUED, 0, "")
         response = admin_client.post(
-            url, {"action": "mark_failed", "_selected_action": [queued.id], "confirmed": "yes"}, follow=True
+            url,
+            {"action": "mark_failed", "_selected_action": [queued.id], "confirmed": "yes"},
+            follow=True,
         )
         assert b"Marked 1 range(s) failed." in response.content
         assert SeedRange.objects.get(id=queued.id).status == RangeStatus.FAILED
@@ -111,7 +115,12 @@ class TestAdmin:
         assert b"priority" in ask.content
         response = admin_client.post(
             url,
-            {"action": "change_priority", "_selected_action": [failed.id], "confirmed": "yes", "priority": "5"},
+            {
+                "action": "change_priority",
+                "_selected_action": [failed.id],
+                "confirmed": "yes",
+                "priority": "5",
+            },
             follow=True,
         )
         assert b"Changed the priority of 1 range(s)." in response.content
