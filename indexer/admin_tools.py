@@ -62,3 +62,33 @@ def confirm(
         "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
     }
     return TemplateResponse(request, "admin/confirm_action.html", context)
+
+
+class InputFilter(admin.SimpleListFilter):
+    """A list filter with a text box, for columns with too many values to list."""
+
+    template = "admin/input_filter.html"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [("", "")]  # the filter is shown; its choices are typed, not listed
+
+    def choices(self, changelist: Any) -> Any:
+        # The text box keeps the other active filters as hidden fields.
+        all_choice = next(iter(super().choices(changelist)))
+        all_choice["query_parts"] = (
+            (key, value)
+            for key, value in changelist.get_filters_params().items()
+            if key != self.parameter_name
+        )
+        yield all_choice
+
+
+class GroupNameFilter(InputFilter):
+    title = "group (exact name)"
+    parameter_name = "group_name"
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        value = self.value()
+        if value:
+            return queryset.filter(group__name=value.strip())
+        return queryset

@@ -16,7 +16,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import path
 
-from indexer.admin_tools import CappedCountPaginator, confirm, confirmed
+from indexer.admin_tools import CappedCountPaginator, GroupNameFilter, confirm, confirmed
 
 from . import services
 from .models import Node, RangeStatus, SeedRange
@@ -145,8 +145,8 @@ class SeedRangeAdmin(admin.ModelAdmin):
     list_filter = (
         "status",
         "capture",
-        ("group", admin.RelatedOnlyFieldListFilter),
-        ("node", admin.RelatedOnlyFieldListFilter),
+        GroupNameFilter,
+        "node",
     )
     list_select_related = ("group", "node")
     show_full_result_count = False

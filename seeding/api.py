@@ -10,6 +10,7 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.authentication import SessionAuthentication
+from rest_framework.exceptions import NotAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -17,7 +18,7 @@ from rest_framework.views import APIView
 from indexer.api.errors import NotFound
 
 from . import selectors, services
-from .authentication import NodeTokenAuthentication
+from .authentication import NodeIdentity, NodeTokenAuthentication
 from .permissions import IsNodeOrStaff
 from .serializers import BatchIn, BatchOut, EpochIn, ErrorOut, LeaseOfferOut, ReleaseIn
 
@@ -32,6 +33,14 @@ ERRORS = {
     413: OpenApiResponse(ErrorOut, description="too_large"),
     503: OpenApiResponse(ErrorOut, description="unavailable: retry with backoff"),
 }
+
+
+def node_id(request: Request) -> int:
+    """The calling node's id (IsNode has already admitted only nodes)."""
+    user = request.user
+    if not isinstance(user, NodeIdentity):
+        raise NotAuthenticated()
+    return user.id
 
 
 def checked_range_id(range_id: int) -> int:
@@ -51,7 +60,7 @@ class RangeLeaseView(APIView):
         request=None, responses={200: LeaseOfferOut, **ERRORS}, summary="Lease one range"
     )
     def post(self, request: Request) -> Response:
-        offer = services.lease_range(request.user.id)
+        offer = services.lease_range(node_id(request))
         lease = offer.lease
         return Response(
             {
@@ -75,7 +84,7 @@ class RangeBatchView(APIView):
     def post(self, request: Request, range_id: int) -> Response:
         data = validated(BatchIn, request)
         result = services.report_batch(
-            request.user.id,
+            node_id(request),
             checked_range_id(range_id),
             data["epoch"],
             data["next"],
@@ -90,7 +99,7 @@ class RangeHeartbeatView(APIView):
     @extend_schema(request=EpochIn, responses={204: None, **ERRORS}, summary="Keep a lease alive")
     def post(self, request: Request, range_id: int) -> Response:
         data = validated(EpochIn, request)
-        services.heartbeat_range(request.user.id, checked_range_id(range_id), data["epoch"])
+        services.heartbeat_range(node_id(request), checked_range_id(range_id), data["epoch"])
         return Response(status=204)
 
 
@@ -98,7 +107,7 @@ class RangeFinishView(APIView):
     @extend_schema(request=EpochIn, responses={204: None, **ERRORS}, summary="Finish a range")
     def post(self, request: Request, range_id: int) -> Response:
         data = validated(EpochIn, request)
-        services.finish_range(request.user.id, checked_range_id(range_id), data["epoch"])
+        services.finish_range(node_id(request), checked_range_id(range_id), data["epoch"])
         return Response(status=204)
 
 
@@ -107,7 +116,7 @@ class RangeReleaseView(APIView):
     def post(self, request: Request, range_id: int) -> Response:
         data = validated(ReleaseIn, request)
         services.release_range(
-            request.user.id,
+            node_id(request),
             checked_range_id(range_id),
             data["epoch"],
             error=data.get("error"),

@@ -36,7 +36,7 @@ class FileListField(serializers.Field):
         super().__init__(**kwargs)
 
     def to_internal_value(self, data: Any) -> list[FileReport]:
-        return validate_files(data, self.field_name, MAX_FILES_PER_BATCH)
+        return validate_files(data, self.field_name or "files", MAX_FILES_PER_BATCH)
 
     def to_representation(self, value: Any) -> Any:
         return value

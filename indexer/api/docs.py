@@ -49,8 +49,9 @@ def _operations(schema: dict[str, Any]) -> list[dict[str, Any]]:
             )
             responses = []
             for status, response in op.get("responses", {}).items():
-                content = response.get("content", {})
-                schema_node = next(iter(content.values()), {}).get("schema") if content else None
+                content: dict[str, Any] = response.get("content", {})
+                first: dict[str, Any] = next(iter(content.values()), {})
+                schema_node = first.get("schema")
                 responses.append(
                     {
                         "status": status,

@@ -135,3 +135,16 @@ class TestAdmin:
             response = admin_client.get("/admin/seeding/seedrange/?status__exact=queued")
         assert response.status_code == 200
         assert b"30" in response.content or response.context["cl"].result_count == 30
+
+
+def test_the_range_list_filters_by_group_name_and_node(admin_client):
+    a = SeedRangeFactory(group__name="alt.binaries.aaa")
+    b = SeedRangeFactory(group__name="alt.binaries.bbb")
+    response = admin_client.get("/admin/seeding/seedrange/?group_name=alt.binaries.bbb")
+    assert response.status_code == 200
+    ids = [r.id for r in response.context["cl"].result_list]
+    assert ids == [b.id]
+    node = NodeFactory()
+    SeedRange.objects.filter(id=a.id).update(node=node)
+    response = admin_client.get(f"/admin/seeding/seedrange/?node__id__exact={node.id}")
+    assert [r.id for r in response.context["cl"].result_list] == [a.id]
