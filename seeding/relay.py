@@ -94,7 +94,7 @@ def open_overview_relay(
     return OverviewRelay(range_id, group, low, high, body)
 
 
-def _why_not(node_id: int, range_id: int, epoch: int, first: int, last: int) -> ApiError:
+def _why_not(node_id: int, range_id: int, epoch: int, first: int, last: int) -> Exception:
     """Explain a relay_lease that matched nothing: 404, 409, or a span outside the range."""
     holder = ranges_sql.fetchone("range_holder", {"range_id": range_id})
     if holder is None or tuple(holder) != (RangeStatus.LEASED, node_id, epoch):
@@ -123,7 +123,7 @@ def _overview_lines(pool: NNTPPool, group: str, first: int, last: int) -> Iterat
             yield from lines
         finally:
             # Unread lines cost the connection (over() closes it), never the pool.
-            lines.close()
+            getattr(lines, "close", lambda: None)()
 
 
 def gzip_stream(
@@ -157,8 +157,9 @@ def gzip_stream(
         log.exception("overview relay of %s failed after %d lines", label, count)
         return
     finally:
-        if hasattr(lines, "close"):
-            lines.close()
+        close = getattr(lines, "close", None)
+        if close is not None:
+            close()
     yield packer.flush()
     if done is not None:
         done()
