@@ -75,7 +75,7 @@ class InputFilter(admin.SimpleListFilter):
     def choices(self, changelist: Any) -> Any:
         # The text box keeps the other active filters as hidden fields.
         all_choice = next(iter(super().choices(changelist)))
-        all_choice["query_parts"] = (
+        all_choice["query_parts"] = (  # type: ignore[typeddict-unknown-key]
             (key, value)
             for key, value in changelist.get_filters_params().items()
             if key != self.parameter_name

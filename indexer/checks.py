@@ -45,3 +45,24 @@ def check_leasing_settings(app_configs: Any, **kwargs: Any) -> list[Error]:
             )
         )
     return errors
+
+
+@register()
+def check_news_server(app_configs: Any, **kwargs: Any) -> list[Error]:
+    from indexer.nntp.config import NewsServerConfig
+
+    errors = []
+    if settings.NEWS_SERVER_URL:
+        try:
+            NewsServerConfig.from_url(settings.NEWS_SERVER_URL)
+        except ValueError as exc:  # the message masks the password
+            errors.append(
+                Error(
+                    f"NEWS_SERVER_URL is malformed: {exc}",
+                    hint="Use nntp://host:119 or nntps://user:pass@host:563/?connections=8.",
+                    id="indexer.E020",
+                )
+            )
+    if settings.PLAN_RANGE_SIZE < 1:
+        errors.append(Error("PLAN_RANGE_SIZE must be at least 1.", id="indexer.E021"))
+    return errors

@@ -148,6 +148,20 @@ LEASE_RETRY_AFTER_SECONDS = env.int("LEASE_RETRY_AFTER_SECONDS", default=30)
 # A node's last_seen_at is written at most this often.
 NODE_SEEN_INTERVAL_SECONDS = env.int("NODE_SEEN_INTERVAL_SECONDS", default=60)
 
+# --- News server and planning -----------------------------------------------
+# The coordinator's own news server, used to plan ranges (date search, water
+# marks) and to relay overviews to nodes, e.g.
+# nntps://user:pass@news.example.com:563/?connections=8. Unset: no news server;
+# planning and the overview relay answer a clear error. The password is only
+# ever shown masked (indexer.nntp.config). A malformed URL fails a system check.
+NEWS_SERVER_URL = env.str("NEWS_SERVER_URL", default="")
+# Use COMPRESS DEFLATE / XFEATURE COMPRESS GZIP / XZVER when the server offers them.
+NEWS_COMPRESSION = env.bool("NEWS_COMPRESSION", default=True)
+# Seconds a caller waits for a pooled news-server connection before giving up.
+NEWS_POOL_WAIT_SECONDS = env.float("NEWS_POOL_WAIT_SECONDS", default=30.0)
+# Articles per planned range: one node works through a range in one lease.
+PLAN_RANGE_SIZE = env.int("PLAN_RANGE_SIZE", default=50_000)
+
 # --- Space limits -----------------------------------------------------------
 # Range leases pause while pg_database_size() is over this (0: no limit).
 DB_MAX_BYTES = env.int("DB_MAX_BYTES", default=0)

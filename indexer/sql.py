@@ -10,7 +10,7 @@ that function is the query's only caller.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -65,3 +65,13 @@ class Queries:
         with connection.cursor() as cursor:
             cursor.execute(self[name], params)
             return cursor.rowcount
+
+    def copy_rows(self, name: str, rows: Iterable[Sequence[Any]]) -> int:
+        """Stream rows into a `COPY ... FROM STDIN` statement; returns how many were sent."""
+        count = 0
+        with connection.cursor() as cursor:
+            with cursor.cursor.copy(self[name]) as copy:
+                for row in rows:
+                    copy.write_row(row)
+                    count += 1
+        return count

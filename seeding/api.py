@@ -8,19 +8,30 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.exceptions import NotAuthenticated
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from indexer.api.errors import NotFound
 
-from . import selectors, services
+from . import relay, selectors, services
 from .authentication import NodeIdentity, NodeTokenAuthentication
 from .permissions import IsNodeOrStaff
-from .serializers import BatchIn, BatchOut, EpochIn, ErrorOut, LeaseOfferOut, ReleaseIn
+from .serializers import (
+    BatchIn,
+    BatchOut,
+    EpochIn,
+    ErrorOut,
+    LeaseOfferOut,
+    OverviewsQuery,
+    ReleaseIn,
+)
 
 MAX_ID = 2**63 - 1
 ERRORS = {
@@ -123,6 +134,61 @@ class RangeReleaseView(APIView):
             uncounted=data["uncounted"],
         )
         return Response(status=204)
+
+
+class GzipRenderer(BaseRenderer):
+    """Lets a node send `Accept: application/gzip`; the body is streamed, never rendered."""
+
+    media_type = "application/gzip"
+    format = "gz"
+    charset = None
+
+    def render(
+        self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None
+    ) -> bytes:
+        return data if isinstance(data, bytes) else b""
+
+
+class RangeOverviewsView(APIView):
+    renderer_classes = [JSONRenderer, GzipRenderer]
+
+    @extend_schema(
+        parameters=[OverviewsQuery],
+        responses={
+            (200, "application/gzip"): OpenApiResponse(
+                OpenApiTypes.BINARY,
+                description=(
+                    "gzip of the overview lines (RFC 3977 OVER format: tab-separated, CRLF, "
+                    "no closing dot) of articles max(from, range start) .. min(to, range end, "
+                    f"that + {relay.OVERVIEW_SPAN_LIMIT - 1}); headers X-Overview-First and "
+                    "X-Overview-Last give the span served. A body that ends without the gzip "
+                    "trailer was cut short by the news server: ask again."
+                ),
+            ),
+            **ERRORS,
+            404: OpenApiResponse(
+                ErrorOut,
+                description="not_found: unknown range, or its group is not on the news server",
+            ),
+            503: OpenApiResponse(
+                ErrorOut,
+                description="unavailable: the database or the coordinator's news server is unreachable",
+            ),
+        },
+        summary="Relay a leased range's overviews from the coordinator's news server",
+    )
+    def get(self, request: Request, range_id: int) -> StreamingHttpResponse:
+        query = OverviewsQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        stream = relay.open_overview_relay(
+            node_id(request), checked_range_id(range_id), data["epoch"], data["from"], data["to"]
+        )
+        response = StreamingHttpResponse(stream.body, content_type="application/gzip")
+        response["X-Overview-First"] = str(stream.first)
+        response["X-Overview-Last"] = str(stream.last)
+        response["Cache-Control"] = "no-store"
+        return response
 
 
 class StatusView(APIView):

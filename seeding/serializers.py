@@ -84,3 +84,21 @@ class BatchOut(serializers.Serializer):
 class ErrorOut(serializers.Serializer):
     error = serializers.CharField()
     detail = serializers.CharField()
+
+
+class OverviewsQuery(serializers.Serializer):
+    """Query of GET /ranges/{id}/overviews: ?epoch=&from=&to= ("from" is a Python keyword)."""
+
+    epoch = serializers.IntegerField(min_value=0, max_value=MAX_EPOCH)
+    first = serializers.IntegerField(
+        min_value=0, max_value=MAX_ARTICLE, help_text="First article wanted (query key: from)."
+    )
+    to = serializers.IntegerField(
+        min_value=0, max_value=MAX_ARTICLE, help_text="Last article wanted, inclusive."
+    )
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        first = fields.pop("first")
+        first.help_text = "First article wanted."
+        return {"epoch": fields["epoch"], "from": first, "to": fields["to"]}

@@ -12,5 +12,8 @@ urlpatterns = [
     ),
     path("ranges/<int:range_id>/finish", api.RangeFinishView.as_view(), name="range-finish"),
     path("ranges/<int:range_id>/release", api.RangeReleaseView.as_view(), name="range-release"),
+    path(
+        "ranges/<int:range_id>/overviews", api.RangeOverviewsView.as_view(), name="range-overviews"
+    ),
     path("status", api.StatusView.as_view(), name="status"),
 ]

@@ -158,3 +158,15 @@ UPDATE seed_range
 
 -- name: reprioritize_ranges
 UPDATE seed_range SET priority = %(priority)s WHERE id = ANY(%(ids)s::bigint[]) AND priority <> %(priority)s;
+
+-- name: relay_lease
+-- The overview relay's check and heartbeat in one statement: matches only
+-- this node's current lease whose range meets from..to; nothing changes otherwise.
+UPDATE seed_range AS r
+   SET heartbeat_at = now()
+  FROM news_group AS g
+ WHERE r.id = %(range_id)s AND r.status = 'leased' AND r.node_id = %(node_id)s
+   AND r.epoch = %(epoch)s
+   AND %(first)s <= r.end_id AND %(last)s >= r.start_id
+   AND g.id = r.group_id
+RETURNING r.start_id, r.end_id, g.name;

@@ -1,0 +1,251 @@
+"""Throughput of planning and of the overview relay's source, each beside a bare baseline.
+
+1. Overview lines per second from a real INN2 (a private InnServer filled with
+   ~20,000 articles): our NNTPClient.over() with and without COMPRESS DEFLATE,
+   the relay's gzip_stream on top of it, and a bare socket reading the same
+   OVER in the same run (the least any client does).
+2. Planning 1,000 groups x 1,000 ranges (1M ranges): commit_plan (the planning
+   lock, the coverage read, uncovered/cut/interleave and the COPY into the
+   indexed seed_range table) beside a bare COPY of the same rows into an
+   unindexed table in the same run.
+
+Run (INN2 needs root or user news): ``.venv/bin/python bench/bench_planning.py``
+Options: ``--articles 20000 --groups 1000 --ranges 1000 --skip-inn --skip-plan``.
+The database is the embedded PostgreSQL (database ``bench_planning``) unless
+DATABASE_URL is set; the bench's tables are emptied first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "indexer.settings")
+os.environ.setdefault("EMBEDDED_DATABASE_NAME", "bench_planning")
+
+import django
+
+django.setup()
+# ruff: noqa: E402  (Django must be set up before the project's modules are imported)
+import logging
+
+logging.getLogger("seeding.planning").setLevel(logging.WARNING)
+
+from django.core.management import call_command
+from django.db import connection, transaction
+
+from indexer.models import Group
+from indexer.nntp import NNTPClient
+from seeding.models import SeedRange
+from seeding.planning import GroupPlan, PlanSummary, commit_plan, cut, interleave
+from seeding.relay import gzip_stream
+
+
+def best(runs: int, work):
+    results = [work() for _ in range(runs)]
+    return min(results, key=lambda r: r[0])
+
+
+# --- 1. overview lines per second from INN2 ----------------------------------
+
+
+def bare_over(host: str, port: int, group: str, first: int, last: int) -> tuple[float, int]:
+    sock = socket.create_connection((host, port))
+    buf = bytearray()
+
+    def status() -> bytes:
+        while b"\r\n" not in buf:
+            buf.extend(sock.recv(262144))
+        end = buf.index(b"\r\n")
+        line = bytes(buf[:end])
+        del buf[: end + 2]
+        return line
+
+    status()
+    sock.sendall(f"GROUP {group}\r\n".encode())
+    status()
+    started = time.perf_counter()
+    sock.sendall(f"OVER {first}-{last}\r\n".encode())
+    status()
+    data = bytearray(buf)
+    while not data.endswith(b"\r\n.\r\n"):
+        data.extend(sock.recv(262144))
+    lines = data.count(b"\r\n") - 1
+    seconds = time.perf_counter() - started
+    sock.sendall(b"QUIT\r\n")
+    sock.close()
+    return seconds, lines
+
+
+def client_over(
+    host: str, port: int, group: str, first: int, last: int, compression: bool, relay: bool
+) -> tuple[float, int]:
+    with NNTPClient(host, port, compression=compression, timeout=30) as client:
+        client.group(group)
+        started = time.perf_counter()
+        if relay:
+            for _chunk in gzip_stream(client.over(first, last), label="bench"):
+                pass
+            lines = 0
+        else:
+            lines = sum(1 for _ in client.over(first, last))
+        seconds = time.perf_counter() - started
+    return seconds, lines
+
+
+def bench_overview(articles: int) -> None:
+    from tests.support.inn2 import InnServer
+    from tests.support.usenet import make_binary_posts
+
+    group = "alt.binaries.bench.planning"
+    with InnServer() as server:
+        server.create_group(group)
+        releases = max(1, articles // 25)
+        posts, _ = make_binary_posts(
+            group, seed=5, releases=releases, days=30, max_segments=12, text_posts=0
+        )
+        result = server.post_articles(None, posts[:articles])
+        with server.reader() as reader:
+            info = reader.group(group)
+        first, last = info.first, info.last
+        print(
+            f"INN2: {result.accepted:,} articles posted in {result.seconds:.1f} s; "
+            f"OVER {first}-{last}"
+        )
+        host, port = server.host, server.port
+        methods = {
+            "bare": lambda: bare_over(host, port, group, first, last),
+            "plain": lambda: client_over(host, port, group, first, last, False, False),
+            "deflate": lambda: client_over(host, port, group, first, last, True, False),
+            "relay": lambda: client_over(host, port, group, first, last, True, True),
+        }
+        methods["bare"]()  # warm INN's overview files; the first read after posting is slow
+        runs: dict[str, list[tuple[float, int]]] = {name: [] for name in methods}
+        for _ in range(5):  # interleaved rounds, so every method sees the same server state
+            for name, method in methods.items():
+                runs[name].append(method())
+        bare, plain, deflate, relay = (min(runs[n]) for n in ("bare", "plain", "deflate", "relay"))
+        lines = bare[1]
+        rate = {
+            name: lines / r[0]
+            for name, r in (
+                ("bare", bare),
+                ("plain", plain),
+                ("deflate", deflate),
+                ("relay", relay),
+            )
+        }
+        print(f"{lines:,} overview lines, best of 5 interleaved rounds")
+        print(f"baseline  bare socket OVER read:          {rate['bare']:>12,.0f} lines/s")
+        print(
+            f"NNTPClient.over, no compression:          {rate['plain']:>12,.0f} lines/s"
+            f"   ratio {rate['plain'] / rate['bare']:.2f}"
+        )
+        print(
+            f"NNTPClient.over, COMPRESS DEFLATE:        {rate['deflate']:>12,.0f} lines/s"
+            f"   ratio {rate['deflate'] / rate['bare']:.2f}"
+        )
+        print(
+            f"relay: over (DEFLATE) + gzip_stream:      {rate['relay']:>12,.0f} lines/s"
+            f"   ratio {rate['relay'] / rate['bare']:.2f}"
+        )
+
+
+# --- 2. planning 1M ranges ----------------------------------------------------
+
+
+def bench_planning(groups: int, per_group: int) -> None:
+    call_command("migrate", verbosity=0)
+    size = 1_000
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE seed_range, news_group RESTART IDENTITY CASCADE")
+    created = datetime.now(UTC) - timedelta(days=1)
+    Group.objects.bulk_create(
+        [Group(name=f"alt.binaries.bench.{i:04d}") for i in range(groups)], batch_size=1000
+    )
+    Group.objects.update(created_at=created)
+    rows = list(Group.objects.order_by("id").values_list("id", "name"))
+    total = groups * per_group
+
+    def plan() -> tuple[float, int]:
+        with connection.cursor() as cursor:
+            cursor.execute("TRUNCATE seed_range RESTART IDENTITY")
+        summary = PlanSummary(size=size, priority=100)
+        for gid, name in rows:
+            summary.groups.append(GroupPlan(name, gid, low=1, high=per_group * size))
+        started = time.perf_counter()
+        commit_plan(summary, hand_off_backfill=True)
+        return time.perf_counter() - started, summary.ranges
+
+    def bare_copy() -> tuple[float, int]:
+        per = [cut([(1, per_group * size)], size) for _ in rows]
+        ordered = [(rows[i][0], span) for i, span in interleave(per)]
+        now = datetime.now(UTC)
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("DROP TABLE IF EXISTS bench_copy")
+            cursor.execute(
+                "CREATE TABLE bench_copy (LIKE seed_range INCLUDING DEFAULTS EXCLUDING CONSTRAINTS)"
+            )
+            started = time.perf_counter()
+            with cursor.cursor.copy(
+                "COPY bench_copy (id, group_id, start_id, end_id, next_id, status, priority, "
+                "capture, epoch, attempts, headers, files, fragments, error, created_at) "
+                "FROM STDIN"
+            ) as copy:
+                for n, (gid, (start, end)) in enumerate(ordered, 1):
+                    copy.write_row(
+                        (n, gid, start, end, start, "queued", 100, False, 0, 0, 0, 0, 0, "", now)
+                    )
+            seconds = time.perf_counter() - started
+            cursor.execute("DROP TABLE bench_copy")
+        return seconds, len(ordered)
+
+    planned = best(2, plan)
+    bare = best(2, bare_copy)
+    assert planned[1] == total and SeedRange.objects.count() == total, planned
+    print(f"{groups:,} groups x {per_group:,} ranges = {total:,} ranges, best of 2")
+    print(
+        f"baseline  bare COPY, unindexed table:     {bare[1] / bare[0]:>12,.0f} ranges/s"
+        f"   ({bare[0]:.1f} s)"
+    )
+    print(
+        f"commit_plan (lock, coverage, cut, COPY):  {planned[1] / planned[0]:>12,.0f} ranges/s"
+        f"   ({planned[0]:.1f} s)   ratio {bare[0] / planned[0]:.2f}"
+    )
+    # Planning again reads the 1M-range coverage and adds nothing.
+    summary = PlanSummary(size=size, priority=100)
+    for gid, name in rows:
+        summary.groups.append(GroupPlan(name, gid, low=1, high=per_group * size))
+    started = time.perf_counter()
+    commit_plan(summary, hand_off_backfill=True)
+    print(
+        f"planning again over 1M ranges (adds {summary.ranges}): "
+        f"{time.perf_counter() - started:.1f} s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE seed_range, news_group RESTART IDENTITY CASCADE")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--articles", type=int, default=20_000)
+    parser.add_argument("--groups", type=int, default=1_000)
+    parser.add_argument("--ranges", type=int, default=1_000)
+    parser.add_argument("--skip-inn", action="store_true")
+    parser.add_argument("--skip-plan", action="store_true")
+    args = parser.parse_args()
+    if not args.skip_inn:
+        bench_overview(args.articles)
+        print()
+    if not args.skip_plan:
+        bench_planning(args.groups, args.ranges)
+
+
+if __name__ == "__main__":
+    main()

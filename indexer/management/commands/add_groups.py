@@ -1,0 +1,51 @@
+"""`manage.py add_groups WILDMAT [--dry-run]`: add the groups the news server lists."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from indexer.api.errors import ApiError
+from indexer.nntp import NNTPError
+from indexer.services import AddedGroups, add_groups
+
+
+class Command(BaseCommand):
+    help = (
+        "Add the groups the news server lists for a wildmat (LIST ACTIVE), e.g. 'alt.binaries.*'."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("wildmat", help="RFC 3977 wildmat, e.g. 'alt.binaries.*,!*.d'")
+        parser.add_argument("--dry-run", action="store_true", help="list, add nothing")
+
+    def handle(self, *args: Any, **options: Any) -> str:
+        result = self.add(options["wildmat"], options["dry_run"])
+        return self.summary(result)
+
+    def add(self, wildmat: str, dry_run: bool) -> AddedGroups:
+        try:
+            result = add_groups(wildmat, dry_run, progress=self.progress)
+        except ApiError as exc:
+            raise CommandError(exc.detail) from None
+        except NNTPError as exc:
+            raise CommandError(f"The news server failed: {exc}") from None
+        self.stderr.write("")
+        return result
+
+    def progress(self, name: str, count: int) -> None:
+        if count % 100 == 0:
+            self.stderr.write(f"\rlisted {count:,} groups", ending="")
+            self.stderr.flush()
+
+    def summary(self, result: AddedGroups) -> str:
+        verb = "would add" if result.dry_run else "added"
+        lines = [f"  {name}" for name in result.added[:50]]
+        if len(result.added) > 50:
+            lines.append(f"  ... and {len(result.added) - 50:,} more")
+        lines.append(
+            f"The server listed {result.listed:,} groups: {verb} {len(result.added):,}, "
+            f"{result.known:,} already known."
+        )
+        return "\n".join(lines)
