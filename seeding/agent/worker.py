@@ -303,7 +303,11 @@ class RangeReader:
         add = window.add
         append = self._numbers.append
         article = self.read_to
-        countdown = _CHECK_EVERY
+        # Look at the clock often enough for small batches and for pacing.
+        every = min(_CHECK_EVERY, self.settings.batch_headers)
+        if self.settings.max_headers_per_second > 0:
+            every = max(1, min(every, int(self.settings.max_headers_per_second / 10)))
+        countdown = every
         for line in self.source.lines(self.lease, first, last):
             overview = parse_over_line(line)
             if overview is None:
@@ -316,11 +320,12 @@ class RangeReader:
                 add(overview)
             countdown -= 1
             if not countdown:
-                countdown = _CHECK_EVERY
+                countdown = every
                 self.read_to = article
                 self.fetched = True
-                self._check(lines=_CHECK_EVERY)
-        self.stats.add(headers=_CHECK_EVERY - countdown)
+                self._check(lines=every)
+        self.stats.add(headers=every - countdown)
+        self._pace(every - countdown)
 
     def _check(self, lines: int = 0) -> None:
         if lines:
