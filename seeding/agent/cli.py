@@ -149,7 +149,19 @@ def settings_from(args: argparse.Namespace) -> Settings:
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, control: Control | None = None) -> int:
+    """Run the node; returns the exit code. ``control`` lets a caller stop it (tests)."""
+    control = control or Control()
+    # Signals first: a SIGTERM during start-up is a clean stop too, not a crash.
+    previous_handlers = install_signal_handlers(control)
+    try:
+        return _main(argv, control)
+    finally:
+        for signum, handler in previous_handlers.items():
+            signal.signal(signum, handler)
+
+
+def _main(argv: Sequence[str] | None, control: Control) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -160,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(threadName)s %(name)s: %(message)s",
     )
     try:
-        return run(args)
+        return run(args, control)
     except UsageError as exc:
         print(f"seed-node: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -169,7 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_UNEXPECTED
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, control: Control) -> int:
     if not args.coordinator:
         raise UsageError("give --coordinator URL (or SEED_COORDINATOR)")
     if not args.relay and not args.news_server:
@@ -178,13 +190,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--relay serves range leases only; window mode needs --news-server")
     token = read_token(args.token_file)
     settings = settings_from(args)
-    control = Control()
     try:
         coordinator = Coordinator(
             args.coordinator,
             token,
             timeout=args.http_timeout,
             max_backoff=settings.max_backoff,
+            abort=control.abort,
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
@@ -216,7 +228,6 @@ def run(args: argparse.Namespace) -> int:
             )
         else:
             workers.append(RangeWorker(name, coordinator, source, settings, control, stats))
-    previous_handlers = install_signal_handlers(control, coordinator)
     log.info(
         "seed-node: %s mode, %s worker(s), coordinator %s, overviews from %s",
         args.mode,
@@ -227,23 +238,19 @@ def run(args: argparse.Namespace) -> int:
     threads = [threading.Thread(target=w.run, name=w.name, daemon=True) for w in workers]
     for thread in threads:
         thread.start()
-    try:
-        report_progress(threads, stats, args.log_interval)
-    finally:
-        for signum, handler in previous_handlers.items():
-            signal.signal(signum, handler)
+    report_progress(threads, stats, args.log_interval)
     source.close()
     log.info("seed-node: stopped (exit %s); %s", control.exit_code, stats.snapshot())
     return control.exit_code if control.exit_code != EXIT_OK else EXIT_OK
 
 
-def install_signal_handlers(control: Control, coordinator: Coordinator) -> dict[int, Any]:
+def install_signal_handlers(control: Control) -> dict[int, Any]:
     """First SIGTERM/SIGINT: report, release and stop. A second one: stop waiting on calls."""
 
     def handle(signum: int, frame: FrameType | None) -> None:
         if control.stop.is_set():
             log.warning("second %s: abandoning calls in progress", signal.Signals(signum).name)
-            coordinator.abort.set()
+            control.abort.set()
         else:
             log.info("%s: finishing up", signal.Signals(signum).name)
             control.stop.set()

@@ -84,6 +84,7 @@ class Control:
 
     def __init__(self) -> None:
         self.stop = threading.Event()
+        self.abort = threading.Event()  # a second signal: stop retrying calls too
         self.exit_code = EXIT_OK
         self._lock = threading.Lock()
 
