@@ -262,3 +262,17 @@ def test_a_lost_lease_is_dropped_and_another_leased(
     assert not coordinator.posted("/ranges/7/finish")
     assert not coordinator.posted("/ranges/7/release")
     assert len(coordinator.posted("/ranges/lease")) == 2
+
+
+def test_manage_py_seed_node_runs_the_agent_without_a_database(
+    coordinator: ScriptedCoordinator, token_file: Path
+) -> None:
+    coordinator.routes["/ranges/lease"] = lambda _: NO_LEASE
+    env = {"PATH": "/usr/bin:/bin", "DATABASE_URL": "postgres://nobody@127.0.0.1:1/none"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "seed_node", "--coordinator", coordinator.url,
+         "--token-file", str(token_file), "--relay", "--exit-when-idle"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert coordinator.posted("/ranges/lease")
