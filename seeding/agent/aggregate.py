@@ -54,7 +54,17 @@ Segment = tuple[int, str, int]  # article, message-id, bytes
 
 
 class _OpenFile:
-    __slots__ = ("date", "first_part", "newest", "poster", "segments", "subject", "total")
+    __slots__ = (
+        "date",
+        "first_part",
+        "newest",
+        "oldest",
+        "poster",
+        "reported",
+        "segments",
+        "subject",
+        "total",
+    )
 
     def __init__(self, subject: str, part: int, poster: str, date: int | None, total: int):
         self.subject = subject
@@ -64,6 +74,8 @@ class _OpenFile:
         self.total = total
         self.segments: dict[int, Segment] = {}
         self.newest = 0  # highest article number seen
+        self.oldest = sys.maxsize  # lowest article number seen
+        self.reported = 0  # segments held when last copied out by take_open_copies
 
     def as_file(self) -> dict[str, Any]:
         return {
@@ -170,6 +182,8 @@ class Window:
                 open_file.date = date
         if segment[0] > open_file.newest:
             open_file.newest = segment[0]
+        if segment[0] < open_file.oldest:
+            open_file.oldest = segment[0]
         segments = open_file.segments
         held = segments.get(part)
         if held is None:
@@ -219,6 +233,33 @@ class Window:
         fragments, self._fragments = self._fragments, []
         fragments.extend(self._open.pop(key).as_file() for key in stale)
         return fragments
+
+    def oldest_open_article(self) -> int | None:
+        """The lowest article number held in the window and not taken out yet.
+
+        A node that reports ``next`` no higher than this never skips a segment it
+        holds: a node taking the range over reads every held segment again.
+        """
+        oldest = min((f.oldest for f in self._open.values()), default=None)
+        for fragment in self._fragments:
+            first = min(segment[1] for segment in fragment["segments"])
+            oldest = first if oldest is None else min(oldest, first)
+        return oldest
+
+    def take_open_copies(self) -> list[dict[str, Any]]:
+        """Copies of the incomplete files that grew since the last call; they stay open.
+
+        A window carried across range boundaries reports these as fragments at each
+        range's end, so that the catalog has every segment even if no later range
+        ever completes them; a file that completes later is reported whole then.
+        """
+        complete = set(self._completed)
+        copies = []
+        for key, open_file in self._open.items():
+            if key not in complete and len(open_file.segments) != open_file.reported:
+                open_file.reported = len(open_file.segments)
+                copies.append(open_file.as_file())
+        return copies
 
     def drain(self) -> list[dict[str, Any]]:
         """Pop every incomplete file: the window closes. Call ``take_complete`` first."""

@@ -1,0 +1,278 @@
+"""The seed node agent against a scripted coordinator and the in-repo NNTP server.
+
+No database here: the coordinator is a small HTTP server that answers what each
+test scripts and records every call, so the agent's side of the protocol is
+checked call by call.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from seeding.agent.cli import main
+from seeding.agent.worker import EXIT_UNAUTHENTICATED, Control
+from tests.nntpd import Article, NNTPServer
+
+ROOT = Path(__file__).resolve().parents[2]
+Answer = tuple[int, Any]
+
+
+class ScriptedCoordinator:
+    """Answers POST/GET by path with ``routes[path](body) -> (status, json)``; records calls."""
+
+    def __init__(self) -> None:
+        self.routes: dict[str, Callable[[Any], Answer]] = {}
+        self.calls: list[tuple[str, str, Any]] = []
+        self.lock = threading.Lock()
+        coordinator = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def answer(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                body = json.loads(raw) if raw else None
+                path = self.path.split("?", 1)[0].removeprefix("/api/v1")
+                with coordinator.lock:
+                    coordinator.calls.append((self.command, path, body))
+                route = coordinator.routes.get(path) or coordinator.routes.get("*")
+                status, payload = route(body) if route else (404, {"error": "not_found"})
+                data = b"" if payload is None else json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_POST = do_GET = do_PUT = answer
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def posted(self, suffix: str) -> list[Any]:
+        return [body for method, path, body in self.calls if path.endswith(suffix)]
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+NO_LEASE = (200, {"lease": None, "retry_after": None, "paused": None})
+
+
+@pytest.fixture
+def coordinator() -> Iterator[ScriptedCoordinator]:
+    running = ScriptedCoordinator()
+    yield running
+    running.close()
+
+
+@pytest.fixture
+def token_file(tmp_path: Path) -> Path:
+    path = tmp_path / "token"
+    path.write_text("sn_test-token\n")
+    return path
+
+
+def one_lease(start: int, end: int) -> Callable[[Any], Answer]:
+    handed = []
+
+    def lease(_body: Any) -> Answer:
+        if handed:
+            return NO_LEASE
+        handed.append(1)
+        lease = {"id": 7, "group": "alt.binaries.x", "start": start, "end": end, "epoch": 3}
+        return 200, {"lease": lease, "retry_after": None, "paused": None}
+
+    return lease
+
+
+def binary_articles(count: int = 396) -> dict[int, Article]:
+    """Files of 5 parts posted one after another, a text post after each; one part missing."""
+    articles = {}
+    number = 0
+    for file_no in range(count // 6):
+        for part in range(1, 6):
+            number += 1
+            if (file_no, part) != (3, 2):  # a hole: file 3 stays incomplete
+                articles[number] = Article(subject=f'"file{file_no}.rar" yEnc ({part}/5)')
+        number += 1
+        articles[number] = Article(subject="just talk")
+    return articles
+
+
+def run_agent(coordinator: ScriptedCoordinator, token_file: Path, *args: str) -> int:
+    return main(
+        [
+            "--coordinator",
+            coordinator.url,
+            "--token-file",
+            str(token_file),
+            "--exit-when-idle",
+            "--max-backoff",
+            "1",
+            "--log-interval",
+            "60",
+            *args,
+        ],
+        control=Control(),
+    )
+
+
+def test_running_the_agent_needs_no_database(
+    coordinator: ScriptedCoordinator, token_file: Path
+) -> None:
+    coordinator.routes["/ranges/lease"] = lambda _: NO_LEASE
+    code = (
+        "import sys\n"
+        "from seeding.agent.cli import main\n"
+        f"status = main(['--coordinator', {coordinator.url!r}, '--token-file', {str(token_file)!r},"
+        " '--relay', '--exit-when-idle'])\n"
+        "assert status == 0, status\n"
+        "loaded = [m for m in sys.modules if m.startswith(('django.db', 'pgserver', 'psycopg'))]\n"
+        "assert not loaded, loaded\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_refused_token_exits_with_code_3(
+    coordinator: ScriptedCoordinator, token_file: Path
+) -> None:
+    coordinator.routes["/ranges/lease"] = lambda _: (401, {"error": "unauthenticated"})
+    assert run_agent(coordinator, token_file, "--relay") == EXIT_UNAUTHENTICATED
+
+
+def test_a_missing_token_file_is_a_usage_error(coordinator: ScriptedCoordinator) -> None:
+    assert run_agent(coordinator, Path("/nonexistent/token"), "--relay") == 2
+
+
+def test_an_unavailable_coordinator_is_asked_again(
+    coordinator: ScriptedCoordinator, token_file: Path
+) -> None:
+    answers = iter([(503, {"error": "unavailable"}), (503, {"error": "unavailable"}), NO_LEASE])
+    coordinator.routes["/ranges/lease"] = lambda _: next(answers)
+    assert run_agent(coordinator, token_file, "--relay") == 0
+    assert len(coordinator.posted("/ranges/lease")) == 3
+
+
+def test_a_range_is_read_reported_in_batches_and_finished(
+    coordinator: ScriptedCoordinator, token_file: Path
+) -> None:
+    with NNTPServer() as news:
+        news.add_group("alt.binaries.x", binary_articles())
+        coordinator.routes["/ranges/lease"] = one_lease(1, 400)
+        coordinator.routes["*"] = lambda _: (200, {"next": 0, "stored": 0})
+        status = run_agent(
+            coordinator,
+            token_file,
+            "--news-server",
+            f"nntp://{news.host}:{news.port}",
+            "--batch-headers",
+            "50",
+        )
+    assert status == 0
+    batches = coordinator.posted("/ranges/7/batch")
+    assert len(batches) > 3
+    assert coordinator.posted("/ranges/7/finish") == [{"epoch": 3}]
+    # Every article counted once; `next` only moves forward and ends past the range.
+    assert sum(batch["headers"] for batch in batches) == len(binary_articles())
+    nexts = [batch["next"] for batch in batches]
+    assert nexts == sorted(nexts) and nexts[-1] == 401
+    # Every binary segment reported exactly once, complete files as files.
+    segments = [
+        (segment[1], segment[0])
+        for batch in batches
+        for item in batch["files"] + batch["fragments"]
+        for segment in item["segments"]
+    ]
+    binary = [n for n, a in binary_articles().items() if "yEnc" in a.subject]
+    assert sorted(article for article, _ in segments) == binary
+    fragments = [item for batch in batches for item in batch["fragments"]]
+    assert [item["subject"] for item in fragments] == ['"file3.rar" yEnc (1/5)']
+
+
+def test_a_batch_never_skips_a_segment_still_held_open(
+    coordinator: ScriptedCoordinator, token_file: Path
+) -> None:
+    """A node killed after any batch loses nothing: below `next`, every segment was reported."""
+    with NNTPServer() as news:
+        news.add_group("alt.binaries.x", binary_articles())
+        coordinator.routes["/ranges/lease"] = one_lease(1, 400)
+        coordinator.routes["*"] = lambda _: (200, {"next": 0, "stored": 0})
+        run_agent(
+            coordinator,
+            token_file,
+            "--news-server",
+            f"nntp://{news.host}:{news.port}",
+            "--batch-headers",
+            "10",
+        )
+    reported: set[int] = set()
+    binary = {n for n, a in binary_articles().items() if "yEnc" in a.subject}
+    for batch in coordinator.posted("/ranges/7/batch"):
+        for item in batch["files"] + batch["fragments"]:
+            reported.update(segment[1] for segment in item["segments"])
+        assert {n for n in binary if n < batch["next"]} <= reported
+
+
+def test_an_unreachable_news_server_releases_the_range_uncounted(
+    coordinator: ScriptedCoordinator, token_file: Path
+) -> None:
+    coordinator.routes["/ranges/lease"] = one_lease(1, 400)
+    coordinator.routes["*"] = lambda _: (204, None)
+    status = run_agent(coordinator, token_file, "--news-server", "nntp://127.0.0.1:1")
+    assert status == 0
+    (release,) = coordinator.posted("/ranges/7/release")
+    assert release["uncounted"] is True and release["epoch"] == 3
+    assert "cannot connect" in release["error"]
+    assert not coordinator.posted("/ranges/7/batch")
+
+
+def test_a_lost_lease_is_dropped_and_another_leased(
+    coordinator: ScriptedCoordinator, token_file: Path
+) -> None:
+    with NNTPServer() as news:
+        news.add_group("alt.binaries.x", binary_articles())
+        coordinator.routes["/ranges/lease"] = one_lease(1, 400)
+        coordinator.routes["*"] = lambda _: (409, {"error": "lease_lost", "detail": "gone"})
+        status = run_agent(
+            coordinator,
+            token_file,
+            "--news-server",
+            f"nntp://{news.host}:{news.port}",
+            "--batch-headers",
+            "50",
+        )
+    assert status == 0
+    assert not coordinator.posted("/ranges/7/finish")
+    assert not coordinator.posted("/ranges/7/release")
+    assert len(coordinator.posted("/ranges/lease")) == 2
+
+
+def test_manage_py_seed_node_runs_the_agent_without_a_database(
+    coordinator: ScriptedCoordinator, token_file: Path
+) -> None:
+    coordinator.routes["/ranges/lease"] = lambda _: NO_LEASE
+    env = {"PATH": "/usr/bin:/bin", "DATABASE_URL": "postgres://nobody@127.0.0.1:1/none"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "seed_node", "--coordinator", coordinator.url,
+         "--token-file", str(token_file), "--relay", "--exit-when-idle"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert coordinator.posted("/ranges/lease")
