@@ -17,8 +17,11 @@ from django.db import connection, transaction
 
 from indexer.api.errors import Invalid, LeaseLost, NotFound
 from indexer.models import Group
+from indexer.rulesets import current_rules
 from indexer.space import room
 from indexer.sql import Queries
+from leases.lanes import lane_bounds
+from leases.services import count_finished_range
 
 from .models import Node, RangeStatus, SeedRange
 from .tokens import hash_token, new_token
@@ -85,20 +88,7 @@ def set_nodes_disabled(node_ids: Iterable[int], disabled: bool) -> int:
 
 def current_rule_version() -> int | None:
     """The rule version ranges are stamped with (the catalog's rule sets)."""
-    try:
-        from indexer.rulesets import current_rules
-    except ImportError:
-        return None
     return current_rules().version
-
-
-def held_group_ids() -> list[int]:
-    """Groups whose lane is held by a live group lease: range leases skip them."""
-    try:
-        from leases.selectors import live_held_group_ids
-    except ImportError:
-        return []
-    return live_held_group_ids()
 
 
 def lease_range(node_id: int) -> LeaseOffer:
@@ -114,7 +104,8 @@ def lease_range(node_id: int) -> LeaseOffer:
             "max_attempts": settings.MAX_ATTEMPTS,
             "urgent_below": settings.DEFAULT_PRIORITY,
             "rule_version": current_rule_version(),
-            "held_groups": held_group_ids(),
+            # Ranges of a lane held by a live group lease are skipped.
+            **lane_bounds(),
         },
     )
     if row is None:
@@ -193,16 +184,8 @@ def finish_range(node_id: int, range_id: int, epoch: int) -> None:
         row = ranges_sql.fetchone("finish_range", params)
         if row is None:
             raise _lease_lost(node_id, range_id, epoch)
-        count_finished_on_lane(range_id, row[0], row[1])
-
-
-def count_finished_on_lane(range_id: int, group_id: int, headers: int) -> None:
-    """Finishing a range a lane handed out counts it on that lane's lease."""
-    try:
-        from leases.services import count_finished_range
-    except ImportError:
-        return
-    count_finished_range(range_id, group_id, headers)
+        # Finishing a range a lane handed out counts it on that lane's lease.
+        count_finished_range(range_id, row[0], row[1])
 
 
 def release_range(

@@ -8,7 +8,9 @@
 -- %(urgent_below)s) go first while they hold less than half of the live
 -- leases; past that the others go first. A quiet lease with attempts left is
 -- taken over before anything queued. Every branch reads a partial index;
--- nothing here scans the table.
+-- nothing here scans the table. A range whose lane (by priority, see
+-- leases/lanes.py) is held by a live group lease is skipped: one probe of
+-- group_lane's unique (group, lane) index per candidate.
 WITH finished AS (
     UPDATE seed_range
        SET status = 'done', done_at = now()
@@ -43,7 +45,13 @@ WITH finished AS (
        AND heartbeat_at < now() - make_interval(secs => %(ttl)s)
        AND next_id <= end_id
        AND attempts < %(max_attempts)s
-       AND NOT (group_id = ANY(%(held_groups)s::bigint[]))
+       AND NOT EXISTS (SELECT 1 FROM group_lane AS gl
+                        WHERE gl.group_id = seed_range.group_id
+                          AND gl.lane = group_lane_of(seed_range.priority, seed_range.capture,
+                                                      %(tail_max)s, %(history_min)s,
+                                                      %(history_max)s, %(capture_only)s)
+                          AND gl.node_id IS NOT NULL
+                          AND gl.heartbeat_at >= now() - make_interval(secs => %(ttl)s))
      ORDER BY priority, id
      LIMIT 1
      FOR UPDATE SKIP LOCKED
@@ -51,7 +59,13 @@ WITH finished AS (
     SELECT id FROM seed_range
      WHERE status = 'queued'
        AND priority BETWEEN (SELECT lo1 FROM bounds) AND (SELECT hi1 FROM bounds)
-       AND NOT (group_id = ANY(%(held_groups)s::bigint[]))
+       AND NOT EXISTS (SELECT 1 FROM group_lane AS gl
+                        WHERE gl.group_id = seed_range.group_id
+                          AND gl.lane = group_lane_of(seed_range.priority, seed_range.capture,
+                                                      %(tail_max)s, %(history_min)s,
+                                                      %(history_max)s, %(capture_only)s)
+                          AND gl.node_id IS NOT NULL
+                          AND gl.heartbeat_at >= now() - make_interval(secs => %(ttl)s))
      ORDER BY priority, id
      LIMIT 1
      FOR UPDATE SKIP LOCKED
@@ -59,7 +73,13 @@ WITH finished AS (
     SELECT id FROM seed_range
      WHERE status = 'queued'
        AND priority BETWEEN (SELECT lo2 FROM bounds) AND (SELECT hi2 FROM bounds)
-       AND NOT (group_id = ANY(%(held_groups)s::bigint[]))
+       AND NOT EXISTS (SELECT 1 FROM group_lane AS gl
+                        WHERE gl.group_id = seed_range.group_id
+                          AND gl.lane = group_lane_of(seed_range.priority, seed_range.capture,
+                                                      %(tail_max)s, %(history_min)s,
+                                                      %(history_max)s, %(capture_only)s)
+                          AND gl.node_id IS NOT NULL
+                          AND gl.heartbeat_at >= now() - make_interval(secs => %(ttl)s))
      ORDER BY priority, id
      LIMIT 1
      FOR UPDATE SKIP LOCKED
