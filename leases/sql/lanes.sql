@@ -123,9 +123,11 @@ UPDATE seed_range AS r
    );
 
 -- name: take_lane
+-- last_held_at takes the clock, not the transaction's start: hand-outs and
+-- releases inside one transaction still order.
 UPDATE group_lane AS gl
    SET node_id = %(node_id)s, epoch = gl.epoch + 1, leased_at = now(), heartbeat_at = now(),
-       last_held_at = now(), range_id = NULL
+       last_held_at = clock_timestamp(), range_id = NULL
   FROM news_group AS g
  WHERE gl.id = %(lane_id)s AND g.id = gl.group_id
 RETURNING gl.group_id, g.name, g.priority, gl.epoch, gl.snapshot_next, gl.snapshot_size;
@@ -199,7 +201,7 @@ WITH cur AS (
     RETURNING r.id
 ), cleared AS (
     UPDATE group_lane AS gl
-       SET node_id = NULL, range_id = NULL, last_held_at = now()
+       SET node_id = NULL, range_id = NULL, last_held_at = clock_timestamp()
       FROM cur
      WHERE gl.id = cur.id
     RETURNING gl.id
@@ -220,7 +222,7 @@ WITH cur AS (
     RETURNING r.id
 ), cleared AS (
     UPDATE group_lane AS gl
-       SET node_id = NULL, range_id = NULL, epoch = gl.epoch + 1, last_held_at = now()
+       SET node_id = NULL, range_id = NULL, epoch = gl.epoch + 1, last_held_at = clock_timestamp()
       FROM cur
      WHERE gl.id = cur.id
     RETURNING gl.id
