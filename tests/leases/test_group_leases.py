@@ -472,3 +472,35 @@ class TestStatus:
             assert key in lane
         out = call_command("seed_status")
         assert group.name in out and "history" in out
+
+
+class TestAdmin:
+    def test_the_admin_lists_lanes_and_force_releases_after_confirming(
+        self, node_client, admin_client
+    ):
+        group = GroupFactory()
+        (rng,) = ranges_of(group, 1)
+        node = node_client()
+        lease = leased(node)
+        next_range(node, lease)
+        row = GroupLane.objects.get(group=group, lane="history")
+        page = admin_client.get("/admin/leases/grouplane/")
+        assert page.status_code == 200
+        assert group.name in page.content.decode()
+        form = {"action": "force_release", "_selected_action": [row.id]}
+        confirm_page = admin_client.post("/admin/leases/grouplane/", form)
+        assert confirm_page.status_code == 200
+        assert b"Take these lanes" in confirm_page.content
+        row.refresh_from_db()
+        assert row.node_id == node.node.id
+        done = admin_client.post(
+            "/admin/leases/grouplane/", {**form, "confirmed": "yes"}, follow=True
+        )
+        assert "Released 1 lane(s)." in done.content.decode()
+        row.refresh_from_db()
+        rng.refresh_from_db()
+        assert row.node_id is None and row.epoch == 2
+        assert rng.status == RangeStatus.QUEUED
+        assert (
+            node.post(lane_path(lease, "heartbeat"), {"epoch": lease["epoch"]}).status_code == 409
+        )
