@@ -412,7 +412,6 @@ class TestCoexistence:
 class TestPlannedWork:
     def test_the_trigger_keeps_planned_work_per_lane(self, node_client, settings):
         group = GroupFactory()
-        leased(node_client()) if False else None
         # the first lease of any lane configures the trigger
         lease_lane(node_client(), "tail")
         ranges = ranges_of(group, 3, priority=100)
@@ -504,3 +503,13 @@ class TestAdmin:
         assert (
             node.post(lane_path(lease, "heartbeat"), {"epoch": lease["epoch"]}).status_code == 409
         )
+
+
+def test_a_lane_heartbeat_is_one_query_after_authentication(node_client, django_assert_num_queries):
+    group = GroupFactory()
+    ranges_of(group, 1)
+    node = node_client()
+    lease = leased(node)  # last_seen is written on this first call
+    with django_assert_num_queries(2):  # the token lookup, the fenced heartbeat
+        response = node.post(lane_path(lease, "heartbeat"), {"epoch": lease["epoch"]})
+    assert response.status_code == 204
