@@ -30,6 +30,7 @@ bench: $(STAMP)
 	$(PY) bench/bench_lease.py
 	$(PY) bench/bench_aggregate.py
 	$(PY) bench/bench_planning.py
+	$(PY) bench/bench_group_lease.py
 
 ## Remove the embedded database (all local data).
 clean-db:

@@ -44,6 +44,15 @@ def check_leasing_settings(app_configs: Any, **kwargs: Any) -> list[Error]:
                 id="indexer.E005",
             )
         )
+    if settings.LEASE_PRIORITY_MIN > settings.LEASE_PRIORITY_MAX:
+        errors.append(
+            Error(
+                "LEASE_PRIORITY_MIN is above LEASE_PRIORITY_MAX: the history lane gets no ranges.",
+                id="indexer.E006",
+            )
+        )
+    if settings.SNAPSHOT_MAX_BYTES < 1:
+        errors.append(Error("SNAPSHOT_MAX_BYTES must be at least 1.", id="indexer.E007"))
     return errors
 
 

@@ -145,6 +145,15 @@ DEFAULT_PRIORITY = env.int("DEFAULT_PRIORITY", default=100)
 TAIL_PRIORITY = env.int("TAIL_PRIORITY", default=10)
 # Seconds a node is told to wait when nothing can be handed out.
 LEASE_RETRY_AFTER_SECONDS = env.int("LEASE_RETRY_AFTER_SECONDS", default=30)
+# Group leases (window indexing). The tail lane works ranges with priority
+# <= TAIL_PRIORITY; the history lane works the rest within these bounds and,
+# with LEASE_CAPTURE_ONLY, only ranges flagged capture.
+LEASE_PRIORITY_MIN = env.int("LEASE_PRIORITY_MIN", default=-(2**31))
+LEASE_PRIORITY_MAX = env.int("LEASE_PRIORITY_MAX", default=2**31 - 1)
+LEASE_CAPTURE_ONLY = env.bool("LEASE_CAPTURE_ONLY", default=False)
+# Where lane snapshots (serialized windows) are kept, and their size limit (413 beyond).
+SNAPSHOT_DIR = env.path("SNAPSHOT_DIR", default=VAR_DIR / "snapshots")
+SNAPSHOT_MAX_BYTES = env.int("SNAPSHOT_MAX_BYTES", default=8 * 2**30)
 # A node's last_seen_at is written at most this often.
 NODE_SEEN_INTERVAL_SECONDS = env.int("NODE_SEEN_INTERVAL_SECONDS", default=60)
 

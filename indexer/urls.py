@@ -19,4 +19,5 @@ urlpatterns = [
     ),
     path("api/v1/docs/", ApiDocsView.as_view(), name="api-docs"),
     path("api/v1/", include("seeding.urls")),
+    path("api/v1/", include("leases.urls")),
 ]

@@ -1,1 +1,144 @@
-"""Group leases (window indexing): see the window-indexing issue."""
+"""Group leases (window indexing): one lease row per group and lane.
+
+A lane is a slice of a group's ranges by priority: the tail lane works ranges
+with priority <= TAIL_PRIORITY, the history lane the rest (within
+LEASE_PRIORITY_MIN/MAX, and only capture ranges with LEASE_CAPTURE_ONLY).
+Each lane has its own holder, epoch, window snapshot and counters.
+
+`planned_articles` and `urgent_priority` summarize the lane's open (queued or
+leased) ranges. A trigger on seed_range keeps them current through
+`GroupLaneWork` (one row per group, lane and priority), so choosing a group is
+an index probe, never an aggregate over the ranges (see migration 0002 and
+docs/window-indexing.md). `LaneConfig` is the trigger's copy of the lane
+bounds, synced from the settings by `services.ensure_lane_config`.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import F, Q
+
+from indexer.models import Group
+from seeding.models import Node, SeedRange
+
+
+class Lane(models.TextChoices):
+    HISTORY = "history"
+    TAIL = "tail"
+
+
+class GroupLane(models.Model):
+    group = models.ForeignKey(Group, on_delete=models.CASCADE, related_name="lanes", db_index=False)
+    lane = models.CharField(max_length=8, choices=Lane.choices)
+    node = models.ForeignKey(
+        Node,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="lanes",
+        db_index=False,
+        verbose_name="holder",
+    )
+    epoch = models.IntegerField(default=0, db_default=0)
+    leased_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # When the lane was last taken or given back: "unheld the longest" first.
+    last_held_at = models.DateTimeField(null=True, blank=True)
+    # The range the lane's `next` handed out last (no constraint: ranges may
+    # be deleted in bulk by SQL).
+    range = models.ForeignKey(
+        SeedRange,
+        null=True,
+        blank=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        db_index=False,
+        related_name="+",
+        verbose_name="range in work",
+    )
+    snapshot_next = models.BigIntegerField(null=True, blank=True)
+    snapshot_size = models.BigIntegerField(null=True, blank=True)
+    snapshot_at = models.DateTimeField(null=True, blank=True)
+    ranges_done = models.BigIntegerField(default=0, db_default=0)
+    headers = models.BigIntegerField(default=0, db_default=0)
+    # Maintained by the seed_range trigger: open work of the lane.
+    planned_articles = models.BigIntegerField(default=0, db_default=0)
+    urgent_priority = models.IntegerField(null=True, blank=True)
+
+    class Meta:
+        db_table = "group_lane"
+        verbose_name = "group lease"
+        constraints = [
+            models.UniqueConstraint(fields=["group", "lane"], name="group_lane_key"),
+            models.CheckConstraint(
+                condition=Q(lane__in=[lane.value for lane in Lane]), name="group_lane_lane_known"
+            ),
+        ]
+        indexes = [
+            # The two turns of the choice, each an index probe in urgency order;
+            # held lanes are few and are filtered on the way.
+            models.Index(
+                F("lane"),
+                F("urgent_priority"),
+                F("planned_articles").desc(),
+                F("id"),
+                condition=Q(urgent_priority__isnull=False),
+                name="group_lane_most_planned_idx",
+            ),
+            models.Index(
+                F("lane"),
+                F("urgent_priority"),
+                F("last_held_at").asc(nulls_first=True),
+                F("id"),
+                condition=Q(urgent_priority__isnull=False),
+                name="group_lane_unheld_idx",
+            ),
+            models.Index(
+                fields=["node"], condition=Q(node__isnull=False), name="group_lane_node_idx"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.group} ({self.lane})"
+
+
+class GroupLaneWork(models.Model):
+    """Open ranges and articles of one group's lane at one priority (trigger-maintained)."""
+
+    # No constraint and no cascade: the trigger writes here while Django
+    # deletes a group's ranges; stale zero rows are harmless.
+    group = models.ForeignKey(
+        Group, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
+    )
+    lane = models.CharField(max_length=8, choices=Lane.choices)
+    priority = models.IntegerField()
+    ranges = models.BigIntegerField(default=0)
+    articles = models.BigIntegerField(default=0)
+
+    class Meta:
+        db_table = "group_lane_work"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["group", "lane", "priority"], name="group_lane_work_key"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"group {self.group_id} {self.lane} @{self.priority}: {self.ranges} ranges"
+
+
+class LaneConfig(models.Model):
+    """The lane bounds the seed_range trigger classifies ranges by (one row, id 1)."""
+
+    id = models.IntegerField(primary_key=True, default=1)
+    tail_max = models.IntegerField()
+    history_min = models.IntegerField()
+    history_max = models.IntegerField()
+    capture_only = models.BooleanField()
+
+    class Meta:
+        db_table = "group_lane_config"
+        constraints = [models.CheckConstraint(condition=Q(id=1), name="group_lane_config_one_row")]
+
+    def __str__(self) -> str:
+        return f"tail <= {self.tail_max}, history {self.history_min}..{self.history_max}"

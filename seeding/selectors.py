@@ -9,18 +9,11 @@ from django.conf import settings
 
 from indexer.space import room
 from indexer.sql import Queries
+from leases.selectors import lanes_status
 
 from .models import RangeStatus
 
 status_sql = Queries(Path(__file__).parent / "sql" / "status.sql")
-
-
-def lanes_status() -> list[dict[str, Any]]:
-    try:
-        from leases.selectors import lanes_status as lanes
-    except ImportError:
-        return []
-    return lanes()
 
 
 def paused_reason() -> str | None:

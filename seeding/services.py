@@ -20,6 +20,8 @@ from indexer.api.errors import Invalid, LeaseLost, NotFound
 from indexer.models import Group
 from indexer.space import room
 from indexer.sql import Queries
+from leases.lanes import lane_bounds
+from leases.services import count_finished_range
 
 from .models import Node, RangeStatus, SeedRange
 from .tokens import hash_token, new_token
@@ -94,15 +96,6 @@ def current_rule_version() -> int | None:
     return current_rules().version
 
 
-def held_group_ids() -> list[int]:
-    """Groups whose lane is held by a live group lease: range leases skip them."""
-    try:
-        from leases.selectors import live_held_group_ids
-    except ImportError:
-        return []
-    return live_held_group_ids()
-
-
 _last_retire = 0.0
 
 
@@ -135,7 +128,8 @@ def lease_range(node_id: int) -> LeaseOffer:
         "max_attempts": settings.MAX_ATTEMPTS,
         "urgent_below": settings.DEFAULT_PRIORITY,
         "rule_version": current_rule_version(),
-        "held_groups": held_group_ids(),
+        # Ranges of a lane held by a live group lease are skipped.
+        **lane_bounds(),
     }
     row = ranges_sql.fetchone("lease_range", params)
     if row is None and retire_quiet_ranges():
@@ -212,19 +206,12 @@ def heartbeat_range(node_id: int, range_id: int, epoch: int) -> None:
 
 def finish_range(node_id: int, range_id: int, epoch: int) -> None:
     params = {"range_id": range_id, "node_id": node_id, "epoch": epoch}
-    row = ranges_sql.fetchone("finish_range", params)
-    if row is None:
-        raise _lease_lost(node_id, range_id, epoch)
-    count_finished_on_lane(range_id, row[0], row[1])
-
-
-def count_finished_on_lane(range_id: int, group_id: int, headers: int) -> None:
-    """Finishing a range a lane handed out counts it on that lane's lease."""
-    try:
-        from leases.services import count_finished_range
-    except ImportError:
-        return
-    count_finished_range(range_id, group_id, headers)
+    with transaction.atomic():
+        row = ranges_sql.fetchone("finish_range", params)
+        if row is None:
+            raise _lease_lost(node_id, range_id, epoch)
+        # Finishing a range a lane handed out counts it on that lane's lease.
+        count_finished_range(range_id, row[0], row[1])
 
 
 def release_range(

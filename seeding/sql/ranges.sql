@@ -26,13 +26,22 @@ UPDATE seed_range
 -- leases; past that the others go first. The live leases are only counted
 -- when an urgent range is queued at all (the CASE runs that subquery
 -- lazily). Each branch is a probe of the claim index; nothing scans the table.
+-- A range whose lane (by priority, see leases/lanes.py) is held by a live
+-- group lease is skipped: one probe of group_lane's unique (group, lane)
+-- index per candidate.
 WITH mix AS MATERIALIZED (
     -- The most urgent queued priority is the first entry of the claim index
     -- (an ORDER BY … LIMIT 1 probe keeps that true under a generic plan).
     SELECT CASE
              WHEN coalesce((SELECT priority FROM seed_range
                              WHERE status = 'queued'
-                               AND NOT (group_id = ANY(%(held_groups)s::bigint[]))
+                               AND NOT EXISTS (SELECT 1 FROM group_lane AS gl
+                        WHERE gl.group_id = seed_range.group_id
+                          AND gl.lane = group_lane_of(seed_range.priority, seed_range.capture,
+                                                      %(tail_max)s, %(history_min)s,
+                                                      %(history_max)s, %(capture_only)s)
+                          AND gl.node_id IS NOT NULL
+                          AND gl.heartbeat_at >= now() - make_interval(secs => %(ttl)s))
                              ORDER BY priority, id
                              LIMIT 1), %(urgent_below)s) >= %(urgent_below)s
              THEN false
@@ -53,7 +62,13 @@ WITH mix AS MATERIALIZED (
     SELECT id FROM seed_range
      WHERE status = 'queued'
        AND priority BETWEEN (SELECT lo1 FROM bounds) AND (SELECT hi1 FROM bounds)
-       AND NOT (group_id = ANY(%(held_groups)s::bigint[]))
+       AND NOT EXISTS (SELECT 1 FROM group_lane AS gl
+                        WHERE gl.group_id = seed_range.group_id
+                          AND gl.lane = group_lane_of(seed_range.priority, seed_range.capture,
+                                                      %(tail_max)s, %(history_min)s,
+                                                      %(history_max)s, %(capture_only)s)
+                          AND gl.node_id IS NOT NULL
+                          AND gl.heartbeat_at >= now() - make_interval(secs => %(ttl)s))
      ORDER BY priority, id
      LIMIT 1
      FOR UPDATE SKIP LOCKED
@@ -61,7 +76,13 @@ WITH mix AS MATERIALIZED (
     SELECT id FROM seed_range
      WHERE status = 'queued'
        AND priority BETWEEN (SELECT lo2 FROM bounds) AND (SELECT hi2 FROM bounds)
-       AND NOT (group_id = ANY(%(held_groups)s::bigint[]))
+       AND NOT EXISTS (SELECT 1 FROM group_lane AS gl
+                        WHERE gl.group_id = seed_range.group_id
+                          AND gl.lane = group_lane_of(seed_range.priority, seed_range.capture,
+                                                      %(tail_max)s, %(history_min)s,
+                                                      %(history_max)s, %(capture_only)s)
+                          AND gl.node_id IS NOT NULL
+                          AND gl.heartbeat_at >= now() - make_interval(secs => %(ttl)s))
      ORDER BY priority, id
      LIMIT 1
      FOR UPDATE SKIP LOCKED

@@ -75,15 +75,36 @@ def render_status(status: dict[str, Any]) -> str:
         out.append("")
         lane_rows = [
             [
-                lane.get("group"),
-                lane.get("lane"),
-                lane.get("holder") or "",
-                lane.get("ranges_done", 0),
-                lane.get("headers", 0),
+                lane["group"],
+                lane["lane"],
+                (lane["holder"] or "") + ("" if lane["live"] or not lane["holder"] else " (quiet)"),
+                lane["epoch"],
+                lane["range"] or "",
+                "" if lane["snapshot_next"] is None else lane["snapshot_next"],
+                "" if lane["snapshot_age_seconds"] is None else f"{lane['snapshot_age_seconds']}s",
+                "" if lane["snapshot_size"] is None else f"{lane['snapshot_size']:,}",
+                lane["ranges_done"],
+                f"{lane['headers']:,}",
             ]
             for lane in status["lanes"]
         ]
-        out.append(format_table(["group", "lane", "holder", "ranges done", "headers"], lane_rows))
+        out.append(
+            format_table(
+                [
+                    "group",
+                    "lane",
+                    "holder",
+                    "epoch",
+                    "range",
+                    "snapshot next",
+                    "age",
+                    "size",
+                    "ranges done",
+                    "headers",
+                ],
+                lane_rows,
+            )
+        )
     out.append("")
     out.append(f"Headers in the last hour: {status['headers_last_hour']:,}")
     out.append(f"Leasing paused: {status['paused']}" if status["paused"] else "Leasing: open")

@@ -1,0 +1,60 @@
+"""Input and output shapes of the group-lease protocol (../shared/PROTOCOL.md)."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from seeding.serializers import MAX_ARTICLE, EpochIn
+
+from .lanes import LANES
+
+
+class LaneIn(serializers.Serializer):
+    lane = serializers.ChoiceField(choices=LANES)
+
+
+class SnapshotQueryIn(EpochIn):
+    pass
+
+
+class SnapshotPutQueryIn(EpochIn):
+    next = serializers.IntegerField(
+        min_value=0, max_value=MAX_ARTICLE, help_text="The first article the window has not read."
+    )
+
+
+class GroupOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    priority = serializers.IntegerField()
+
+
+class SnapshotOut(serializers.Serializer):
+    next = serializers.IntegerField()
+    size = serializers.IntegerField()
+
+
+class LaneLeaseOut(serializers.Serializer):
+    group = GroupOut()
+    lane = serializers.CharField()
+    epoch = serializers.IntegerField()
+    rules = serializers.DictField(help_text="The rule set in force (current_rules().to_dict()).")
+    snapshot = SnapshotOut(allow_null=True)
+
+
+class LaneOfferOut(serializers.Serializer):
+    lease = LaneLeaseOut(allow_null=True)
+    retry_after = serializers.IntegerField(allow_null=True)
+    paused = serializers.CharField(allow_null=True)
+
+
+class LaneRangeOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    start = serializers.IntegerField()
+    end = serializers.IntegerField()
+    next = serializers.IntegerField(help_text="The resume point: the first article not reported.")
+    epoch = serializers.IntegerField(help_text="The range's own epoch, for batch and finish.")
+
+
+class NextOut(serializers.Serializer):
+    range = LaneRangeOut(allow_null=True)

@@ -1,0 +1,336 @@
+"""Writes of the group-lease protocol (window indexing): lanes, their ranges, snapshots.
+
+A worker holds one lane (history or tail) of a group and asks for the lane's
+ranges one after another in article order, carrying one window of open files
+across them (../shared/PROTOCOL.md, "Group leases"). Every statement lives in
+`sql/lanes.sql`; the functions here are its only callers. A fenced statement
+that matches nothing is explained by `_lane_lost` (unknown group: 404; not
+this node's lane, or a stale epoch: 409).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import IO, Any
+
+from django.conf import settings
+from django.db import transaction
+
+from indexer.api.errors import Invalid, LeaseLost, NotFound, TooLarge
+from indexer.rulesets import current_rules
+from indexer.space import catalog_full
+
+from . import snapshots
+from .lanes import LANES, lane_bounds
+from .models import Lane
+from .queries import lanes_sql
+
+# pg_advisory_xact_lock key that serializes hand-outs of group lanes ("lane").
+LEASE_LOCK_KEY = 0x6C616E65
+MAX_GROUP_ID = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class GroupRef:
+    id: int
+    name: str
+    priority: int
+
+
+@dataclass(frozen=True)
+class SnapshotRef:
+    next: int
+    size: int
+
+
+@dataclass(frozen=True)
+class LaneLease:
+    group: GroupRef
+    lane: str
+    epoch: int
+    rules: dict[str, Any]
+    snapshot: SnapshotRef | None
+
+
+@dataclass(frozen=True)
+class LaneOffer:
+    lease: LaneLease | None
+    retry_after: int | None = None
+    paused: str | None = None
+
+
+@dataclass(frozen=True)
+class LaneRange:
+    id: int
+    start: int
+    end: int
+    next: int
+    epoch: int
+
+
+@dataclass
+class SnapshotFile:
+    file: IO[bytes]
+    next: int
+    size: int
+
+
+def checked_lane(lane: str) -> str:
+    if lane not in LANES:
+        raise Invalid(f"lane: {lane!r} is not a lane; use one of {', '.join(LANES)}.")
+    return lane
+
+
+def checked_group_id(group_id: int) -> int:
+    if group_id > MAX_GROUP_ID:
+        raise NotFound(f"Group {group_id} does not exist.")
+    return group_id
+
+
+# --- the lane summaries the choice reads -------------------------------------
+
+
+def ensure_lane_config() -> bool:
+    """Give the trigger the lane bounds of the settings; rebuild the summaries if they changed.
+
+    Runs inside the hand-out lock. A rebuild (first use, or changed bounds)
+    aggregates the open ranges once, with range writers waiting; otherwise
+    this is one primary-key read.
+    """
+    bounds = lane_bounds()
+    row = lanes_sql.fetchone("lane_config", {})
+    wanted = (
+        bounds["tail_max"],
+        bounds["history_min"],
+        bounds["history_max"],
+        bounds["capture_only"],
+    )
+    if row is not None and tuple(row) == wanted:
+        return False
+    lanes_sql.execute("lock_ranges_for_rebuild", {})
+    lanes_sql.execute("save_lane_config", bounds)
+    lanes_sql.execute("clear_lane_work", {})
+    lanes_sql.execute("fill_lane_work", bounds)
+    lanes_sql.execute("create_worked_lanes", {})
+    lanes_sql.execute("summarize_lanes", {})
+    return True
+
+
+def rebuild_lane_work() -> None:
+    """Recount every lane's planned work from the ranges (operators, benchmarks)."""
+    with transaction.atomic():
+        lanes_sql.fetchone("lock_group_leases", {"key": LEASE_LOCK_KEY})
+        lanes_sql.execute("lock_ranges_for_rebuild", {})
+        lanes_sql.execute("save_lane_config", lane_bounds())
+        lanes_sql.execute("clear_lane_work", {})
+        lanes_sql.execute("fill_lane_work", lane_bounds())
+        lanes_sql.execute("create_worked_lanes", {})
+        lanes_sql.execute("summarize_lanes", {})
+
+
+# --- the protocol --------------------------------------------------------------
+
+
+def lease_lane(node_id: int, lane: str) -> LaneOffer:
+    """Hand a free group's lane to a node, or say why nothing is handed out."""
+    checked_lane(lane)
+    retry = settings.LEASE_RETRY_AFTER_SECONDS
+    if lane == Lane.HISTORY:
+        reason = catalog_full()
+        if reason is not None:
+            return LaneOffer(None, retry_after=retry, paused=reason)
+    ttl = settings.LEASE_TTL_SECONDS
+    bounds = lane_bounds()
+    with transaction.atomic():
+        lanes_sql.fetchone("lock_group_leases", {"key": LEASE_LOCK_KEY})
+        ensure_lane_config()
+        turn = lanes_sql.fetchone("next_turn", {})
+        by_size = turn is not None and turn[0] % 2 == 1
+        pick = "pick_most_planned" if by_size else "pick_unheld_longest"
+        chosen = lanes_sql.fetchone(pick, {"lane": lane, "ttl": ttl})
+        if chosen is None:
+            return LaneOffer(None, retry_after=retry)
+        lane_id = chosen[0]
+        free = lanes_sql.fetchone("lock_free_lane", {"lane_id": lane_id, "ttl": ttl})
+        if free is None:  # cannot happen under the lock; say "retry" rather than fail
+            return LaneOffer(None, retry_after=retry)
+        group_id, last_holder, range_in_work, snap_next, snap_at = free
+        lanes_sql.execute(
+            "reset_lane_ranges",
+            {
+                **bounds,
+                "group_id": group_id,
+                "lane": lane,
+                "ttl": ttl,
+                "range_id": range_in_work,
+                "last_holder": last_holder,
+                "snap_next": snap_next,
+                "snap_at": snap_at,
+            },
+        )
+        taken = lanes_sql.fetchone("take_lane", {"lane_id": lane_id, "node_id": node_id})
+    assert taken is not None  # the row was locked above
+    group_id, name, priority, epoch, snapshot_next, snapshot_size = taken
+    snapshot = None if snapshot_next is None else SnapshotRef(snapshot_next, snapshot_size or 0)
+    return LaneOffer(
+        LaneLease(
+            group=GroupRef(group_id, name, priority),
+            lane=lane,
+            epoch=epoch,
+            rules=current_rules().to_dict(),
+            snapshot=snapshot,
+        )
+    )
+
+
+def _lane_lost(node_id: int, group_id: int, lane: str, epoch: int) -> Exception:
+    row = lanes_sql.fetchone("lane_holder", {"group_id": group_id, "lane": lane})
+    if row is None:
+        return NotFound(f"Group {group_id} does not exist.")
+    _group, holder, current_epoch = row
+    if holder != node_id:
+        return LeaseLost(
+            f"The {lane} lane of group {group_id} is not this node's now: "
+            "drop the window and lease again."
+        )
+    return LeaseLost(
+        f"Epoch {epoch} of the {lane} lane of group {group_id} is stale (the current one is "
+        f"{current_epoch}): drop the window and lease again."
+    )
+
+
+def _fence(node_id: int, group_id: int, lane: str, epoch: int) -> tuple[int, int | None]:
+    """The holder's heartbeat; returns (lane row id, range in work) or raises."""
+    row = lanes_sql.fetchone(
+        "touch_lane", {"group_id": group_id, "lane": lane, "node_id": node_id, "epoch": epoch}
+    )
+    if row is None:
+        raise _lane_lost(node_id, group_id, lane, epoch)
+    return row[0], row[1]
+
+
+def next_lane_range(node_id: int, group_id: int, lane: str, epoch: int) -> LaneRange | None:
+    """The holder's range in work, or the lane's next queued range leased to it; None: caught up."""
+    checked_lane(lane)
+    checked_group_id(group_id)
+    with transaction.atomic():
+        lane_id, range_in_work = _fence(node_id, group_id, lane, epoch)
+        row = lanes_sql.fetchone(
+            "next_lane_range",
+            {
+                **lane_bounds(),
+                "group_id": group_id,
+                "lane": lane,
+                "node_id": node_id,
+                "range_id": range_in_work,
+                "rule_version": current_rules().version,
+            },
+        )
+        handed = None if row is None else LaneRange(*row)
+        new_range = None if handed is None else handed.id
+        if new_range != range_in_work:
+            lanes_sql.execute("set_lane_range", {"lane_id": lane_id, "range_id": new_range})
+    return handed
+
+
+def heartbeat_lane(node_id: int, group_id: int, lane: str, epoch: int) -> None:
+    checked_lane(lane)
+    _fence(node_id, checked_group_id(group_id), lane, epoch)
+
+
+def release_lane(node_id: int, group_id: int, lane: str, epoch: int) -> None:
+    """Give the lane back: its range in work is queued at its resume point."""
+    checked_lane(lane)
+    checked_group_id(group_id)
+    row = lanes_sql.fetchone(
+        "release_lane", {"group_id": group_id, "lane": lane, "node_id": node_id, "epoch": epoch}
+    )
+    if row is None or row[0] != 1:
+        raise _lane_lost(node_id, group_id, lane, epoch)
+
+
+def count_finished_range(range_id: int, group_id: int, headers: int) -> None:
+    """A finished range counts on the lane that handed it out (range protocol's finish)."""
+    lanes_sql.execute(
+        "count_finished_range", {"range_id": range_id, "group_id": group_id, "headers": headers}
+    )
+
+
+def force_release_lanes(lane_ids: Iterable[int]) -> int:
+    """An operator takes lanes back; their holders are fenced. Returns how many were held."""
+    row = lanes_sql.fetchone("force_release_lanes", {"ids": list(lane_ids)})
+    return int(row[0]) if row else 0
+
+
+# --- snapshots -----------------------------------------------------------------
+
+
+def _locked_lane(node_id: int, group_id: int, lane: str, epoch: int) -> tuple[int, str]:
+    row = lanes_sql.fetchone(
+        "lock_lane_snapshot",
+        {"group_id": group_id, "lane": lane, "node_id": node_id, "epoch": epoch},
+    )
+    if row is None:
+        raise _lane_lost(node_id, group_id, lane, epoch)
+    return row[0], row[1]
+
+
+def store_snapshot(
+    node_id: int,
+    group_id: int,
+    lane: str,
+    epoch: int,
+    next_article: int,
+    chunks: Iterable[bytes],
+    length: int | None,
+) -> int:
+    """Stream a lane's snapshot to disk and make it the lane's snapshot; returns its size.
+
+    The holder is checked before a byte is read and again, with the lane row
+    locked, when the finished file replaces the old one.
+    """
+    checked_lane(lane)
+    checked_group_id(group_id)
+    limit = settings.SNAPSHOT_MAX_BYTES
+    if length is not None and length > limit:
+        raise TooLarge(f"The snapshot is {length} bytes; SNAPSHOT_MAX_BYTES allows {limit} bytes.")
+    with transaction.atomic():
+        _lane_id, name = _locked_lane(node_id, group_id, lane, epoch)
+    final = snapshots.snapshot_path(group_id, name, lane)
+    part = snapshots.part_path(final, epoch)
+    size = snapshots.write_part(part, chunks, length, limit)
+    try:
+        with transaction.atomic():
+            lane_id, _name = _locked_lane(node_id, group_id, lane, epoch)
+            snapshots.install(part, final)
+            lanes_sql.execute(
+                "record_snapshot", {"lane_id": lane_id, "next": next_article, "size": size}
+            )
+    finally:
+        part.unlink(missing_ok=True)
+    return size
+
+
+def open_snapshot(node_id: int, group_id: int, lane: str, epoch: int) -> SnapshotFile:
+    """The lane's snapshot, opened for streaming (the caller closes it)."""
+    checked_lane(lane)
+    checked_group_id(group_id)
+    with transaction.atomic():
+        row = lanes_sql.fetchone(
+            "read_lane_snapshot",
+            {"group_id": group_id, "lane": lane, "node_id": node_id, "epoch": epoch},
+        )
+        if row is None:
+            raise _lane_lost(node_id, group_id, lane, epoch)
+        _lane_id, name, snap_next, _size = row
+        if snap_next is None:
+            raise NotFound(f"The {lane} lane of group {group_id} has no snapshot yet.")
+        try:
+            handle = open(snapshots.snapshot_path(group_id, name, lane), "rb")
+        except FileNotFoundError as exc:
+            raise NotFound(
+                f"The snapshot of the {lane} lane of group {group_id} is missing on disk."
+            ) from exc
+    return SnapshotFile(handle, snap_next, os.fstat(handle.fileno()).st_size)

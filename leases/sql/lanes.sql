@@ -1,0 +1,286 @@
+-- Group leases (window indexing). Every statement about a held lane names
+-- the node and the lane's epoch, so a stale holder changes nothing. Which
+-- lane a range belongs to is group_lane_of(priority, capture, bounds) with
+-- the bounds passed from the settings (see leases/lanes.py). Time is the
+-- database's now().
+
+-- name: lock_group_leases
+-- Hand-outs of group lanes are serialized; the lock ends with the transaction.
+SELECT pg_advisory_xact_lock(%(key)s);
+
+-- name: lane_config
+SELECT tail_max, history_min, history_max, capture_only FROM group_lane_config WHERE id = 1;
+
+-- name: save_lane_config
+INSERT INTO group_lane_config (id, tail_max, history_min, history_max, capture_only)
+VALUES (1, %(tail_max)s, %(history_min)s, %(history_max)s, %(capture_only)s)
+ON CONFLICT (id) DO UPDATE
+   SET tail_max = excluded.tail_max, history_min = excluded.history_min,
+       history_max = excluded.history_max, capture_only = excluded.capture_only;
+
+-- name: lock_ranges_for_rebuild
+-- Writers of seed_range wait while the lane summaries are rebuilt (the
+-- trigger would otherwise count their changes twice or not at all).
+LOCK TABLE seed_range IN SHARE MODE;
+
+-- name: clear_lane_work
+DELETE FROM group_lane_work;
+
+-- name: fill_lane_work
+INSERT INTO group_lane_work (group_id, lane, priority, ranges, articles)
+SELECT group_id, lane, priority, count(*), sum(end_id - start_id + 1)
+  FROM (SELECT group_id, priority, start_id, end_id,
+               group_lane_of(priority, capture, %(tail_max)s, %(history_min)s,
+                             %(history_max)s, %(capture_only)s) AS lane
+          FROM seed_range
+         WHERE status IN ('queued', 'leased')) AS open_ranges
+ WHERE lane IS NOT NULL
+ GROUP BY 1, 2, 3;
+
+-- name: create_worked_lanes
+INSERT INTO group_lane (group_id, lane)
+SELECT DISTINCT w.group_id, w.lane
+  FROM group_lane_work AS w
+  JOIN news_group AS g ON g.id = w.group_id
+ON CONFLICT (group_id, lane) DO NOTHING;
+
+-- name: summarize_lanes
+UPDATE group_lane AS gl
+   SET planned_articles = coalesce(s.planned, 0), urgent_priority = s.urgent
+  FROM group_lane AS k
+  LEFT JOIN (SELECT group_id, lane, sum(articles) AS planned, min(priority) AS urgent
+               FROM group_lane_work
+              WHERE ranges > 0
+              GROUP BY 1, 2) AS s
+    ON s.group_id = k.group_id AND s.lane = k.lane
+ WHERE gl.id = k.id
+   AND (gl.planned_articles IS DISTINCT FROM coalesce(s.planned, 0)
+        OR gl.urgent_priority IS DISTINCT FROM s.urgent);
+
+-- name: next_turn
+SELECT nextval('group_lane_turn_seq');
+
+-- name: pick_most_planned
+-- A free lane (no holder, or one quiet past the TTL) of an active group with
+-- the most urgent open range, then the most planned articles. An index probe
+-- on group_lane_most_planned_idx; held lanes are filtered on the way.
+SELECT gl.id
+  FROM group_lane AS gl
+  JOIN news_group AS g ON g.id = gl.group_id
+ WHERE gl.lane = %(lane)s
+   AND gl.urgent_priority IS NOT NULL
+   AND (gl.node_id IS NULL OR gl.heartbeat_at < now() - make_interval(secs => %(ttl)s))
+   AND g.active
+ ORDER BY gl.lane, gl.urgent_priority, gl.planned_articles DESC, gl.id
+ LIMIT 1;
+
+-- name: pick_unheld_longest
+-- As pick_most_planned, then the lane unheld the longest (never held first).
+SELECT gl.id
+  FROM group_lane AS gl
+  JOIN news_group AS g ON g.id = gl.group_id
+ WHERE gl.lane = %(lane)s
+   AND gl.urgent_priority IS NOT NULL
+   AND (gl.node_id IS NULL OR gl.heartbeat_at < now() - make_interval(secs => %(ttl)s))
+   AND g.active
+ ORDER BY gl.lane, gl.urgent_priority, gl.last_held_at ASC NULLS FIRST, gl.id
+ LIMIT 1;
+
+-- name: lock_free_lane
+-- The chosen lane as it was before this hand-out (its last holder and range
+-- in work), locked, and only while it is still free.
+SELECT gl.group_id, gl.node_id, gl.range_id, gl.snapshot_next, gl.snapshot_at
+  FROM group_lane AS gl
+ WHERE gl.id = %(lane_id)s
+   AND (gl.node_id IS NULL OR gl.heartbeat_at < now() - make_interval(secs => %(ttl)s))
+   FOR UPDATE;
+
+-- name: reset_lane_ranges
+-- What the lane's snapshot does not cover is queued again. From the
+-- snapshot's article on, ranges the window worked after the snapshot (the
+-- last holder's range in work, quiet leases, done since the snapshot, or
+-- read past it) restart at max(start, snapshot next); a range done before
+-- the snapshot stays done. Without a snapshot, leased ranges left behind
+-- are queued at their resume points. Live range leases are never touched.
+UPDATE seed_range AS r
+   SET status = 'queued',
+       node_id = NULL,
+       done_at = NULL,
+       next_id = CASE WHEN %(snap_next)s::bigint IS NOT NULL AND r.end_id >= %(snap_next)s::bigint
+                      THEN GREATEST(r.start_id, %(snap_next)s::bigint)
+                      ELSE r.next_id END
+ WHERE r.group_id = %(group_id)s
+   AND group_lane_of(r.priority, r.capture, %(tail_max)s, %(history_min)s,
+                     %(history_max)s, %(capture_only)s) = %(lane)s
+   AND (
+        (r.status = 'leased'
+         AND ((r.id = %(range_id)s AND r.node_id = %(last_holder)s)
+              OR r.heartbeat_at < now() - make_interval(secs => %(ttl)s)))
+     OR (%(snap_next)s::bigint IS NOT NULL
+         AND r.end_id >= %(snap_next)s::bigint
+         AND ((r.status = 'done' AND r.done_at > %(snap_at)s)
+              OR (r.status = 'queued' AND r.next_id > GREATEST(r.start_id, %(snap_next)s::bigint))))
+   );
+
+-- name: take_lane
+-- last_held_at takes the clock, not the transaction's start: hand-outs and
+-- releases inside one transaction still order.
+UPDATE group_lane AS gl
+   SET node_id = %(node_id)s, epoch = gl.epoch + 1, leased_at = now(), heartbeat_at = now(),
+       last_held_at = clock_timestamp(), range_id = NULL
+  FROM news_group AS g
+ WHERE gl.id = %(lane_id)s AND g.id = gl.group_id
+RETURNING gl.group_id, g.name, g.priority, gl.epoch, gl.snapshot_next, gl.snapshot_size;
+
+-- name: touch_lane
+-- The holder's heartbeat; answers with the lane's range in work.
+UPDATE group_lane
+   SET heartbeat_at = now()
+ WHERE group_id = %(group_id)s AND lane = %(lane)s AND node_id = %(node_id)s AND epoch = %(epoch)s
+RETURNING id, range_id;
+
+-- name: lane_holder
+-- Only read when a fenced statement matched nothing, to say why.
+SELECT g.id, gl.node_id, gl.epoch
+  FROM news_group AS g
+  LEFT JOIN group_lane AS gl ON gl.group_id = g.id AND gl.lane = %(lane)s
+ WHERE g.id = %(group_id)s;
+
+-- name: next_lane_range
+-- The holder's own range in work while it is leased to it; otherwise the
+-- lane's lowest queued range in article order, claimed in one statement.
+-- Only queued ranges are claimed, so a range under a live range lease is
+-- never taken.
+WITH own AS (
+    SELECT id FROM seed_range
+     WHERE id = %(range_id)s AND group_id = %(group_id)s
+       AND status = 'leased' AND node_id = %(node_id)s
+), pick AS (
+    SELECT r.id
+      FROM seed_range AS r
+     WHERE r.group_id = %(group_id)s
+       AND r.status = 'queued'
+       AND group_lane_of(r.priority, r.capture, %(tail_max)s, %(history_min)s,
+                         %(history_max)s, %(capture_only)s) = %(lane)s
+       AND NOT EXISTS (SELECT 1 FROM own)
+     ORDER BY r.start_id, r.id
+     LIMIT 1
+       FOR UPDATE SKIP LOCKED
+), claimed AS (
+    UPDATE seed_range AS r
+       SET status = 'leased',
+           node_id = %(node_id)s,
+           epoch = r.epoch + 1,
+           attempts = r.attempts + 1,
+           leased_at = now(),
+           heartbeat_at = now(),
+           rule_version = %(rule_version)s
+      FROM pick
+     WHERE r.id = pick.id
+    RETURNING r.id, r.start_id, r.end_id, r.next_id, r.epoch
+)
+SELECT id, start_id, end_id, next_id, epoch FROM claimed
+UNION ALL
+SELECT r.id, r.start_id, r.end_id, r.next_id, r.epoch FROM seed_range AS r JOIN own ON own.id = r.id;
+
+-- name: set_lane_range
+UPDATE group_lane SET range_id = %(range_id)s WHERE id = %(lane_id)s;
+
+-- name: release_lane
+-- The lane's range in work goes back to queued at its resume point and the
+-- holder is cleared; the answer is 1 when the lane was this node's.
+WITH cur AS (
+    SELECT id, range_id FROM group_lane
+     WHERE group_id = %(group_id)s AND lane = %(lane)s AND node_id = %(node_id)s AND epoch = %(epoch)s
+       FOR UPDATE
+), freed AS (
+    UPDATE seed_range AS r
+       SET status = 'queued', node_id = NULL
+      FROM cur
+     WHERE r.id = cur.range_id AND r.status = 'leased' AND r.node_id = %(node_id)s
+    RETURNING r.id
+), cleared AS (
+    UPDATE group_lane AS gl
+       SET node_id = NULL, range_id = NULL, last_held_at = clock_timestamp()
+      FROM cur
+     WHERE gl.id = cur.id
+    RETURNING gl.id
+)
+SELECT (SELECT count(*) FROM cleared), (SELECT count(*) FROM freed);
+
+-- name: force_release_lanes
+-- An operator takes lanes back: the epoch moves on, so the holder is fenced.
+WITH cur AS (
+    SELECT id, node_id, range_id FROM group_lane
+     WHERE id = ANY(%(ids)s::bigint[]) AND node_id IS NOT NULL
+       FOR UPDATE
+), freed AS (
+    UPDATE seed_range AS r
+       SET status = 'queued', node_id = NULL
+      FROM cur
+     WHERE r.id = cur.range_id AND r.status = 'leased' AND r.node_id = cur.node_id
+    RETURNING r.id
+), cleared AS (
+    UPDATE group_lane AS gl
+       SET node_id = NULL, range_id = NULL, epoch = gl.epoch + 1, last_held_at = clock_timestamp()
+      FROM cur
+     WHERE gl.id = cur.id
+    RETURNING gl.id
+)
+SELECT (SELECT count(*) FROM cleared), (SELECT count(*) FROM freed);
+
+-- name: count_finished_range
+-- A range a lane handed out was finished: count it on the lane.
+UPDATE group_lane
+   SET ranges_done = ranges_done + 1, headers = headers + %(headers)s
+ WHERE group_id = %(group_id)s AND range_id = %(range_id)s;
+
+-- name: lock_lane_snapshot
+-- The holder's lane, locked while its snapshot file is replaced.
+SELECT gl.id, g.name
+  FROM group_lane AS gl
+  JOIN news_group AS g ON g.id = gl.group_id
+ WHERE gl.group_id = %(group_id)s AND gl.lane = %(lane)s
+   AND gl.node_id = %(node_id)s AND gl.epoch = %(epoch)s
+   FOR UPDATE OF gl;
+
+-- name: record_snapshot
+UPDATE group_lane
+   SET snapshot_next = %(next)s, snapshot_size = %(size)s, snapshot_at = now(), heartbeat_at = now()
+ WHERE id = %(lane_id)s;
+
+-- name: read_lane_snapshot
+-- Shared lock: a snapshot being replaced is read whole, before or after.
+SELECT gl.id, g.name, gl.snapshot_next, gl.snapshot_size
+  FROM group_lane AS gl
+  JOIN news_group AS g ON g.id = gl.group_id
+ WHERE gl.group_id = %(group_id)s AND gl.lane = %(lane)s
+   AND gl.node_id = %(node_id)s AND gl.epoch = %(epoch)s
+   FOR SHARE OF gl;
+
+-- name: group_name
+SELECT name FROM news_group WHERE id = %(group_id)s;
+
+-- name: live_lane_count
+SELECT count(*) FROM group_lane
+ WHERE node_id IS NOT NULL AND heartbeat_at >= now() - make_interval(secs => %(ttl)s);
+
+-- name: lanes_status
+-- Lanes that are held or have done anything; live holders first.
+SELECT g.name AS "group",
+       gl.lane,
+       n.name AS holder,
+       gl.epoch,
+       gl.range_id AS "range",
+       gl.snapshot_next,
+       extract(epoch FROM now() - gl.snapshot_at)::bigint AS snapshot_age_seconds,
+       gl.snapshot_size,
+       gl.ranges_done,
+       gl.headers,
+       (gl.node_id IS NOT NULL AND gl.heartbeat_at >= now() - make_interval(secs => %(ttl)s)) AS live
+  FROM group_lane AS gl
+  JOIN news_group AS g ON g.id = gl.group_id
+  LEFT JOIN seed_node AS n ON n.id = gl.node_id
+ WHERE gl.node_id IS NOT NULL OR gl.snapshot_at IS NOT NULL OR gl.ranges_done > 0
+ ORDER BY live DESC, g.name, gl.lane
+ LIMIT %(limit)s;

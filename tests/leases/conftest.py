@@ -1,0 +1,46 @@
+"""Fixtures for group leases: lane calls over HTTP and time moved in the database."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connection
+
+
+def lease_lane(client: Any, lane: str = "history") -> dict[str, Any]:
+    response = client.post("/api/v1/groups/lease", {"lane": lane})
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def lane_path(lease: dict[str, Any], action: str) -> str:
+    return f"/api/v1/groups/{lease['group']['id']}/lanes/{lease['lane']}/{action}"
+
+
+def next_range(client: Any, lease: dict[str, Any]) -> dict[str, Any] | None:
+    response = client.post(lane_path(lease, "next"), {"epoch": lease["epoch"]})
+    assert response.status_code == 200, response.content
+    return response.json()["range"]
+
+
+@pytest.fixture
+def backdate_lane() -> Callable[..., None]:
+    """Move a lane's heartbeat into the past, in the database (no sleeping)."""
+
+    def move(group_id: int, lane: str, seconds: int) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "UPDATE group_lane SET heartbeat_at = now() - make_interval(secs => %s)"
+                " WHERE group_id = %s AND lane = %s",
+                [seconds, group_id, lane],
+            )
+
+    return move
+
+
+@pytest.fixture
+def snapshot_dir(settings: Any, tmp_path: Any) -> Any:
+    settings.SNAPSHOT_DIR = tmp_path / "snapshots"
+    return settings.SNAPSHOT_DIR

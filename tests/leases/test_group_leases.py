@@ -1,0 +1,515 @@
+"""The group-lease protocol (window indexing) over real HTTP requests against PostgreSQL."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+
+from leases.models import GroupLane
+from seeding.models import RangeStatus, SeedRange
+from tests.factories import GroupFactory, SeedRangeFactory
+from tests.leases.conftest import lane_path, lease_lane, next_range
+
+pytestmark = pytest.mark.django_db
+
+
+def ranges_of(group, count, start=1000, size=1000, **kwargs):
+    return [
+        SeedRangeFactory(
+            group=group,
+            start_id=start + i * size,
+            end_id=start + (i + 1) * size - 1,
+            next_id=start + i * size,
+            **kwargs,
+        )
+        for i in range(count)
+    ]
+
+
+def leased(client, lane="history"):
+    body = lease_lane(client, lane)
+    assert body["lease"] is not None, body
+    return body["lease"]
+
+
+class TestLease:
+    def test_a_lease_hands_out_a_groups_lane_with_rules_and_no_snapshot(self, node_client):
+        group = GroupFactory(priority=40)
+        ranges_of(group, 2)
+        node = node_client()
+        body = lease_lane(node)
+        assert body["retry_after"] is None
+        assert body["paused"] is None
+        lease = body["lease"]
+        assert lease["group"] == {"id": group.id, "name": group.name, "priority": 40}
+        assert lease["lane"] == "history"
+        assert lease["epoch"] == 1
+        assert lease["rules"]["version"] >= 1
+        assert lease["snapshot"] is None
+        row = GroupLane.objects.get(group=group, lane="history")
+        assert row.node_id == node.node.id
+        assert row.last_held_at is not None
+
+    def test_nothing_to_lease_says_when_to_retry(self, node_client):
+        body = lease_lane(node_client())
+        assert body == {"lease": None, "retry_after": body["retry_after"], "paused": None}
+        assert body["retry_after"] > 0
+
+    def test_a_bad_lane_is_a_400(self, node_client):
+        response = node_client().post("/api/v1/groups/lease", {"lane": "middle"})
+        assert response.status_code == 400
+        assert response.json()["error"] == "invalid"
+        assert "lane" in response.json()["detail"]
+
+    def test_lanes_split_a_groups_ranges_by_priority(self, node_client, settings):
+        group = GroupFactory()
+        history = ranges_of(group, 1, start=1000)[0]
+        tail = ranges_of(group, 1, start=90_000, priority=settings.TAIL_PRIORITY)[0]
+        node = node_client()
+        history_lease = leased(node, "history")
+        tail_lease = leased(node, "tail")
+        assert history_lease["group"]["id"] == tail_lease["group"]["id"] == group.id
+        assert next_range(node, history_lease)["id"] == history.id
+        assert next_range(node, tail_lease)["id"] == tail.id
+        assert next_range(node, history_lease)["id"] == history.id  # own range in work
+
+    def test_the_history_lane_keeps_within_the_priority_bounds_and_capture(
+        self, node_client, settings
+    ):
+        group = GroupFactory()
+        outside = ranges_of(group, 1, start=1000, priority=500)[0]
+        plain = ranges_of(group, 1, start=5000, priority=100)[0]
+        capture = ranges_of(group, 1, start=9000, priority=100, capture=True)[0]
+        settings.LEASE_PRIORITY_MAX = 200
+        settings.LEASE_CAPTURE_ONLY = True
+        node = node_client()
+        lease = leased(node)
+        assert next_range(node, lease)["id"] == capture.id
+        SeedRange.objects.filter(id=capture.id).update(status="done", next_id=capture.end_id + 1)
+        assert next_range(node, lease) is None
+        assert SeedRange.objects.get(id=outside.id).status == RangeStatus.QUEUED
+        assert SeedRange.objects.get(id=plain.id).status == RangeStatus.QUEUED
+
+    def test_the_group_with_the_most_urgent_range_goes_first(self, node_client):
+        big = GroupFactory()
+        ranges_of(big, 5, priority=100)
+        urgent = GroupFactory()
+        ranges_of(urgent, 1, priority=50)
+        assert leased(node_client())["group"]["id"] == urgent.id
+
+    def test_turns_alternate_between_most_planned_and_unheld_longest(self, node_client):
+        small_b = GroupFactory()
+        ranges_of(small_b, 1)
+        small_c = GroupFactory()
+        ranges_of(small_c, 1)
+        big = GroupFactory()
+        ranges_of(big, 10)
+        node = node_client()
+        picks = []
+        for _ in range(6):
+            lease = leased(node)
+            picks.append(lease["group"]["id"])
+            response = node.post(lane_path(lease, "release"), {"epoch": lease["epoch"]})
+            assert response.status_code == 204
+        big_turns = [i for i, gid in enumerate(picks) if gid == big.id]
+        assert big_turns in ([0, 2, 4], [1, 3, 5]), picks
+        others = [gid for gid in picks if gid != big.id]
+        # never held first (by id), then the one given back the longest ago
+        assert others == [small_b.id, small_c.id, small_b.id], picks
+
+    def test_a_held_lane_is_not_handed_out_twice(self, node_client):
+        group = GroupFactory()
+        ranges_of(group, 3)
+        assert leased(node_client())["group"]["id"] == group.id
+        assert lease_lane(node_client())["lease"] is None
+
+    def test_the_history_lane_pauses_while_the_catalog_is_full(self, node_client, monkeypatch):
+        group = GroupFactory()
+        ranges_of(group, 1)
+        ranges_of(group, 1, start=90_000, priority=5)
+        monkeypatch.setattr("leases.services.catalog_full", lambda: "the catalog is full")
+        node = node_client()
+        body = lease_lane(node, "history")
+        assert body["lease"] is None
+        assert body["paused"] == "the catalog is full"
+        assert body["retry_after"] > 0
+        assert not GroupLane.objects.filter(node__isnull=False).exists()
+        assert lease_lane(node, "tail")["lease"]["group"]["id"] == group.id
+
+    def test_inactive_groups_are_not_handed_out(self, node_client):
+        group = GroupFactory(active=False)
+        ranges_of(group, 1)
+        assert lease_lane(node_client())["lease"] is None
+
+
+class TestNext:
+    def test_next_hands_out_the_lanes_ranges_in_article_order(self, node_client):
+        group = GroupFactory()
+        first, second = ranges_of(group, 2)
+        SeedRange.objects.filter(id=first.id).update(next_id=first.start_id + 10)
+        node = node_client()
+        lease = leased(node)
+        handed = next_range(node, lease)
+        assert handed == {
+            "id": first.id,
+            "start": first.start_id,
+            "end": first.end_id,
+            "next": first.start_id + 10,
+            "epoch": 1,
+        }
+        first.refresh_from_db()
+        assert first.status == RangeStatus.LEASED
+        assert first.node_id == node.node.id
+        assert first.attempts == 1
+        assert first.rule_version is not None
+        # The range protocol finishes it and counts it on the lane.
+        response = node.post(
+            f"/api/v1/ranges/{first.id}/batch", {"epoch": 1, "next": 1500, "headers": 7}
+        )
+        assert response.status_code == 200
+        assert node.post(f"/api/v1/ranges/{first.id}/finish", {"epoch": 1}).status_code == 204
+        assert next_range(node, lease)["id"] == second.id
+        row = GroupLane.objects.get(group=group, lane="history")
+        assert (row.ranges_done, row.headers, row.range_id) == (1, 7, second.id)
+
+    def test_next_is_null_when_the_lane_is_caught_up(self, node_client):
+        group = GroupFactory()
+        (only,) = ranges_of(group, 1)
+        node = node_client()
+        lease = leased(node)
+        handed = next_range(node, lease)
+        node.post(f"/api/v1/ranges/{only.id}/finish", {"epoch": handed["epoch"]})
+        assert next_range(node, lease) is None
+
+    def test_next_skips_a_range_under_a_live_range_lease(self, node_client):
+        group = GroupFactory()
+        first, second = ranges_of(group, 2)
+        ranger = node_client()
+        assert ranger.lease()["id"] == first.id  # the range protocol took it first
+        node = node_client()
+        lease = leased(node)
+        assert next_range(node, lease)["id"] == second.id
+        first.refresh_from_db()
+        assert first.node_id == ranger.node.id
+
+    def test_missing_epoch_is_a_400_and_an_unknown_group_a_404(self, node_client):
+        node = node_client()
+        response = node.post("/api/v1/groups/999999/lanes/history/next", {})
+        assert response.status_code == 400
+        assert "epoch" in response.json()["detail"]
+        response = node.post("/api/v1/groups/999999/lanes/history/next", {"epoch": 1})
+        assert response.status_code == 404
+        assert response.json()["error"] == "not_found"
+        response = node.post("/api/v1/groups/1/lanes/sideways/next", {"epoch": 1})
+        assert response.status_code == 400
+
+    def test_another_nodes_lane_is_a_409(self, node_client):
+        group = GroupFactory()
+        ranges_of(group, 1)
+        lease = leased(node_client())
+        other = node_client()
+        for action in ("next", "heartbeat", "release"):
+            response = other.post(lane_path(lease, action), {"epoch": lease["epoch"]})
+            assert response.status_code == 409, action
+            assert response.json()["error"] == "lease_lost"
+
+
+class TestHeartbeatAndRelease:
+    def test_a_heartbeat_keeps_the_lane(self, node_client, backdate_lane, settings):
+        group = GroupFactory()
+        ranges_of(group, 1)
+        node = node_client()
+        lease = leased(node)
+        backdate_lane(group.id, "history", settings.LEASE_TTL_SECONDS - 5)
+        assert (
+            node.post(lane_path(lease, "heartbeat"), {"epoch": lease["epoch"]}).status_code == 204
+        )
+        assert lease_lane(node_client())["lease"] is None
+
+    def test_release_queues_the_range_in_work_at_its_resume_point(self, node_client):
+        group = GroupFactory()
+        (rng,) = ranges_of(group, 1)
+        node = node_client()
+        lease = leased(node)
+        handed = next_range(node, lease)
+        node.post(
+            f"/api/v1/ranges/{rng.id}/batch", {"epoch": handed["epoch"], "next": 1400, "headers": 1}
+        )
+        assert node.post(lane_path(lease, "release"), {"epoch": lease["epoch"]}).status_code == 204
+        rng.refresh_from_db()
+        assert (rng.status, rng.next_id, rng.node_id) == (RangeStatus.QUEUED, 1400, None)
+        row = GroupLane.objects.get(group=group, lane="history")
+        assert row.node_id is None and row.range_id is None
+        # released twice: the lane is not this node's any more
+        assert node.post(lane_path(lease, "release"), {"epoch": lease["epoch"]}).status_code == 409
+
+
+class TestTakeover:
+    def test_a_quiet_lane_passes_on_and_the_stale_holder_is_fenced(
+        self, node_client, backdate_lane, backdate, settings, snapshot_dir
+    ):
+        group = GroupFactory()
+        first, _second = ranges_of(group, 2)
+        stale = node_client()
+        old = leased(stale)
+        handed = next_range(stale, old)
+        backdate_lane(group.id, "history", settings.LEASE_TTL_SECONDS + 1)
+        backdate(first.id, settings.LEASE_TTL_SECONDS + 1)
+        fresh = node_client()
+        new = leased(fresh)
+        assert new["group"]["id"] == group.id
+        assert new["epoch"] == old["epoch"] + 1
+        epoch = {"epoch": old["epoch"]}
+        for action in ("next", "heartbeat", "release"):
+            response = stale.post(lane_path(old, action), epoch)
+            assert response.status_code == 409, action
+            assert response.json()["error"] == "lease_lost"
+        response = stale.http.put(
+            lane_path(old, "snapshot") + f"?epoch={old['epoch']}&next=1500",
+            data=b"x" * 10,
+            content_type="application/gzip",
+        )
+        assert response.status_code == 409
+        assert stale.get(lane_path(old, "snapshot") + f"?epoch={old['epoch']}").status_code == 409
+        # the range it took via next was reset: its batch is fenced by the range epoch
+        response = stale.post(
+            f"/api/v1/ranges/{first.id}/batch",
+            {"epoch": handed["epoch"], "next": 1500, "headers": 1},
+        )
+        assert response.status_code == 409
+        again = next_range(fresh, new)
+        assert again["id"] == first.id
+        assert again["epoch"] == handed["epoch"] + 1
+        response = stale.post(
+            f"/api/v1/ranges/{first.id}/batch",
+            {"epoch": handed["epoch"], "next": 1500, "headers": 1},
+        )
+        assert response.status_code == 409
+
+
+def set_snapshot(group, lane, next_id, seconds_ago):
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE group_lane SET snapshot_next = %s, snapshot_size = 10,"
+            " snapshot_at = now() - make_interval(secs => %s)"
+            " WHERE group_id = %s AND lane = %s",
+            [next_id, seconds_ago, group.id, lane],
+        )
+
+
+def mark(rng, **fields):
+    with connection.cursor() as cursor:
+        sets = ", ".join(f"{k} = {v}" for k, v in fields.items())
+        cursor.execute(f"UPDATE seed_range SET {sets} WHERE id = %s", [rng.id])
+    rng.refresh_from_db()
+
+
+class TestSnapshotReset:
+    """Taking a lane resets what its snapshot does not cover."""
+
+    def take_over(self, node_client, backdate_lane, settings, group):
+        backdate_lane(group.id, "history", settings.LEASE_TTL_SECONDS + 1)
+        return leased(node_client())
+
+    def test_the_cases(self, node_client, backdate_lane, settings):
+        group = GroupFactory()
+        # ranges of 1000 articles from 1000; the snapshot is at article 3500,
+        # taken 100 seconds ago
+        r1, r2, r3, r4, r5, r6 = ranges_of(group, 6)
+        holder = node_client()
+        lease = leased(holder)
+        assert lease["group"]["id"] == group.id
+        # done before the snapshot: stays done
+        mark(r1, status="'done'", next_id=r1.end_id + 1, done_at="now() - interval '200 seconds'")
+        # done before the snapshot though it lies past it: stays done
+        mark(r5, status="'done'", next_id=r5.end_id + 1, done_at="now() - interval '200 seconds'")
+        # done after the snapshot, across the snapshot's article: queued from it
+        mark(r3, status="'done'", next_id=r3.end_id + 1, done_at="now() - interval '10 seconds'")
+        # leased by the lane (range in work), read past the snapshot
+        mark(
+            r4,
+            status="'leased'",
+            node_id=holder.node.id,
+            heartbeat_at="now() - interval '2000 seconds'",
+            next_id=r4.start_id + 300,
+        )
+        GroupLane.objects.filter(group=group, lane="history").update(range_id=r4.id)
+        # queued but read past the snapshot
+        mark(r6, next_id=r6.start_id + 100)
+        # r2 (1000..1999 is r1; r2 is 2000..2999): queued, untouched, before the snapshot
+        set_snapshot(group, "history", 3500, 100)
+
+        new = self.take_over(node_client, backdate_lane, settings, group)
+        assert new["snapshot"] == {"next": 3500, "size": 10}
+        for rng in (r1, r2, r3, r4, r5, r6):
+            rng.refresh_from_db()
+        assert (r1.status, r1.next_id) == (RangeStatus.DONE, r1.end_id + 1)
+        assert (r5.status, r5.next_id) == (RangeStatus.DONE, r5.end_id + 1)
+        assert (r2.status, r2.next_id) == (RangeStatus.QUEUED, r2.start_id)
+        assert (r3.status, r3.next_id, r3.done_at) == (RangeStatus.QUEUED, 3500, None)
+        assert (r4.status, r4.next_id, r4.node_id) == (RangeStatus.QUEUED, r4.start_id, None)
+        assert (r6.status, r6.next_id) == (RangeStatus.QUEUED, r6.start_id)
+
+    def test_without_a_snapshot_the_lane_continues_at_the_resume_points(
+        self, node_client, backdate_lane, backdate, settings
+    ):
+        group = GroupFactory()
+        r1, r2 = ranges_of(group, 2)
+        holder = node_client()
+        lease = leased(holder)
+        handed = next_range(holder, lease)
+        holder.post(
+            f"/api/v1/ranges/{r1.id}/batch", {"epoch": handed["epoch"], "next": 1700, "headers": 1}
+        )
+        mark(r2, next_id=r2.start_id + 50)
+        new = self.take_over(node_client, backdate_lane, settings, group)
+        assert new["snapshot"] is None
+        r1.refresh_from_db()
+        r2.refresh_from_db()
+        assert (r1.status, r1.next_id) == (RangeStatus.QUEUED, 1700)
+        assert (r2.status, r2.next_id) == (RangeStatus.QUEUED, r2.start_id + 50)
+
+    def test_a_live_range_lease_is_not_reset(self, node_client, backdate_lane, settings):
+        group = GroupFactory()
+        r1, _r2, _r3 = ranges_of(group, 3)
+        ranger = node_client()
+        assert ranger.lease()["id"] == r1.id
+        holder = node_client()
+        leased(holder)
+        set_snapshot(group, "history", 1000, 100)
+        self.take_over(node_client, backdate_lane, settings, group)
+        r1.refresh_from_db()
+        assert r1.status == RangeStatus.LEASED and r1.node_id == ranger.node.id
+
+
+class TestCoexistence:
+    def test_range_leases_skip_ranges_of_a_held_lane(self, node_client, settings):
+        held = GroupFactory()
+        ranges_of(held, 2, priority=100)
+        (tail,) = ranges_of(held, 1, start=90_000, priority=settings.TAIL_PRIORITY)
+        free = GroupFactory()
+        (other,) = ranges_of(free, 1, priority=150)
+        lane_holder = node_client()
+        assert leased(lane_holder, "history")["group"]["id"] == held.id
+        ranger = node_client()
+        # the held group's history ranges are skipped; its tail lane is free
+        got = [ranger.lease()["id"], ranger.lease()["id"]]
+        assert got == [tail.id, other.id]
+        assert ranger.lease() is None
+
+    def test_range_leases_take_a_lane_again_once_it_is_quiet(
+        self, node_client, backdate_lane, settings
+    ):
+        group = GroupFactory()
+        (rng,) = ranges_of(group, 1)
+        leased(node_client())
+        ranger = node_client()
+        assert ranger.lease() is None
+        backdate_lane(group.id, "history", settings.LEASE_TTL_SECONDS + 1)
+        assert ranger.lease()["id"] == rng.id
+
+
+class TestPlannedWork:
+    def test_the_trigger_keeps_planned_work_per_lane(self, node_client, settings):
+        group = GroupFactory()
+        # the first lease of any lane configures the trigger
+        lease_lane(node_client(), "tail")
+        ranges = ranges_of(group, 3, priority=100)
+        ranges_of(group, 1, start=90_000, priority=5)
+        row = GroupLane.objects.get(group=group, lane="history")
+        assert (row.planned_articles, row.urgent_priority) == (3000, 100)
+        tail = GroupLane.objects.get(group=group, lane="tail")
+        assert (tail.planned_articles, tail.urgent_priority) == (1000, 5)
+        SeedRange.objects.filter(id=ranges[0].id).update(priority=60)
+        row.refresh_from_db()
+        assert (row.planned_articles, row.urgent_priority) == (3000, 60)
+        SeedRange.objects.filter(id=ranges[0].id).update(status="done")
+        row.refresh_from_db()
+        assert (row.planned_articles, row.urgent_priority) == (2000, 100)
+        SeedRange.objects.filter(id=ranges[1].id).delete()
+        row.refresh_from_db()
+        assert (row.planned_articles, row.urgent_priority) == (1000, 100)
+        SeedRange.objects.filter(group=group, priority=100).update(status="failed")
+        row.refresh_from_db()
+        assert (row.planned_articles, row.urgent_priority) == (0, None)
+
+    def test_changed_lane_bounds_rebuild_the_summaries(self, node_client, settings):
+        group = GroupFactory()
+        ranges_of(group, 2, priority=100)
+        lease_lane(node_client(), "tail")
+        assert GroupLane.objects.get(group=group, lane="history").planned_articles == 2000
+        settings.TAIL_PRIORITY = 100
+        lease_lane(node_client(), "history")
+        assert GroupLane.objects.get(group=group, lane="tail").planned_articles == 2000
+        assert GroupLane.objects.get(group=group, lane="history").urgent_priority is None
+
+
+class TestStatus:
+    def test_status_and_seed_status_show_the_lanes(self, node_client):
+        from django.core.management import call_command
+
+        group = GroupFactory()
+        ranges_of(group, 1)
+        node = node_client()
+        lease = leased(node)
+        next_range(node, lease)
+        body = node.get("/api/v1/status").json()
+        (lane,) = body["lanes"]
+        assert lane["group"] == group.name
+        assert lane["lane"] == "history"
+        assert lane["holder"] == node.node.name
+        assert lane["live"] is True
+        assert lane["epoch"] == 1
+        assert lane["range"] is not None
+        for key in (
+            "snapshot_next",
+            "snapshot_age_seconds",
+            "snapshot_size",
+            "ranges_done",
+            "headers",
+        ):
+            assert key in lane
+        out = call_command("seed_status")
+        assert group.name in out and "history" in out
+
+
+class TestAdmin:
+    def test_the_admin_lists_lanes_and_force_releases_after_confirming(
+        self, node_client, admin_client
+    ):
+        group = GroupFactory()
+        (rng,) = ranges_of(group, 1)
+        node = node_client()
+        lease = leased(node)
+        next_range(node, lease)
+        row = GroupLane.objects.get(group=group, lane="history")
+        page = admin_client.get("/admin/leases/grouplane/")
+        assert page.status_code == 200
+        assert group.name in page.content.decode()
+        form = {"action": "force_release", "_selected_action": [row.id]}
+        confirm_page = admin_client.post("/admin/leases/grouplane/", form)
+        assert confirm_page.status_code == 200
+        assert b"Take these lanes" in confirm_page.content
+        row.refresh_from_db()
+        assert row.node_id == node.node.id
+        done = admin_client.post(
+            "/admin/leases/grouplane/", {**form, "confirmed": "yes"}, follow=True
+        )
+        assert "Released 1 lane(s)." in done.content.decode()
+        row.refresh_from_db()
+        rng.refresh_from_db()
+        assert row.node_id is None and row.epoch == 2
+        assert rng.status == RangeStatus.QUEUED
+        assert (
+            node.post(lane_path(lease, "heartbeat"), {"epoch": lease["epoch"]}).status_code == 409
+        )
+
+
+def test_a_lane_heartbeat_is_one_query_after_authentication(node_client, django_assert_num_queries):
+    group = GroupFactory()
+    ranges_of(group, 1)
+    node = node_client()
+    lease = leased(node)  # last_seen is written on this first call
+    with django_assert_num_queries(2):  # the token lookup, the fenced heartbeat
+        response = node.post(lane_path(lease, "heartbeat"), {"epoch": lease["epoch"]})
+    assert response.status_code == 204
