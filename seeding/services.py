@@ -16,8 +16,10 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from indexer.api.errors import Invalid, LeaseLost, NotFound
+from indexer.catalog.services import store_files
 from indexer.models import Group
-from indexer.space import room
+from indexer.rulesets import current_rules
+from indexer.space import leasing_paused
 from indexer.sql import Queries
 
 from .models import Node, RangeStatus, SeedRange
@@ -83,12 +85,8 @@ def set_nodes_disabled(node_ids: Iterable[int], disabled: bool) -> int:
 # --- the lease protocol -----------------------------------------------------
 
 
-def current_rule_version() -> int | None:
+def current_rule_version() -> int:
     """The rule version ranges are stamped with (the catalog's rule sets)."""
-    try:
-        from indexer.rulesets import current_rules
-    except ImportError:
-        return None
     return current_rules().version
 
 
@@ -103,7 +101,7 @@ def held_group_ids() -> list[int]:
 
 def lease_range(node_id: int) -> LeaseOffer:
     """Hand one range to a node, or say why nothing is handed out."""
-    paused = room()
+    paused = leasing_paused()
     if paused is not None:
         return LeaseOffer(None, retry_after=settings.LEASE_RETRY_AFTER_SECONDS, paused=paused)
     row = ranges_sql.fetchone(
@@ -174,10 +172,6 @@ def store_reported_files(
     group_id: int, range_id: int, files: Sequence[FileReport], fragments: Sequence[FileReport]
 ) -> int:
     """Merge reported files into the catalog; returns how many catalog files they touched."""
-    try:
-        from indexer.catalog.services import store_files
-    except ImportError:
-        return 0
     return store_files(group_id, range_id, files, fragments)
 
 
