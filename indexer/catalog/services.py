@@ -184,6 +184,9 @@ def publish_rules(data: Any, created_by: str = "", note: str = "") -> int:
                     "publish_rule_set",
                     {"rules": json.dumps(stored), "created_by": created_by[:150], "note": note},
                 )
+                # Now (this connection sees the row) and again at commit, in
+                # case another thread reloaded the old version meanwhile.
+                forget_current_rules()
                 transaction.on_commit(forget_current_rules)
         except IntegrityError:
             if attempt == 2:

@@ -6,6 +6,7 @@ import pytest
 from django.db import connection
 from django.test import override_settings
 
+from indexer.models import CatalogFile
 from indexer.space import forget_cached_sizes
 from seeding.models import RangeStatus, SeedRange
 from tests.factories import GroupFactory, SeedRangeFactory
@@ -208,6 +209,20 @@ class TestBatch:
                 },
                 "fragments[0].segments[0][1]",
             ),
+            (
+                {"epoch": 1, "next": 10, "headers": 1, "files": [a_file(), a_file(poster=7)]},
+                "files[1].poster",
+            ),
+            (
+                {
+                    "epoch": 1,
+                    "next": 10,
+                    "headers": 1,
+                    "files": [a_file()],
+                    "fragments": [a_file(segments=[[1, 5, "<a@b>"]])],
+                },
+                "fragments[0].segments[0]",
+            ),
         ],
     )
     def test_a_bad_batch_is_a_400_naming_the_field_and_stores_nothing(
@@ -223,6 +238,7 @@ class TestBatch:
         assert field in error["detail"]
         rng = SeedRange.objects.get(id=lease["id"])
         assert (rng.next_id, rng.headers) == (1000, 0)
+        assert not CatalogFile.objects.exists()
 
     def test_malformed_json_is_a_400(self, node_client):
         SeedRangeFactory()

@@ -40,7 +40,9 @@ class Command(BaseCommand):
     def handle(self, *args: Any, username: str, **options: Any) -> None:
         name, password = ensure_admin(username)
         if password:
-            self.stdout.write(f"Admin login created: user {name!r}, password {password!r} (also in var/admin-password)")
+            self.stdout.write(
+                f"Admin login created: user {name!r}, password {password!r} (also in var/admin-password)"
+            )
         else:
             saved = Path(settings.VAR_DIR) / "admin-password"
             hint = f" (its generated password is in {saved})" if saved.exists() else ""

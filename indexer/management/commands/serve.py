@@ -21,19 +21,35 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--bind", default=os.environ.get("BIND", "127.0.0.1:8000"))
         parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_WORKERS", "3")))
-        parser.add_argument("--timeout", type=int, default=120, help="gunicorn worker timeout, seconds")
+        parser.add_argument(
+            "--timeout", type=int, default=120, help="gunicorn worker timeout, seconds"
+        )
 
     def handle(self, *args: Any, bind: str, workers: int, timeout: int, **options: Any) -> None:
         call_command("migrate", interactive=False, verbosity=1)
         call_command("collectstatic", interactive=False, verbosity=0)
         call_command("ensure_admin")
-        gunicorn = shutil.which("gunicorn", path=os.path.dirname(sys.executable)) or shutil.which("gunicorn")
+        gunicorn = shutil.which("gunicorn", path=os.path.dirname(sys.executable)) or shutil.which(
+            "gunicorn"
+        )
         if gunicorn is None:
             raise CommandError("gunicorn is not installed: run `make install`.")
-        self.stdout.write(f"Serving on http://{bind}/ (admin at /admin/, API docs at /api/v1/docs/)")
+        self.stdout.write(
+            f"Serving on http://{bind}/ (admin at /admin/, API docs at /api/v1/docs/)"
+        )
         self.stdout.flush()
-        os.execv(
+        os.execv(  # noqa: S606  (exec in place: the server lives as long as gunicorn)
             gunicorn,
-            [gunicorn, "indexer.wsgi", "--bind", bind, "--workers", str(workers), "--timeout", str(timeout),
-             "--access-logfile", "-"],
+            [
+                gunicorn,
+                "indexer.wsgi",
+                "--bind",
+                bind,
+                "--workers",
+                str(workers),
+                "--timeout",
+                str(timeout),
+                "--access-logfile",
+                "-",
+            ],
         )
