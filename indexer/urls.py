@@ -18,5 +18,6 @@ urlpatterns = [
         name="schema",
     ),
     path("api/v1/docs/", ApiDocsView.as_view(), name="api-docs"),
+    path("api/v1/", include("indexer.catalog.urls")),
     path("api/v1/", include("seeding.urls")),
 ]
