@@ -21,3 +21,6 @@ class GroupAdmin(admin.ModelAdmin):
     search_fields = ("name",)
     list_editable = ("active", "priority")
     show_full_result_count = False
+
+
+from indexer.catalog import admin as catalog_admin  # noqa: E402, F401  (registers the catalog)

@@ -24,10 +24,12 @@ from indexer.rulesets import current_rules, forget_current_rules
 from seeding.validation import FileReport
 
 from .identity import identify_report, release_key
+from .models import CatalogFile, RuleSetVersion
 from .sql import catalog_sql
 
 __all__ = [
     "PruneSummary",
+    "delete_files",
     "prune_incomplete_files",
     "publish_rules",
     "store_files",
@@ -174,8 +176,8 @@ def validated_rules(data: Any, version: int = 1) -> dict[str, Any]:
     return stored
 
 
-def publish_rules(data: Any, created_by: str = "", note: str = "") -> int:
-    """Store a new rule set version (never changing an old one); returns its number."""
+def publish_rules(data: Any, created_by: str = "", note: str = "") -> RuleSetVersion:
+    """Store a new rule set version (never changing an old one) and return it."""
     stored = validated_rules(data)
     for attempt in range(3):
         try:
@@ -193,11 +195,17 @@ def publish_rules(data: Any, created_by: str = "", note: str = "") -> int:
                 raise
             continue
         assert row is not None
-        return int(row[1])
+        return RuleSetVersion.objects.get(id=row[0])
     raise AssertionError("unreachable")
 
 
 # --- retention ----------------------------------------------------------------
+
+
+def delete_files(file_ids: Iterable[int]) -> int:
+    """Remove catalog files (an operator's choice in the admin)."""
+    deleted, _ = CatalogFile.objects.filter(id__in=list(file_ids)).delete()
+    return deleted
 
 
 @dataclass
