@@ -65,3 +65,9 @@ def _fresh_process_caches() -> Any:
     yield
     forget_current_rules()
     forget_cached_sizes()
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings: Any) -> None:
+    """admin_client creates a user per test; the real hasher is slow on purpose."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
