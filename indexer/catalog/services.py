@@ -21,7 +21,7 @@ from django.db import IntegrityError, transaction
 from indexer.api.errors import Invalid, NotFound
 from indexer.rules import RuleSet
 from indexer.rulesets import current_rules, forget_current_rules
-from seeding.validation import FileReport
+from seeding.validation import FileReport, Segment
 
 from .identity import identify_report, release_key
 from .models import CatalogFile, RuleSetVersion
@@ -53,21 +53,34 @@ class _PendingFile:
     total: int
     date: int
     first_part: int
-    segments: dict[int, tuple[int, str, int]] = field(default_factory=dict)
+    # part -> (part, article, message-id, bytes); the first report of a part wins.
+    segments: dict[int, Segment] = field(default_factory=dict)
     conflicts: set[str] = field(default_factory=set)
+
+    def add(self, segments: Sequence[Segment]) -> None:
+        stored = self.segments
+        for seg in segments:
+            held = stored.get(seg[0])
+            if held is None:
+                stored[seg[0]] = seg
+            elif held[2] != seg[2]:
+                self.conflicts.add(seg[2])
 
 
 def _pending_files(
     rules: RuleSet, group: str, reports: Iterable[FileReport]
 ) -> dict[bytes, _PendingFile]:
+    """The batch grouped by the key the coordinator derives (not the node's grouping)."""
     pending: dict[bytes, _PendingFile] = {}
     for report in reports:
         if rules.excludes_poster(report.poster):
             continue
         ident = identify_report(rules, group, report.poster, report.subject, report.total)
-        segments = [seg for seg in report.segments if seg[0] <= ident.total]
-        if not segments:
-            continue
+        segments = report.segments
+        if ident.total < report.total:
+            segments = [seg for seg in segments if seg[0] <= ident.total]
+            if not segments:
+                continue
         first_part = min(seg[0] for seg in segments)
         entry = pending.get(ident.key)
         if entry is None:
@@ -83,51 +96,54 @@ def _pending_files(
                 report.date,
                 first_part,
             )
-        else:
-            entry.date = min(entry.date, report.date)
-            if (first_part, report.subject) < (entry.first_part, entry.subject):
-                entry.first_part, entry.subject, entry.name = first_part, report.subject, ident.name
-                entry.file_index, entry.file_count = ident.file_index, ident.file_count
-                entry.release_key = release_key(group, report.poster, ident.name, ident.file_count)
-        stored = entry.segments
-        for part, article, message_id, size in segments:
-            held = stored.get(part)
-            if held is None:
-                stored[part] = (article, message_id, size)
-            elif held[1] != message_id:
-                entry.conflicts.add(message_id)
+            # The common case: one report per file, each part once.
+            entry.segments = {seg[0]: seg for seg in segments}
+            if len(entry.segments) != len(segments):
+                entry.segments = {}
+                entry.add(segments)
+            continue
+        entry.date = min(entry.date, report.date)
+        if (first_part, report.subject) < (entry.first_part, entry.subject):
+            entry.first_part, entry.subject, entry.name = first_part, report.subject, ident.name
+            entry.file_index, entry.file_count = ident.file_index, ident.file_count
+            entry.release_key = release_key(group, report.poster, ident.name, ident.file_count)
+        entry.add(segments)
     return pending
 
 
+MERGE_COLUMNS = (
+    "keys", "release_keys", "subjects", "posters", "names", "file_indexes", "file_counts",
+    "totals", "dates", "bytes", "parts", "articles", "sizes", "message_ids", "conflict_ids",
+)  # fmt: skip
+
+
 def _merge_params(pending: Sequence[_PendingFile]) -> dict[str, list[Any]]:
-    params: dict[str, list[Any]] = {
-        name: []
-        for name in (
-            "keys", "release_keys", "subjects", "posters", "names", "file_indexes",
-            "file_counts", "totals", "dates", "bytes", "parts", "articles", "sizes",
-            "message_ids", "conflict_ids",
-        )
-    }  # fmt: skip
+    """One list per column of merge_files; a file's segments as space-separated text."""
+    columns: tuple[list[Any], ...] = tuple([] for _ in MERGE_COLUMNS)
+    (keys, release_keys, subjects, posters, names, file_indexes, file_counts, totals, dates,
+     sizes_total, parts_text, articles_text, sizes_text, ids_text, conflicts_text) = columns  # fmt: skip
     for entry in pending:
-        parts = sorted(entry.segments)
-        rows = [entry.segments[p] for p in parts]
-        kept = {row[1] for row in rows}
-        params["keys"].append(entry.key)
-        params["release_keys"].append(entry.release_key)
-        params["subjects"].append(entry.subject)
-        params["posters"].append(entry.poster)
-        params["names"].append(entry.name)
-        params["file_indexes"].append(entry.file_index)
-        params["file_counts"].append(entry.file_count)
-        params["totals"].append(entry.total)
-        params["dates"].append(entry.date)
-        params["bytes"].append(sum(row[2] for row in rows))
-        params["parts"].append(" ".join(map(str, parts)))
-        params["articles"].append(" ".join(str(row[0]) for row in rows))
-        params["sizes"].append(" ".join(str(row[2]) for row in rows))
-        params["message_ids"].append(" ".join(row[1] for row in rows))
-        params["conflict_ids"].append(" ".join(sorted(entry.conflicts - kept)))
-    return params
+        stored = entry.segments
+        rows = [stored[p] for p in sorted(stored)]
+        parts, articles, message_ids, sizes = zip(*rows, strict=True)
+        keys.append(entry.key)
+        release_keys.append(entry.release_key)
+        subjects.append(entry.subject)
+        posters.append(entry.poster)
+        names.append(entry.name)
+        file_indexes.append(entry.file_index)
+        file_counts.append(entry.file_count)
+        totals.append(entry.total)
+        dates.append(entry.date)
+        sizes_total.append(sum(sizes))
+        parts_text.append(" ".join(map(str, parts)))
+        articles_text.append(" ".join(map(str, articles)))
+        sizes_text.append(" ".join(map(str, sizes)))
+        ids_text.append(" ".join(message_ids))
+        conflicts_text.append(
+            " ".join(sorted(entry.conflicts.difference(message_ids))) if entry.conflicts else ""
+        )
+    return dict(zip(MERGE_COLUMNS, columns, strict=True))
 
 
 def store_files(
@@ -155,7 +171,7 @@ def store_files(
     params: dict[str, Any] = _merge_params(ordered)
     params["group_id"] = group_id
     params["rule_version"] = rules.version
-    result = catalog_sql.fetchone("merge_files", params)
+    result = catalog_sql.fetchone_bound("merge_files", params)
     return int(result[0]) if result else 0
 
 

@@ -62,37 +62,63 @@ WITH incoming AS (
     ON CONFLICT (group_id, key) DO UPDATE
        SET (parts, articles, sizes, message_ids, conflict_ids, segments, bytes, complete,
             conflicts) = (
+            -- Fast paths (fragments of one file from neighbouring ranges): the
+            -- batch's parts all follow, or all precede, the stored ones, so the
+            -- arrays just concatenate. The WHERE clauses only read the row and
+            -- the batch, so the branches not taken never run.
+            SELECT f.parts || excluded.parts, f.articles || excluded.articles,
+                   f.sizes || excluded.sizes, f.message_ids || excluded.message_ids,
+                   f.conflict_ids, f.segments + cardinality(excluded.parts),
+                   f.bytes + excluded.bytes,
+                   f.segments + cardinality(excluded.parts) = f.total, f.conflicts
+             WHERE excluded.parts[1] > f.parts[cardinality(f.parts)]
+               AND cardinality(excluded.conflict_ids) = 0
+            UNION ALL
+            SELECT excluded.parts || f.parts, excluded.articles || f.articles,
+                   excluded.sizes || f.sizes, excluded.message_ids || f.message_ids,
+                   f.conflict_ids, f.segments + cardinality(excluded.parts),
+                   f.bytes + excluded.bytes,
+                   f.segments + cardinality(excluded.parts) = f.total, f.conflicts
+             WHERE excluded.parts[cardinality(excluded.parts)] < f.parts[1]
+               AND cardinality(excluded.conflict_ids) = 0
+            UNION ALL
+            -- The general merge: the stored segment of a part wins (src 0), and
+            -- every other message-id seen becomes a remembered conflict.
             SELECT kept_parts, kept_articles, kept_sizes, kept_ids, conflicted,
                    cardinality(kept_parts), kept_bytes, cardinality(kept_parts) = f.total,
                    cardinality(conflicted)
               FROM (
-                SELECT array_agg(p ORDER BY p) FILTER (WHERE keep) AS kept_parts,
-                       array_agg(a ORDER BY p) FILTER (WHERE keep) AS kept_articles,
-                       array_agg(s ORDER BY p) FILTER (WHERE keep) AS kept_sizes,
-                       array_agg(m ORDER BY p) FILTER (WHERE keep) AS kept_ids,
-                       coalesce(array_agg(DISTINCT m) FILTER (WHERE NOT keep), '{}') AS loose,
-                       sum(s) FILTER (WHERE keep) AS kept_bytes
-                  FROM (
-                    SELECT p, a, s, m,
-                           p IS NOT NULL AND row_number() OVER (PARTITION BY p ORDER BY src) = 1 AS keep
-                      FROM (
-                        SELECT o.p, o.a, o.s, o.m, 0 AS src
-                          FROM unnest(f.parts, f.articles, f.sizes, f.message_ids) AS o(p, a, s, m)
-                        UNION ALL
-                        SELECT n.p, n.a, n.s, n.m, 1
-                          FROM unnest(excluded.parts, excluded.articles, excluded.sizes,
-                                      excluded.message_ids) AS n(p, a, s, m)
-                        UNION ALL
-                        SELECT NULL, NULL, NULL, c, 2
-                          FROM unnest(f.conflict_ids || excluded.conflict_ids) AS c
-                      ) AS u
-                  ) AS ranked
-              ) AS merged,
-              LATERAL (
-                -- Every message-id seen that is not the kept one of its part.
-                SELECT ARRAY(SELECT x FROM (SELECT unnest(loose) EXCEPT SELECT unnest(kept_ids)) AS e(x)
+                SELECT merged.*,
+                       ARRAY(SELECT x FROM (SELECT unnest(loose) EXCEPT SELECT unnest(kept_ids)) AS e(x)
                              ORDER BY x) AS conflicted
-              ) AS c
+                  FROM (
+                    SELECT array_agg(p ORDER BY p) FILTER (WHERE keep) AS kept_parts,
+                           array_agg(a ORDER BY p) FILTER (WHERE keep) AS kept_articles,
+                           array_agg(s ORDER BY p) FILTER (WHERE keep) AS kept_sizes,
+                           array_agg(m ORDER BY p) FILTER (WHERE keep) AS kept_ids,
+                           coalesce(array_agg(DISTINCT m) FILTER (WHERE NOT keep), '{}') AS loose,
+                           sum(s) FILTER (WHERE keep) AS kept_bytes
+                      FROM (
+                        SELECT p, a, s, m,
+                               p IS NOT NULL AND row_number() OVER (PARTITION BY p ORDER BY src) = 1 AS keep
+                          FROM (
+                            SELECT o.p, o.a, o.s, o.m, 0 AS src
+                              FROM unnest(f.parts, f.articles, f.sizes, f.message_ids) AS o(p, a, s, m)
+                            UNION ALL
+                            SELECT n.p, n.a, n.s, n.m, 1
+                              FROM unnest(excluded.parts, excluded.articles, excluded.sizes,
+                                          excluded.message_ids) AS n(p, a, s, m)
+                            UNION ALL
+                            SELECT NULL, NULL, NULL, c, 2
+                              FROM unnest(f.conflict_ids || excluded.conflict_ids) AS c
+                          ) AS u
+                      ) AS ranked
+                  ) AS merged
+                OFFSET 0  -- computes `conflicted` once
+              ) AS m
+             WHERE NOT ((excluded.parts[1] > f.parts[cardinality(f.parts)]
+                         OR excluded.parts[cardinality(excluded.parts)] < f.parts[1])
+                        AND cardinality(excluded.conflict_ids) = 0)
            ),
            date = LEAST(f.date, excluded.date),
            subject = CASE WHEN (excluded.parts[1], excluded.subject) < (f.parts[1], f.subject)
@@ -106,7 +132,9 @@ WITH incoming AS (
            release_key = CASE WHEN (excluded.parts[1], excluded.subject) < (f.parts[1], f.subject)
                               THEN excluded.release_key ELSE f.release_key END,
            updated_at = now()
-     WHERE NOT (excluded.message_ids || excluded.conflict_ids) <@ (f.message_ids || f.conflict_ids)
+     WHERE excluded.parts[1] > f.parts[cardinality(f.parts)]
+        OR excluded.parts[cardinality(excluded.parts)] < f.parts[1]
+        OR NOT (excluded.message_ids || excluded.conflict_ids) <@ (f.message_ids || f.conflict_ids)
         OR excluded.date < f.date
         OR (excluded.parts[1], excluded.subject) < (f.parts[1], f.subject)
     RETURNING 1
@@ -117,7 +145,7 @@ SELECT count(*) FROM written;
 -- The GIN index answers the hash; the text re-check drops hash collisions.
 SELECT f.id
   FROM catalog_file AS f
- WHERE catalog_message_id_hashes(f.message_ids) @> ARRAY[hashtextextended(%(message_id)s, 0)]
+ WHERE catalog_message_id_hashes(f.message_ids) @> ARRAY[hashtext(%(message_id)s)]
    AND %(message_id)s = ANY(f.message_ids)
  ORDER BY f.id;
 
