@@ -132,7 +132,8 @@ class CatalogFileAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[CatalogFile]:
         queryset = super().get_queryset(request)
-        if request.resolver_match and request.resolver_match.url_name.endswith("changelist"):
+        url_name = request.resolver_match.url_name if request.resolver_match else None
+        if url_name and url_name.endswith("changelist"):
             queryset = queryset.defer(*selectors.SEGMENT_FIELDS, "key", "release_key")
         return queryset
 

@@ -249,3 +249,21 @@ def test_two_batches_for_the_same_files_at_once_lose_no_segment():
     assert errors == []
     assert CatalogFile.objects.count() == 30
     assert set(CatalogFile.objects.values_list("complete", flat=True)) == {True}
+
+
+def test_name_search_uses_the_trigram_index_when_the_server_has_pg_trgm():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'")
+        available = cursor.fetchone() is not None
+        cursor.execute("SELECT 1 FROM pg_indexes WHERE indexname = 'catalog_file_name_trgm_idx'")
+        indexed = cursor.fetchone() is not None
+    assert indexed == available  # created exactly when the server can
+    if not available:
+        pytest.skip("this PostgreSQL has no pg_trgm (the embedded one): search scans")
+    query = CatalogFile.objects.filter(name__icontains="movie").values("id")
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        sql, params = query.query.sql_with_params()
+        cursor.execute("EXPLAIN " + sql, params)
+        plan = " ".join(row[0] for row in cursor.fetchall())
+    assert "catalog_file_name_trgm_idx" in plan
