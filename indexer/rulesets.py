@@ -3,7 +3,7 @@
 `current_rules()` is on every lease and batch, so it must be cheap: the
 parsed RuleSet is kept in memory and the newest version number is checked
 (one index-only query) at most every RULES_CHECK_SECONDS. Publishing a
-version in this process forgets the cache at commit; other processes see it
+version in this process forgets the cache at once and again at commit; other processes see it
 within RULES_CHECK_SECONDS.
 """
 

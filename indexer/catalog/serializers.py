@@ -12,11 +12,13 @@ MAX_PAGE = 1000
 
 
 class FileListIn(serializers.Serializer):
-    group = serializers.CharField(required=False, max_length=255)
+    group = serializers.CharField(required=False, allow_blank=True, max_length=255)
     complete = serializers.ChoiceField(
         required=False, choices=["true", "false"], help_text="true or false."
     )
-    q = serializers.CharField(required=False, max_length=200, help_text="Part of the file name.")
+    q = serializers.CharField(
+        required=False, allow_blank=True, max_length=200, help_text="Part of the file name."
+    )
     since = serializers.IntegerField(
         required=False, min_value=0, max_value=MAX_DATE, help_text="Posted at or after (Unix)."
     )
@@ -39,6 +41,9 @@ class FileListIn(serializers.Serializer):
                 {name: ["is not a parameter of this list."] for name in unknown}
             )
         values = dict(super().to_internal_value(data))
+        for name in ("group", "q"):
+            if values.get(name) == "":
+                del values[name]  # an empty search box means no filter
         if "complete" in values:
             values["complete"] = values["complete"] == "true"
         return values

@@ -72,6 +72,7 @@ class TestList:
             ("complete=false", ["new.movie.rar"]),
             ("q=MOVIE", ["new.movie.rar", "old.movie.rar"]),
             ("q=%25", []),  # a literal %, not a wildcard
+            ("q=&group=", ["song.mp3", "new.movie.rar", "old.movie.rar"]),  # empty boxes
             ("since=1650000000", ["song.mp3", "new.movie.rar"]),
             ("group=alt.binaries.movies&complete=true&since=1", ["old.movie.rar"]),
             (f"message_id={msgid('song.mp3', 2)}", ["song.mp3"]),
@@ -210,3 +211,14 @@ class TestNzb:
 
     def test_an_nzb_needs_a_node_token_or_a_staff_session(self, client):
         assert client.get("/api/v1/files/1/nzb").status_code == 401
+
+
+def test_the_openapi_schema_documents_the_catalog(client):
+    text = client.get("/api/v1/schema/", HTTP_ACCEPT="application/json").content.decode()
+    for path in (
+        "/api/v1/files",
+        "/api/v1/files/{file_id}",
+        "/api/v1/files/{file_id}/nzb",
+        "/api/v1/files/{file_id}/release/nzb",
+    ):
+        assert path in text

@@ -267,3 +267,25 @@ def test_name_search_uses_the_trigram_index_when_the_server_has_pg_trgm():
         cursor.execute("EXPLAIN " + sql, params)
         plan = " ".join(row[0] for row in cursor.fetchall())
     assert "catalog_file_name_trgm_idx" in plan
+
+
+def test_the_rules_in_force_are_cached_and_a_new_version_is_seen(
+    settings, django_assert_num_queries
+):
+    from indexer.rulesets import current_rules, forget_current_rules
+
+    settings.RULES_CHECK_SECONDS = 3600
+    forget_current_rules()
+    assert current_rules().version == 1
+    with django_assert_num_queries(0):
+        assert current_rules().version == 1
+    rules = RuleSet.default().to_dict()
+    assert publish_rules(rules, note="v2").version == 2
+    assert current_rules().version == 2  # the publishing process sees it at once
+    settings.RULES_CHECK_SECONDS = 0
+    with connection.cursor() as cursor:  # another process publishing v3
+        cursor.execute(
+            "INSERT INTO rule_set_version (version, rules, created_at, created_by, note)"
+            " SELECT 3, rules, now(), 'other', '' FROM rule_set_version WHERE version = 2"
+        )
+    assert current_rules().version == 3

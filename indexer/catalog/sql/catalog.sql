@@ -179,8 +179,3 @@ WITH doomed AS (
     RETURNING f.segments, f.bytes
 )
 SELECT count(*), coalesce(sum(segments), 0), coalesce(sum(bytes), 0) FROM gone;
-
--- name: catalog_size
--- With indexes and TOAST.
-SELECT pg_total_relation_size('catalog_file'::regclass)
-     + pg_total_relation_size('rule_set_version'::regclass);
