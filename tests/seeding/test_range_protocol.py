@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.db import connection
 from django.test import override_settings
@@ -214,6 +216,33 @@ class TestBatch:
                 "files[1].poster",
             ),
             (
+                {"epoch": 1, "next": 10, "headers": 1, "files": [a_file(subject="x\ud800 (1/2)")]},
+                "files[0].subject",
+            ),
+            (
+                {"epoch": 1, "next": 10, "headers": 1, "files": [a_file(poster="p\udfff")]},
+                "files[0].poster",
+            ),
+            (
+                {
+                    "epoch": 1,
+                    "next": 10,
+                    "headers": 1,
+                    "files": [a_file(segments=[[1, 5, "<a\ud800@b>", 10]])],
+                },
+                "files[0].segments[0][2]",
+            ),
+            (
+                {
+                    "epoch": 1,
+                    "next": 10,
+                    "headers": 1,
+                    "files": [a_file(segments=[[1, 5, "<a@b>", 10], [1, 6, "<c@d>", 10]])],
+                    "fragments": [a_file(date=True)],
+                },
+                "fragments[0].date",
+            ),
+            (
                 {
                     "epoch": 1,
                     "next": 10,
@@ -231,7 +260,12 @@ class TestBatch:
         SeedRangeFactory(start_id=1000, end_id=5999)
         node = node_client()
         lease = lease_one(node)
-        response = node.post(f"/api/v1/ranges/{lease['id']}/batch", body)
+        # json.dumps escapes lone surrogates as \ud800, as a node's encoder would.
+        response = node.http.post(
+            f"/api/v1/ranges/{lease['id']}/batch",
+            data=json.dumps(body),
+            content_type="application/json",
+        )
         assert response.status_code == 400, response.content
         error = response.json()
         assert error["error"] == "invalid"
