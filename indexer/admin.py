@@ -119,3 +119,6 @@ class GroupAdmin(admin.ModelAdmin):
             "opts": self.model._meta,
         }
         return TemplateResponse(request, "admin/indexer/group/plan_ranges.html", context)
+
+
+from indexer.catalog import admin as catalog_admin  # noqa: E402, F401  (registers the catalog)

@@ -36,6 +36,14 @@ def check_leasing_settings(app_configs: Any, **kwargs: Any) -> list[Error]:
         errors.append(
             Error("DB_MAX_BYTES cannot be negative (0 means no limit).", id="indexer.E004")
         )
+    if settings.CATALOG_MAX_BYTES < 0:
+        errors.append(
+            Error("CATALOG_MAX_BYTES cannot be negative (0 means no limit).", id="indexer.E006")
+        )
+    if settings.RULES_CHECK_SECONDS < 0:
+        errors.append(Error("RULES_CHECK_SECONDS cannot be negative.", id="indexer.E007"))
+    if not 1 <= settings.CATALOG_PAGE_SIZE <= 1000:
+        errors.append(Error("CATALOG_PAGE_SIZE must be 1 to 1000.", id="indexer.E008"))
     if settings.TAIL_PRIORITY >= settings.DEFAULT_PRIORITY:
         errors.append(
             Error(

@@ -41,3 +41,10 @@ class Group(models.Model):
             and self.backfill_until_id is not None
             and self.backfill_next_id > self.backfill_until_id
         )
+
+
+# The catalog lives in its own package but belongs to this app (its
+# migrations are in indexer/migrations).
+from indexer.catalog.models import CatalogFile, RuleSetVersion  # noqa: E402
+
+__all__ = ["CatalogFile", "Group", "RuleSetVersion"]

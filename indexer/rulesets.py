@@ -1,13 +1,67 @@
-"""The rule set in force (placeholder until versioned rule sets are stored).
+"""The rule set in force: the newest RuleSetVersion, cached in this process.
 
-`current_rules()` is what range leases stamp and group leases hand out. The
-catalog work replaces the body with the versioned, admin-edited rule sets.
+`current_rules()` is on every lease and batch, so it must be cheap: the
+parsed RuleSet is kept in memory and the newest version number is checked
+(one index-only query) at most every RULES_CHECK_SECONDS. Publishing a
+version in this process forgets the cache at once and again at commit; other processes see it
+within RULES_CHECK_SECONDS.
 """
 
 from __future__ import annotations
 
+import json
+import threading
+import time
+
+from django.conf import settings
+
 from indexer.rules import RuleSet
+
+from .catalog.sql import catalog_sql
+
+_lock = threading.Lock()
+_cached: tuple[float, RuleSet] | None = None
+
+
+def _newest_version() -> int | None:
+    row = catalog_sql.fetchone("newest_rule_version", {})
+    return None if row is None or row[0] is None else int(row[0])
+
+
+def rules_of_version(version: int) -> RuleSet:
+    row = catalog_sql.fetchone("rule_set_of_version", {"version": version})
+    if row is None:
+        raise LookupError(f"Rule set version {version} does not exist.")
+    # Django has psycopg hand jsonb over as text (its JSONField decodes it).
+    data = json.loads(row[0]) if isinstance(row[0], str) else row[0]
+    return RuleSet.from_dict({**data, "version": version})
 
 
 def current_rules() -> RuleSet:
-    return RuleSet.default()
+    global _cached
+    now = time.monotonic()
+    with _lock:
+        hit = _cached
+    if hit is not None and now - hit[0] < settings.RULES_CHECK_SECONDS:
+        return hit[1]
+    version = _newest_version()
+    if version is None:
+        # Only before the first migration has run (version 1 is made there).
+        rules = RuleSet.default()
+    elif hit is not None and hit[1].version == version:
+        rules = hit[1]
+    else:
+        rules = rules_of_version(version)
+    with _lock:
+        _cached = (now, rules)
+    return rules
+
+
+def forget_current_rules() -> None:
+    """Drop the cached rule set (after publishing one, and between tests)."""
+    global _cached
+    with _lock:
+        _cached = None
+
+
+__all__ = ["current_rules", "forget_current_rules", "rules_of_version"]

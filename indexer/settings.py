@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.postgres",
     "rest_framework",
     "drf_spectacular",
     "indexer",
@@ -176,6 +177,16 @@ PLAN_RANGE_SIZE = env.int("PLAN_RANGE_SIZE", default=50_000)
 DB_MAX_BYTES = env.int("DB_MAX_BYTES", default=0)
 # How long a measured database size is trusted, in seconds.
 SPACE_CHECK_CACHE_SECONDS = env.float("SPACE_CHECK_CACHE_SECONDS", default=5.0)
+
+# The catalog's own tables (pg_total_relation_size: with indexes and TOAST):
+# range leases pause while they are over this (0: no limit).
+CATALOG_MAX_BYTES = env.int("CATALOG_MAX_BYTES", default=0)
+
+# --- Catalog ----------------------------------------------------------------
+# How often a process checks for a newer rule set, in seconds.
+RULES_CHECK_SECONDS = env.float("RULES_CHECK_SECONDS", default=5.0)
+# Files per page of /api/v1/files.
+CATALOG_PAGE_SIZE = env.int("CATALOG_PAGE_SIZE", default=100)
 
 LOGGING = {
     "version": 1,

@@ -1,8 +1,10 @@
 """Space limits: leasing pauses before the database fills its disk.
 
-`room()` answers with the reason leasing is paused, or None. The size is
-measured with pg_database_size() at most every SPACE_CHECK_CACHE_SECONDS per
-process, so the lease path stays cheap.
+`room()` answers why the database as a whole is too big, `catalog_full()`
+why the catalog's tables are, and `leasing_paused()` joins the two: it is
+the `paused` reason of range leases and of the status report. Sizes are
+measured at most every SPACE_CHECK_CACHE_SECONDS per process, so the lease
+path stays cheap.
 """
 
 from __future__ import annotations
@@ -56,10 +58,30 @@ def room() -> str | None:
     return None
 
 
-def catalog_full() -> str | None:
-    """Why the catalog is full (history lanes pause), or None.
+def catalog_size() -> int:
+    """The catalog's tables with their indexes and TOAST (pg_total_relation_size)."""
+    return _cached_size(
+        "catalog",
+        "SELECT pg_total_relation_size('catalog_file'::regclass)"
+        " + pg_total_relation_size('rule_set_version'::regclass)",
+    )
 
-    Placeholder until the catalog tables exist: they are measured against
-    CATALOG_MAX_BYTES there.
-    """
+
+def catalog_full() -> str | None:
+    """Why the catalog is full (range leases and history lanes pause), or None."""
+    limit = settings.CATALOG_MAX_BYTES
+    if limit <= 0:
+        return None
+    size = catalog_size()
+    if size > limit:
+        return (
+            f"The catalog holds {size / 2**30:.2f} GiB, over CATALOG_MAX_BYTES "
+            f"({limit / 2**30:.2f} GiB): prune it (manage.py prune_catalog) or raise the limit."
+        )
     return None
+
+
+def leasing_paused() -> str | None:
+    """Why range leasing is paused (database or catalog over its limit), or None."""
+    reasons = [reason for reason in (room(), catalog_full()) if reason]
+    return " ".join(reasons) or None

@@ -15,7 +15,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import psycopg
 from django.db import connection
+from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 
 _NAME = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.MULTILINE)
 
@@ -59,6 +61,22 @@ class Queries:
             cursor.execute(self[name], params)
             columns = [col.name for col in cursor.description or ()]
             return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+    def fetchone_bound(self, name: str, params: Mapping[str, Any]) -> tuple[Any, ...] | None:
+        """Like fetchone, with the parameters bound on the server in binary.
+
+        Django composes parameters into the query text on the client, which
+        means quoting every element of big array parameters; a batch merge
+        sends megabytes of them. Same connection and transaction, and Django
+        still counts and logs the query.
+        """
+        connection.ensure_connection()
+        raw = psycopg.Cursor(connection.connection)
+        raw.format = psycopg.pq.Format.BINARY
+        wrapper = CursorDebugWrapper if connection.queries_logged else CursorWrapper
+        with wrapper(raw, connection) as cursor:
+            cursor.execute(self[name], params)
+            return cursor.fetchone()
 
     def execute(self, name: str, params: Mapping[str, Any]) -> int:
         """Run a statement and return its row count."""

@@ -18,6 +18,7 @@ urlpatterns = [
         name="schema",
     ),
     path("api/v1/docs/", ApiDocsView.as_view(), name="api-docs"),
+    path("api/v1/", include("indexer.catalog.urls")),
     path("api/v1/", include("seeding.urls")),
     path("api/v1/", include("leases.urls")),
 ]

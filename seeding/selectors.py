@@ -7,7 +7,7 @@ from typing import Any
 
 from django.conf import settings
 
-from indexer.space import room
+from indexer.space import catalog_full, leasing_paused
 from indexer.sql import Queries
 from leases.selectors import lanes_status
 
@@ -17,8 +17,8 @@ status_sql = Queries(Path(__file__).parent / "sql" / "status.sql")
 
 
 def paused_reason() -> str | None:
-    """Why leasing is paused, if it is (space limits)."""
-    return room()
+    """Why range leasing is paused, if it is (the database or the catalog is too big)."""
+    return leasing_paused()
 
 
 def seed_status() -> dict[str, Any]:
@@ -46,4 +46,5 @@ def seed_status() -> dict[str, Any]:
         "lanes": lanes_status(),
         "headers_last_hour": int(last_hour[0]) if last_hour else 0,
         "paused": paused_reason(),
+        "catalog_full": catalog_full(),
     }

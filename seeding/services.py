@@ -17,8 +17,10 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from indexer.api.errors import Invalid, LeaseLost, NotFound
+from indexer.catalog.services import store_files
 from indexer.models import Group
-from indexer.space import room
+from indexer.rulesets import current_rules
+from indexer.space import leasing_paused
 from indexer.sql import Queries
 from leases.lanes import lane_bounds
 from leases.services import count_finished_range
@@ -87,12 +89,8 @@ def set_nodes_disabled(node_ids: Iterable[int], disabled: bool) -> int:
 # --- the lease protocol -----------------------------------------------------
 
 
-def current_rule_version() -> int | None:
+def current_rule_version() -> int:
     """The rule version ranges are stamped with (the catalog's rule sets)."""
-    try:
-        from indexer.rulesets import current_rules
-    except ImportError:
-        return None
     return current_rules().version
 
 
@@ -117,7 +115,7 @@ def lease_range(node_id: int) -> LeaseOffer:
     scan of the leased ranges off the hot path (docs/performance.md). A
     quiet lease thus passes to another node at most that much after its TTL.
     """
-    paused = room()
+    paused = leasing_paused()
     if paused is not None:
         return LeaseOffer(None, retry_after=settings.LEASE_RETRY_AFTER_SECONDS, paused=paused)
     if time.monotonic() - _last_retire > RETIRE_INTERVAL_SECONDS:
@@ -191,10 +189,6 @@ def store_reported_files(
     group_id: int, range_id: int, files: Sequence[FileReport], fragments: Sequence[FileReport]
 ) -> int:
     """Merge reported files into the catalog; returns how many catalog files they touched."""
-    try:
-        from indexer.catalog.services import store_files
-    except ImportError:
-        return 0
     return store_files(group_id, range_id, files, fragments)
 
 

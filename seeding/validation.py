@@ -52,6 +52,12 @@ def _text(value: Any, path: str, limit: int) -> str:
         raise Invalid(f"{path}: is {len(value)} characters long; at most {limit} are allowed.")
     if "\x00" in value:
         raise Invalid(f"{path}: must not contain NUL characters.")
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            # JSON lets "\ud800" through; PostgreSQL cannot store it.
+            raise Invalid(f"{path}: is not valid Unicode (it holds a lone surrogate).") from None
     return value
 
 
@@ -91,6 +97,7 @@ def validate_file(item: Any, path: str) -> FileReport:
             and type(size) is int
             and 0 <= size <= MAX_SEGMENT_BYTES
             and type(message_id) is str
+            and message_id.isascii()
             and len(message_id) <= MAX_MESSAGE_ID
             and MESSAGE_ID.match(message_id)
         ):

@@ -52,3 +52,22 @@ def backdate() -> Callable[..., None]:
             )
 
     return move
+
+
+@pytest.fixture(autouse=True)
+def _fresh_process_caches() -> Any:
+    """Each test sees its own rule sets and sizes (the caches outlive transactions)."""
+    from indexer.rulesets import forget_current_rules
+    from indexer.space import forget_cached_sizes
+
+    forget_current_rules()
+    forget_cached_sizes()
+    yield
+    forget_current_rules()
+    forget_cached_sizes()
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings: Any) -> None:
+    """admin_client creates a user per test; the real hasher is slow on purpose."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -38,10 +38,14 @@ SELECT group_id, lane, priority, count(*), sum(end_id - start_id + 1)
  GROUP BY 1, 2, 3;
 
 -- name: create_worked_lanes
+-- In group order, so lane ids (the final tie-break of the group choice)
+-- follow the groups' ids as they do when the trigger creates lanes.
 INSERT INTO group_lane (group_id, lane)
-SELECT DISTINCT w.group_id, w.lane
+SELECT w.group_id, w.lane
   FROM group_lane_work AS w
   JOIN news_group AS g ON g.id = w.group_id
+ GROUP BY w.group_id, w.lane
+ ORDER BY w.group_id, w.lane
 ON CONFLICT (group_id, lane) DO NOTHING;
 
 -- name: summarize_lanes

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.db import connection
 from django.test import override_settings
 
+from indexer.models import CatalogFile
 from indexer.space import forget_cached_sizes
 from seeding.models import RangeStatus, SeedRange
 from tests.factories import GroupFactory, SeedRangeFactory
@@ -208,6 +211,47 @@ class TestBatch:
                 },
                 "fragments[0].segments[0][1]",
             ),
+            (
+                {"epoch": 1, "next": 10, "headers": 1, "files": [a_file(), a_file(poster=7)]},
+                "files[1].poster",
+            ),
+            (
+                {"epoch": 1, "next": 10, "headers": 1, "files": [a_file(subject="x\ud800 (1/2)")]},
+                "files[0].subject",
+            ),
+            (
+                {"epoch": 1, "next": 10, "headers": 1, "files": [a_file(poster="p\udfff")]},
+                "files[0].poster",
+            ),
+            (
+                {
+                    "epoch": 1,
+                    "next": 10,
+                    "headers": 1,
+                    "files": [a_file(segments=[[1, 5, "<a\ud800@b>", 10]])],
+                },
+                "files[0].segments[0][2]",
+            ),
+            (
+                {
+                    "epoch": 1,
+                    "next": 10,
+                    "headers": 1,
+                    "files": [a_file(segments=[[1, 5, "<a@b>", 10], [1, 6, "<c@d>", 10]])],
+                    "fragments": [a_file(date=True)],
+                },
+                "fragments[0].date",
+            ),
+            (
+                {
+                    "epoch": 1,
+                    "next": 10,
+                    "headers": 1,
+                    "files": [a_file()],
+                    "fragments": [a_file(segments=[[1, 5, "<a@b>"]])],
+                },
+                "fragments[0].segments[0]",
+            ),
         ],
     )
     def test_a_bad_batch_is_a_400_naming_the_field_and_stores_nothing(
@@ -216,13 +260,19 @@ class TestBatch:
         SeedRangeFactory(start_id=1000, end_id=5999)
         node = node_client()
         lease = lease_one(node)
-        response = node.post(f"/api/v1/ranges/{lease['id']}/batch", body)
+        # json.dumps escapes lone surrogates as \ud800, as a node's encoder would.
+        response = node.http.post(
+            f"/api/v1/ranges/{lease['id']}/batch",
+            data=json.dumps(body),
+            content_type="application/json",
+        )
         assert response.status_code == 400, response.content
         error = response.json()
         assert error["error"] == "invalid"
         assert field in error["detail"]
         rng = SeedRange.objects.get(id=lease["id"])
         assert (rng.next_id, rng.headers) == (1000, 0)
+        assert not CatalogFile.objects.exists()
 
     def test_malformed_json_is_a_400(self, node_client):
         SeedRangeFactory()

@@ -108,4 +108,6 @@ def render_status(status: dict[str, Any]) -> str:
     out.append("")
     out.append(f"Headers in the last hour: {status['headers_last_hour']:,}")
     out.append(f"Leasing paused: {status['paused']}" if status["paused"] else "Leasing: open")
+    if status.get("catalog_full"):
+        out.append(f"Catalog full: {status['catalog_full']}")
     return "\n".join(out)

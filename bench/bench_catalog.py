@@ -1,0 +1,211 @@
+"""Segments stored per second through the catalog's batch service.
+
+Each measured batch is what a node sends: 1,000 files of 50 segments, half of
+them new files and half the second halves (parts 51..100) of files already
+stored, merged in. Timed: `store_files` inside a transaction (what
+`seeding.services.report_batch` runs); not timed: building the reports and
+storing the first halves beforehand. Beside it, in the same run and the same
+database, a bare COPY of the same segment rows into an unindexed table: the
+least any storage of them could cost. Measured with an empty catalog and
+again with 10 million segments stored (loaded with set-based SQL).
+
+Run: ``.venv/bin/python bench/bench_catalog.py [--batches 10] [--stored 10000000]``
+(embedded PostgreSQL, database ``bench_catalog``; with DATABASE_URL set it runs
+there and TRUNCATES catalog_file: never point it at a real catalog).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "indexer.settings")
+os.environ.setdefault("EMBEDDED_DATABASE_NAME", "bench_catalog")
+
+import django
+
+django.setup()
+
+from django.core.management import call_command  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
+
+from indexer.catalog.services import store_files  # noqa: E402
+from indexer.models import Group  # noqa: E402
+from seeding.validation import FileReport  # noqa: E402
+
+FILES_PER_BATCH = 1000
+SEGMENTS = 50
+POSTER = "Uploader <up@nyuu.invalid>"
+
+
+def file_report(serial: int, first_part: int) -> FileReport:
+    name = f"bench.{serial:09d}.part01.rar"
+    subject = f'[01/20] - "{name}" yEnc ({first_part}/{2 * SEGMENTS})'
+    segments = [
+        (part, 10_000_000 + serial * 200 + part, f"<{serial}.{part}.x7Qp2@nyuu.invalid>", 716_800)
+        for part in range(first_part, first_part + SEGMENTS)
+    ]
+    return FileReport(subject, POSTER, 1_700_000_000 + serial % 86_400, 2 * SEGMENTS, segments)
+
+
+def make_batches(start: int, count: int) -> tuple[list[list[FileReport]], list[list[FileReport]]]:
+    """(first halves to store beforehand, measured batches)."""
+    half = FILES_PER_BATCH // 2
+    before, measured = [], []
+    serial = start
+    for _ in range(count):
+        merging = list(range(serial, serial + half))
+        new = list(range(serial + half, serial + FILES_PER_BATCH))
+        serial += FILES_PER_BATCH
+        before.append([file_report(s, 1) for s in merging])
+        measured.append(
+            [file_report(s, SEGMENTS + 1) for s in merging] + [file_report(s, 1) for s in new]
+        )
+    return before, measured
+
+
+def store_rate(group_id: int, batches: list[list[FileReport]]) -> float:
+    segments = 0
+    started = time.perf_counter()
+    for batch in batches:
+        with transaction.atomic():
+            store_files(group_id, None, batch, [])
+        segments += sum(len(f.segments) for f in batch)
+    return segments / (time.perf_counter() - started)
+
+
+def copy_rate(group_id: int, batches: list[list[FileReport]]) -> float:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE TABLE IF NOT EXISTS bench_copy (group_id bigint, file_serial bigint,"
+            " part int, article bigint, message_id text, bytes int)"
+        )
+        cursor.execute("TRUNCATE bench_copy")
+    segments = 0
+    started = time.perf_counter()
+    for batch in batches:
+        with transaction.atomic(), connection.cursor() as cursor:
+            raw = cursor.cursor  # the psycopg cursor: COPY is not in Django's API
+            with raw.copy(
+                "COPY bench_copy (group_id, file_serial, part, article, message_id, bytes)"
+                " FROM STDIN"
+            ) as copy:
+                for serial, item in enumerate(batch):
+                    for part, article, message_id, size in item.segments:
+                        copy.write_row((group_id, serial, part, article, message_id, size))
+                        segments += 1
+    return segments / (time.perf_counter() - started)
+
+
+LOAD = """
+INSERT INTO catalog_file (group_id, key, release_key, rule_version, subject, poster, name,
+    file_index, file_count, total, date, parts, articles, sizes, message_ids, conflict_ids,
+    segments, bytes, complete, conflicts, created_at, updated_at)
+SELECT %(group_id)s, decode(md5('preload' || g), 'hex'), NULL, 1,
+       '[01/20] - "preload.' || g || '.part01.rar" yEnc (1/50)', %(poster)s,
+       'preload.' || g || '.part01.rar', 1, 20, 50, to_timestamp(1600000000 + g),
+       p.parts, p.articles, p.sizes,
+       ARRAY(SELECT g || '.' || n || '.x7Qp2@nyuu.invalid' FROM generate_series(1, 50) AS n),
+       '{}', 50, 50 * 716800, true, 0, now(), now()
+  FROM generate_series(%(first)s, %(last)s) AS g,
+       LATERAL (SELECT array_agg(n ORDER BY n) AS parts,
+                       array_agg(5000000000 + g * 50 + n ORDER BY n) AS articles,
+                       array_agg(716800 ORDER BY n) AS sizes
+                  FROM generate_series(1, 50) AS n) AS p
+"""
+
+
+def preload(group_id: int, segments: int) -> float:
+    files = segments // 50
+    started = time.perf_counter()
+    step = 200_000
+    for first in range(1, files + 1, step):
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                LOAD,
+                {
+                    "group_id": group_id,
+                    "poster": POSTER,
+                    "first": first,
+                    "last": min(first + step - 1, files),
+                },
+            )
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE catalog_file")
+    return time.perf_counter() - started
+
+
+def stored_segments() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT coalesce(sum(segments), 0) FROM catalog_file")
+        return int(cursor.fetchone()[0])
+
+
+def clean_pending_list() -> float:
+    """Merge the message-id index's pending list (what autovacuum does off the batch path)."""
+    started = time.perf_counter()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT gin_clean_pending_list('catalog_file_message_ids_idx')")
+    return time.perf_counter() - started
+
+
+def measure(group_id: int, serial: int, batches: int) -> tuple[float, float, float]:
+    """(store_files rate, the same with the index upkeep it deferred, bare COPY rate)."""
+    before, measured = make_batches(serial, batches)
+    for batch in before:
+        with transaction.atomic():
+            store_files(group_id, None, batch, [])
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE catalog_file")
+    stored = store_rate(group_id, measured)
+    segments = batches * FILES_PER_BATCH * SEGMENTS
+    upkeep = clean_pending_list()
+    with_upkeep = segments / (segments / stored + upkeep)
+    copied = copy_rate(group_id, measured)
+    return stored, with_upkeep, copied
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--batches", type=int, default=10, help="measured batches per phase")
+    parser.add_argument("--stored", type=int, default=10_000_000, help="segments preloaded")
+    args = parser.parse_args()
+
+    call_command("migrate", verbosity=0)
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE catalog_file")
+        cursor.execute("SELECT version()")
+        server = cursor.fetchone()[0].split(" on ")[0]
+    group = Group.objects.get_or_create(name="alt.binaries.bench")[0]
+    batch_segments = FILES_PER_BATCH * SEGMENTS
+    print(f"{server}; {args.batches} batches of {FILES_PER_BATCH} files x {SEGMENTS} segments")
+    print(f"({batch_segments:,} segments each: half new files, half merged into stored ones)")
+
+    rows = []
+    rows.append(("empty catalog", *measure(group.id, 1_000_000_000, args.batches)))
+    seconds = preload(group.id, args.stored)
+    print(f"preloaded {stored_segments():,} segments in {seconds:.0f} s (generate_series)")
+    label = f"{args.stored / 1e6:g}M segments stored"
+    rows.append((label, *measure(group.id, 2_000_000_000, args.batches)))
+
+    print("segments stored per second (ratio: to the bare COPY in the same run)")
+    print(
+        f"{'':24} {'store_files':>12} {'ratio':>6} {'+ index upkeep':>15} {'ratio':>6} {'bare COPY':>12}"
+    )
+    for label, stored, with_upkeep, copied in rows:
+        print(
+            f"{label:24} {stored:>12,.0f} {stored / copied:>6.2f} {with_upkeep:>15,.0f}"
+            f" {with_upkeep / copied:>6.2f} {copied:>12,.0f}"
+        )
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_size_pretty(pg_total_relation_size('catalog_file'))")
+        print(f"catalog_file with indexes and TOAST: {cursor.fetchone()[0]}")
+        cursor.execute("DROP TABLE IF EXISTS bench_copy")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,122 @@
+"""HTTP edge of the catalog: file lists, one file, NZB documents.
+
+Reads for nodes (token) and operators (staff session). Errors are typed
+exceptions mapped to HTTP in `indexer.api.errors`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpResponse
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.authentication import SessionAuthentication
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
+from rest_framework.views import APIView
+
+from indexer.api.errors import NotFound
+from seeding.authentication import NodeTokenAuthentication
+from seeding.permissions import IsNodeOrStaff
+from seeding.serializers import ErrorOut
+
+from . import selectors
+from .nzb import CONTENT_TYPE, content_disposition
+from .serializers import FileDetailOut, FileListIn, FilePageOut
+
+MAX_ID = 2**63 - 1
+ERRORS = {
+    400: OpenApiResponse(ErrorOut, description="invalid: a parameter is out of range"),
+    401: OpenApiResponse(ErrorOut, description="unauthenticated"),
+    404: OpenApiResponse(ErrorOut, description="not_found: unknown file or group"),
+    503: OpenApiResponse(ErrorOut, description="unavailable: retry with backoff"),
+}
+
+
+class NzbRenderer(BaseRenderer):
+    media_type = CONTENT_TYPE
+    format = "nzb"
+    charset = None
+
+    def render(self, data: Any, accepted_media_type: Any = None, renderer_context: Any = None):
+        return data
+
+
+def checked_file_id(file_id: int) -> int:
+    if file_id > MAX_ID:
+        raise NotFound(f"File {file_id} does not exist.")
+    return file_id
+
+
+def nzb_response(document: bytes, name: str) -> HttpResponse:
+    response = HttpResponse(document, content_type=CONTENT_TYPE)
+    response["Content-Disposition"] = content_disposition(name)
+    return response
+
+
+class CatalogView(APIView):
+    authentication_classes = [NodeTokenAuthentication, SessionAuthentication]
+    permission_classes = [IsNodeOrStaff]
+
+
+class FileListView(CatalogView):
+    @extend_schema(
+        parameters=[FileListIn],
+        responses={200: FilePageOut, **ERRORS},
+        summary="List catalog files, newest first",
+        operation_id="files_list",
+    )
+    def get(self, request: Request) -> Response:
+        serializer = FileListIn(data=request.query_params)
+        serializer.is_valid(raise_exception=True)
+        params = dict(serializer.validated_data)
+        page = selectors.file_page(**params)
+        next_url = (
+            replace_query_param(request.build_absolute_uri(), "page", params["page"] + 1)
+            if page.has_next
+            else None
+        )
+        return Response(
+            {
+                "count": page.count,
+                "count_capped": page.count_capped,
+                "next": next_url,
+                "results": page.results,
+            }
+        )
+
+
+class FileDetailView(CatalogView):
+    @extend_schema(
+        responses={200: FileDetailOut, **ERRORS},
+        summary="One catalog file",
+        operation_id="file_retrieve",
+    )
+    def get(self, request: Request, file_id: int) -> Response:
+        return Response(selectors.file_detail(checked_file_id(file_id)))
+
+
+class FileNzbView(CatalogView):
+    renderer_classes = [NzbRenderer, JSONRenderer]
+
+    @extend_schema(
+        responses={(200, CONTENT_TYPE): OpenApiResponse(description="NZB 1.1"), **ERRORS},
+        summary="The file as an NZB 1.1 document",
+        operation_id="file_nzb",
+    )
+    def get(self, request: Request, file_id: int) -> HttpResponse:
+        return nzb_response(*selectors.file_nzb(checked_file_id(file_id)))
+
+
+class ReleaseNzbView(CatalogView):
+    renderer_classes = [NzbRenderer, JSONRenderer]
+
+    @extend_schema(
+        responses={(200, CONTENT_TYPE): OpenApiResponse(description="NZB 1.1"), **ERRORS},
+        summary="Every file of the post this file belongs to, as one NZB",
+        operation_id="release_nzb",
+    )
+    def get(self, request: Request, file_id: int) -> HttpResponse:
+        return nzb_response(*selectors.release_nzb(checked_file_id(file_id)))

@@ -1,0 +1,96 @@
+"""Catalog files and versioned rule sets.
+
+A catalog file holds its segments compactly in one row: parallel arrays
+sorted by part number (`parts`, `articles`, `sizes`, `message_ids`), never a
+row per segment (docs/catalog.md explains the choice). The columns the lists
+show (`segments`, `bytes`, `complete`) are kept beside the arrays so a list
+never reads the arrays.
+"""
+
+from __future__ import annotations
+
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+from django.db.models.functions import Now
+
+
+class RuleSetVersion(models.Model):
+    """One published rule set. Rows are only ever added: an old version never changes."""
+
+    version = models.IntegerField(unique=True)
+    # RuleSet.to_dict() without "version" (the column is the version).
+    rules = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.CharField(max_length=150, blank=True, default="")
+    note = models.TextField(blank=True, default="")
+
+    class Meta:
+        db_table = "rule_set_version"
+        ordering = ["-version"]
+        verbose_name = "rule set version"
+
+    def __str__(self) -> str:
+        return f"rule set v{self.version}"
+
+
+class CatalogFile(models.Model):
+    group = models.ForeignKey(
+        "indexer.Group", on_delete=models.CASCADE, related_name="catalog_files", db_index=False
+    )
+    # 16-byte identity: RuleSet.identify over (group, poster, key subject, total).
+    key = models.BinaryField(max_length=16)
+    # The files of one post ("[01/12] name.part01.rar" ... "[12/12] name.par2")
+    # share it; NULL when the subject has no file counter.
+    release_key = models.BinaryField(max_length=16, null=True, blank=True)
+    rule_version = models.IntegerField()
+    subject = models.TextField()
+    poster = models.TextField()
+    name = models.TextField()
+    file_index = models.IntegerField(null=True, blank=True)
+    file_count = models.IntegerField(null=True, blank=True)
+    total = models.IntegerField()
+    date = models.DateTimeField()
+    parts = ArrayField(models.IntegerField())
+    articles = ArrayField(models.BigIntegerField())
+    sizes = ArrayField(models.IntegerField())
+    message_ids = ArrayField(models.TextField())
+    # Message-ids reported for a part that already held another one: the
+    # first stays, these are remembered so a replay counts nothing twice.
+    conflict_ids = ArrayField(models.TextField(), default=list, blank=True)
+    segments = models.IntegerField()
+    bytes = models.BigIntegerField()
+    complete = models.BooleanField()
+    conflicts = models.IntegerField(default=0)
+    created_at = models.DateTimeField(db_default=Now())
+    # Moves whenever a batch adds something: retention reads it.
+    updated_at = models.DateTimeField(db_default=Now())
+
+    class Meta:
+        db_table = "catalog_file"
+        ordering = ["-id"]
+        verbose_name = "catalog file"
+        constraints = [
+            models.UniqueConstraint(fields=["group", "key"], name="catalog_file_group_key"),
+        ]
+        indexes = [
+            # Lists of one group, newest first.
+            models.Index(fields=["group", "-id"], name="catalog_file_group_id_idx"),
+            # Retention: incomplete files nobody added to for a while.
+            models.Index(
+                fields=["updated_at"],
+                condition=models.Q(complete=False),
+                name="catalog_file_incomplete_idx",
+            ),
+            models.Index(
+                fields=["release_key"],
+                condition=models.Q(release_key__isnull=False),
+                name="catalog_file_release_idx",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def segment_rows(self) -> list[tuple[int, int, str, int]]:
+        """(part, article, message-id, bytes) in part order."""
+        return list(zip(self.parts, self.articles, self.message_ids, self.sizes, strict=True))

@@ -1,0 +1,171 @@
+"""Reads of the catalog: file lists, one file, message-id lookups, NZB documents.
+
+Lists never read the segment arrays (the columns beside them say how many
+segments and bytes a file has); only a single file and its NZB do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from django.conf import settings
+
+from indexer.admin_tools import COUNT_CAP
+from indexer.api.errors import NotFound
+from indexer.models import Group
+
+from .identity import release_stem
+from .models import CatalogFile
+from .nzb import NzbFile, render_nzb
+from .sql import catalog_sql
+
+LIST_FIELDS = (
+    "id", "group__name", "name", "subject", "poster", "date", "total", "segments", "bytes",
+    "complete",
+)  # fmt: skip
+SEGMENT_FIELDS = ("parts", "articles", "sizes", "message_ids", "conflict_ids")
+RELEASE_LIMIT = 1000
+
+
+@dataclass(frozen=True)
+class FilePage:
+    count: int
+    count_capped: bool
+    has_next: bool
+    results: list[dict[str, Any]]
+
+
+def summary(row: dict[str, Any]) -> dict[str, Any]:
+    """The API's shape of a file (dates as Unix time)."""
+    return {
+        "id": row["id"],
+        "group": row["group__name"],
+        "name": row["name"],
+        "subject": row["subject"],
+        "poster": row["poster"],
+        "date": int(row["date"].timestamp()),
+        "total": row["total"],
+        "segments": row["segments"],
+        "bytes": row["bytes"],
+        "complete": row["complete"],
+    }
+
+
+def file_ids_by_message_id(message_id: str) -> list[int]:
+    """Every catalog file holding this message-id (one per group it was posted to)."""
+    return [
+        row[0] for row in catalog_sql.fetchall("files_by_message_id", {"message_id": message_id})
+    ]
+
+
+def file_page(
+    *,
+    group: str | None = None,
+    complete: bool | None = None,
+    q: str | None = None,
+    since: int | None = None,
+    message_id: str | None = None,
+    page: int = 1,
+    page_size: int | None = None,
+) -> FilePage:
+    """A page of files, newest first (id descending: stable while files are added).
+
+    `count` is exact up to COUNT_CAP and capped beyond (`count_capped`), so a
+    list over millions of files never waits on a full count.
+    """
+    size = page_size or settings.CATALOG_PAGE_SIZE
+    files = CatalogFile.objects.all()
+    if group is not None:
+        group_id = Group.objects.filter(name=group).values_list("id", flat=True).first()
+        if group_id is None:
+            raise NotFound(f"group: there is no group named {group!r}.")
+        files = files.filter(group_id=group_id)
+    if complete is not None:
+        files = files.filter(complete=complete)
+    if q:
+        files = files.filter(name__icontains=q)  # upper(name) LIKE: the trigram index
+    if since is not None:
+        files = files.filter(date__gte=datetime.fromtimestamp(since, tz=UTC))
+    if message_id:
+        files = files.filter(id__in=file_ids_by_message_id(message_id))
+    count = files.order_by()[: COUNT_CAP + 1].count()
+    offset = (page - 1) * size
+    rows = list(files.order_by("-id").values(*LIST_FIELDS)[offset : offset + size + 1])
+    return FilePage(
+        count=min(count, COUNT_CAP),
+        count_capped=count > COUNT_CAP,
+        has_next=len(rows) > size,
+        results=[summary(row) for row in rows[:size]],
+    )
+
+
+def file_detail(file_id: int) -> dict[str, Any]:
+    row = (
+        CatalogFile.objects.filter(id=file_id)
+        .values(*LIST_FIELDS, "file_index", "file_count", "conflicts", "rule_version")
+        .first()
+    )
+    if row is None:
+        raise NotFound(f"File {file_id} does not exist.")
+    return {
+        **summary(row),
+        "file_index": row["file_index"],
+        "file_count": row["file_count"],
+        "conflicts": row["conflicts"],
+        "rule_version": row["rule_version"],
+    }
+
+
+def files_with_segments(file_ids: Sequence[int]) -> list[CatalogFile]:
+    return list(CatalogFile.objects.filter(id__in=list(file_ids)).select_related("group"))
+
+
+def release_file_ids(file_id: int) -> list[int]:
+    """The files of the post `file_id` belongs to (itself alone when it has no file counter)."""
+    ids = [
+        row[0]
+        for row in catalog_sql.fetchall(
+            "release_file_ids", {"file_id": file_id, "limit": RELEASE_LIMIT}
+        )
+    ]
+    return ids or [file_id]
+
+
+def nzb_for(file_ids: Sequence[int], title: str | None = None) -> tuple[bytes, str]:
+    """An NZB of these files, in file-counter then name order, and a name for it.
+
+    Raises NotFound when none of them exist.
+    """
+    files = files_with_segments(file_ids)
+    if not files:
+        raise NotFound(f"File {file_ids[0] if file_ids else '?'} does not exist.")
+    files.sort(key=lambda f: (f.file_index is None, f.file_index or 0, f.name, f.id))
+    document = render_nzb(
+        [
+            NzbFile(
+                subject=f.subject,
+                poster=f.poster,
+                date=int(f.date.timestamp()),
+                groups=[f.group.name],
+                segments=list(zip(f.parts, f.message_ids, f.sizes, strict=True)),
+            )
+            for f in files
+        ],
+        title=title,
+    )
+    return document, title or files[0].name
+
+
+def file_nzb(file_id: int) -> tuple[bytes, str]:
+    return nzb_for([file_id])
+
+
+def release_nzb(file_id: int) -> tuple[bytes, str]:
+    """One NZB of every file of the post `file_id` belongs to."""
+    name = CatalogFile.objects.filter(id=file_id).values_list("name", flat=True).first()
+    if name is None:
+        raise NotFound(f"File {file_id} does not exist.")
+    return nzb_for(release_file_ids(file_id), title=release_stem(name))

@@ -1,0 +1,273 @@
+"""Writes of the catalog: merging reported files, publishing rule sets, pruning.
+
+`store_files` is called by `seeding.services.report_batch` inside its
+transaction: a batch is stored whole or not at all. Python groups the batch
+by file key (a node's grouping is not trusted) and one SQL statement
+(`merge_files` in sql/catalog.sql) merges it, whatever the number of files.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from itertools import chain
+from typing import Any
+
+from django.db import IntegrityError, transaction
+
+from indexer.api.errors import Invalid, NotFound
+from indexer.rules import RuleSet
+from indexer.rulesets import current_rules, forget_current_rules
+from seeding.validation import FileReport, Segment
+
+from .identity import identify_report, release_key
+from .models import CatalogFile, RuleSetVersion
+from .sql import catalog_sql
+
+__all__ = [
+    "PruneSummary",
+    "delete_files",
+    "prune_incomplete_files",
+    "publish_rules",
+    "store_files",
+]
+
+
+# --- storing batches ----------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _PendingFile:
+    """One catalog file's share of a batch, merged from every report with its key."""
+
+    key: bytes
+    release_key: bytes | None
+    subject: str
+    poster: str
+    name: str
+    file_index: int | None
+    file_count: int | None
+    total: int
+    date: int
+    first_part: int
+    # part -> (part, article, message-id, bytes); the first report of a part wins.
+    segments: dict[int, Segment] = field(default_factory=dict)
+    conflicts: set[str] = field(default_factory=set)
+
+    def add(self, segments: Sequence[Segment]) -> None:
+        stored = self.segments
+        for seg in segments:
+            held = stored.get(seg[0])
+            if held is None:
+                stored[seg[0]] = seg
+            elif held[2] != seg[2]:
+                self.conflicts.add(seg[2])
+
+
+def _pending_files(
+    rules: RuleSet, group: str, reports: Iterable[FileReport]
+) -> dict[bytes, _PendingFile]:
+    """The batch grouped by the key the coordinator derives (not the node's grouping)."""
+    pending: dict[bytes, _PendingFile] = {}
+    for report in reports:
+        if rules.excludes_poster(report.poster):
+            continue
+        ident = identify_report(rules, group, report.poster, report.subject, report.total)
+        segments = report.segments
+        if ident.total < report.total:
+            segments = [seg for seg in segments if seg[0] <= ident.total]
+            if not segments:
+                continue
+        first_part = min(seg[0] for seg in segments)
+        entry = pending.get(ident.key)
+        if entry is None:
+            entry = pending[ident.key] = _PendingFile(
+                ident.key,
+                release_key(group, report.poster, ident.name, ident.file_count),
+                report.subject,
+                report.poster,
+                ident.name,
+                ident.file_index,
+                ident.file_count,
+                ident.total,
+                report.date,
+                first_part,
+            )
+            # The common case: one report per file, each part once.
+            entry.segments = {seg[0]: seg for seg in segments}
+            if len(entry.segments) != len(segments):
+                entry.segments = {}
+                entry.add(segments)
+            continue
+        entry.date = min(entry.date, report.date)
+        if (first_part, report.subject) < (entry.first_part, entry.subject):
+            entry.first_part, entry.subject, entry.name = first_part, report.subject, ident.name
+            entry.file_index, entry.file_count = ident.file_index, ident.file_count
+            entry.release_key = release_key(group, report.poster, ident.name, ident.file_count)
+        entry.add(segments)
+    return pending
+
+
+MERGE_COLUMNS = (
+    "keys", "release_keys", "subjects", "posters", "names", "file_indexes", "file_counts",
+    "totals", "dates", "bytes", "parts", "articles", "sizes", "message_ids", "conflict_ids",
+)  # fmt: skip
+
+
+def _merge_params(pending: Sequence[_PendingFile]) -> dict[str, list[Any]]:
+    """One list per column of merge_files; a file's segments as space-separated text."""
+    columns: tuple[list[Any], ...] = tuple([] for _ in MERGE_COLUMNS)
+    (keys, release_keys, subjects, posters, names, file_indexes, file_counts, totals, dates,
+     sizes_total, parts_text, articles_text, sizes_text, ids_text, conflicts_text) = columns  # fmt: skip
+    for entry in pending:
+        stored = entry.segments
+        rows = [stored[p] for p in sorted(stored)]
+        parts, articles, message_ids, sizes = zip(*rows, strict=True)
+        keys.append(entry.key)
+        release_keys.append(entry.release_key)
+        subjects.append(entry.subject)
+        posters.append(entry.poster)
+        names.append(entry.name)
+        file_indexes.append(entry.file_index)
+        file_counts.append(entry.file_count)
+        totals.append(entry.total)
+        dates.append(entry.date)
+        sizes_total.append(sum(sizes))
+        parts_text.append(" ".join(map(str, parts)))
+        articles_text.append(" ".join(map(str, articles)))
+        sizes_text.append(" ".join(map(str, sizes)))
+        ids_text.append(" ".join(message_ids))
+        conflicts_text.append(
+            " ".join(sorted(entry.conflicts.difference(message_ids))) if entry.conflicts else ""
+        )
+    return dict(zip(MERGE_COLUMNS, columns, strict=True))
+
+
+def store_files(
+    group_id: int,
+    range_id: int | None,
+    files: Sequence[FileReport],
+    fragments: Sequence[FileReport],
+) -> int:
+    """Merge a batch's files and fragments into the catalog of `group_id`.
+
+    Returns how many catalog files the batch created or changed (a replayed
+    batch: 0). Two queries whatever the batch holds: the group's name (part
+    of every key) and the merge. Call it inside a transaction.
+    """
+    if not files and not fragments:
+        return 0
+    row = catalog_sql.fetchone("group_name", {"group_id": group_id})
+    if row is None:
+        raise NotFound(f"Group {group_id} does not exist.")
+    rules = current_rules()
+    pending = _pending_files(rules, row[0], chain(files, fragments))
+    if not pending:
+        return 0
+    ordered = [pending[key] for key in sorted(pending)]
+    params: dict[str, Any] = _merge_params(ordered)
+    params["group_id"] = group_id
+    params["rule_version"] = rules.version
+    result = catalog_sql.fetchone_bound("merge_files", params)
+    return int(result[0]) if result else 0
+
+
+# --- rule sets ----------------------------------------------------------------
+
+
+def validated_rules(data: Any, version: int = 1) -> dict[str, Any]:
+    """The stored form of a rule set (to_dict() without "version"), or Invalid."""
+    if not isinstance(data, dict):
+        raise Invalid("rules: a rule set is a JSON object.")
+    data = {k: v for k, v in data.items() if k != "version"}
+    try:
+        rules = RuleSet.from_dict({**data, "version": version})
+    except (TypeError, ValueError) as error:
+        raise Invalid(f"rules: {error}") from None
+    stored = rules.to_dict()
+    stored.pop("version")
+    return stored
+
+
+def publish_rules(data: Any, created_by: str = "", note: str = "") -> RuleSetVersion:
+    """Store a new rule set version (never changing an old one) and return it."""
+    stored = validated_rules(data)
+    for attempt in range(3):
+        try:
+            with transaction.atomic():
+                row = catalog_sql.fetchone(
+                    "publish_rule_set",
+                    {"rules": json.dumps(stored), "created_by": created_by[:150], "note": note},
+                )
+                # Now (this connection sees the row) and again at commit, in
+                # case another thread reloaded the old version meanwhile.
+                forget_current_rules()
+                transaction.on_commit(forget_current_rules)
+        except IntegrityError:
+            if attempt == 2:
+                raise
+            continue
+        assert row is not None
+        return RuleSetVersion.objects.get(id=row[0])
+    raise AssertionError("unreachable")
+
+
+# --- retention ----------------------------------------------------------------
+
+
+def delete_files(file_ids: Iterable[int]) -> int:
+    """Remove catalog files (an operator's choice in the admin)."""
+    deleted, _ = CatalogFile.objects.filter(id__in=list(file_ids)).delete()
+    return deleted
+
+
+@dataclass
+class PruneSummary:
+    files: int = 0
+    segments: int = 0
+    bytes: int = 0
+    batches: int = 0
+    cutoff: datetime | None = None
+
+
+def prune_incomplete_files(
+    older_than_hours: float,
+    batch_size: int = 10_000,
+    pause: float = 0.0,
+    progress: Callable[[PruneSummary], None] | None = None,
+) -> PruneSummary:
+    """Delete incomplete files no batch added to for `older_than_hours`, in batches.
+
+    Each batch commits on its own so vacuum can reclaim space while the prune
+    runs and no transaction holds locks for long. The cutoff is fixed at the
+    start: files that go stale during the run wait for the next one.
+    """
+    if older_than_hours <= 0:
+        raise Invalid("older_than_hours: must be positive.")
+    if batch_size < 1:
+        raise Invalid("batch_size: must be at least 1.")
+    row = catalog_sql.fetchone("prune_cutoff", {"seconds": older_than_hours * 3600})
+    assert row is not None
+    summary = PruneSummary(cutoff=row[0])
+    while True:
+        with transaction.atomic():
+            result = catalog_sql.fetchone(
+                "prune_incomplete", {"cutoff": summary.cutoff, "limit": batch_size}
+            )
+        files, segments, size = (int(v) for v in (result or (0, 0, 0)))
+        if files == 0:
+            break
+        summary.files += files
+        summary.segments += segments
+        summary.bytes += size
+        summary.batches += 1
+        if progress is not None:
+            progress(summary)
+        if files < batch_size:
+            break
+        if pause > 0:
+            time.sleep(pause)
+    return summary

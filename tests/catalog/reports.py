@@ -1,0 +1,64 @@
+"""Building reported files (FileReport and their JSON form) for catalog tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from indexer.models import CatalogFile
+from seeding.validation import FileReport
+
+POSTER = "someone <a@b.c>"
+
+
+def subject(name: str, total: int, part: int = 1, index: int = 1, count: int = 12) -> str:
+    return f'[{index:02d}/{count:02d}] - "{name}" yEnc ({part}/{total})'
+
+
+def msgid(name: str, part: int, host: str = "host") -> str:
+    return f"<{name}.{part}@{host}>"
+
+
+def report(
+    name: str = "name.part01.rar",
+    parts: Any = (1, 2),
+    total: int = 2,
+    *,
+    poster: str = POSTER,
+    date: int = 1_700_000_000,
+    index: int = 1,
+    count: int = 12,
+    host: str = "host",
+    size: int = 700_000,
+    article: int = 1000,
+) -> FileReport:
+    parts = list(parts)
+    return FileReport(
+        subject=subject(name, total, parts[0], index, count),
+        poster=poster,
+        date=date,
+        total=total,
+        segments=[(p, article + p, msgid(name, p, host), size + p) for p in parts],
+    )
+
+
+def as_json(item: FileReport) -> dict[str, Any]:
+    return {
+        "subject": item.subject,
+        "poster": item.poster,
+        "date": item.date,
+        "total": item.total,
+        "segments": [list(seg) for seg in item.segments],
+    }
+
+
+SNAPSHOT_FIELDS = (
+    "group_id", "key", "release_key", "subject", "poster", "name", "file_index", "file_count",
+    "total", "date", "parts", "articles", "sizes", "message_ids", "conflict_ids", "segments",
+    "bytes", "complete", "conflicts",
+)  # fmt: skip
+
+
+def catalog_snapshot() -> list[tuple[Any, ...]]:
+    """Everything a catalog file says, in key order (ids and times left out)."""
+    rows = CatalogFile.objects.order_by("group_id", "key").values_list(*SNAPSHOT_FIELDS)
+    return [tuple(bytes(v) if isinstance(v, memoryview) else v for v in row) for row in rows]

@@ -1,0 +1,150 @@
+"""The catalog and rule sets in the operator console."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from lxml import etree
+
+from indexer.models import CatalogFile, RuleSetVersion
+from indexer.rules import RuleSet
+from indexer.rulesets import current_rules
+from tests.catalog.reports import report
+from tests.catalog.test_api import DTD, store
+from tests.factories import GroupFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def files():
+    group = GroupFactory(name="alt.binaries.admin")
+    store(group, report("alpha.part01.rar", [1, 2], 2, index=1, count=2))
+    store(group, report("alpha.par2", [1], 3, index=2, count=2))
+    store(group, report("beta.mkv", [1], 1, index=1, count=1))
+    return group
+
+
+class TestCatalogAdmin:
+    def test_the_list_shows_segment_counts_and_links(self, admin_client, files):
+        response = admin_client.get("/admin/indexer/catalogfile/")
+        assert response.status_code == 200
+        html = response.content.decode()
+        assert "alpha.part01.rar" in html and "beta.mkv" in html
+        assert "2/2" in html and "1/3" in html
+        assert "release NZB" in html
+
+    @pytest.mark.parametrize(
+        ("query", "shown", "hidden"),
+        [
+            ("q=ALPHA", ["alpha.par2", "alpha.part01.rar"], ["beta.mkv"]),
+            ("complete__exact=0", ["alpha.par2"], ["beta.mkv", "alpha.part01.rar"]),
+            ("date__gte=2000-01-01+00:00:00%2B00:00", ["beta.mkv"], []),
+        ],
+    )
+    def test_search_and_filters(self, admin_client, files, query, shown, hidden):
+        html = admin_client.get(f"/admin/indexer/catalogfile/?{query}").content.decode()
+        for name in shown:
+            assert name in html
+        for name in hidden:
+            assert name not in html
+
+    def test_the_group_filter(self, admin_client, files):
+        other = GroupFactory(name="alt.binaries.other")
+        store(other, report("gamma.rar", [1], 1))
+        html = admin_client.get(
+            f"/admin/indexer/catalogfile/?group__id__exact={other.id}"
+        ).content.decode()
+        assert "gamma.rar" in html and "beta.mkv" not in html
+
+    def test_the_list_reads_no_segment_arrays(self, admin_client, files):
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        with CaptureQueriesContext(connection) as queries:
+            assert admin_client.get("/admin/indexer/catalogfile/").status_code == 200
+        listing = [q["sql"] for q in queries if 'FROM "catalog_file"' in q["sql"]]
+        assert listing and all('"message_ids"' not in sql for sql in listing)
+
+    def test_a_file_page_shows_its_segments(self, admin_client, files):
+        file = CatalogFile.objects.get(name="alpha.part01.rar")
+        html = admin_client.get(f"/admin/indexer/catalogfile/{file.id}/change/").content.decode()
+        assert "&lt;alpha.part01.rar.2@host&gt;" in html
+
+    def test_the_nzb_links_return_valid_documents(self, admin_client, files):
+        file = CatalogFile.objects.get(name="alpha.par2")
+        for url in (
+            f"/admin/indexer/catalogfile/{file.id}/nzb/",
+            f"/admin/indexer/catalogfile/{file.id}/release-nzb/",
+        ):
+            response = admin_client.get(url)
+            assert response.status_code == 200
+            assert response["Content-Type"] == "application/x-nzb"
+            assert DTD.validate(etree.fromstring(response.content))
+        release = etree.fromstring(admin_client.get(url).content)
+        assert len(release.findall("{http://www.newzbin.com/DTD/2003/nzb}file")) == 2
+
+    def test_selected_files_download_as_one_nzb(self, admin_client, files):
+        ids = list(CatalogFile.objects.values_list("id", flat=True))
+        response = admin_client.post(
+            "/admin/indexer/catalogfile/",
+            {"action": "export_nzb", "_selected_action": ids},
+        )
+        assert response["Content-Type"] == "application/x-nzb"
+        doc = etree.fromstring(response.content)
+        assert DTD.validate(doc)
+        assert len(doc.findall("{http://www.newzbin.com/DTD/2003/nzb}file")) == 3
+
+    def test_deleting_files_asks_first(self, admin_client, files):
+        file = CatalogFile.objects.get(name="beta.mkv")
+        body = {"action": "delete_files", "_selected_action": [file.id]}
+        response = admin_client.post("/admin/indexer/catalogfile/", body)
+        assert response.status_code == 200 and CatalogFile.objects.filter(id=file.id).exists()
+        admin_client.post("/admin/indexer/catalogfile/", {**body, "confirmed": "yes"})
+        assert not CatalogFile.objects.filter(id=file.id).exists()
+
+
+class TestRuleSetAdmin:
+    def test_saving_publishes_a_new_version_and_leaves_the_old_one(self, admin_client):
+        rules = RuleSet.default().to_dict()
+        rules.pop("version")
+        rules["poster_exclude"] = ["spammer@"]
+        response = admin_client.post(
+            "/admin/indexer/rulesetversion/add/",
+            {"rules": json.dumps(rules), "note": "drop the spammer"},
+        )
+        assert response.status_code == 302, response.content.decode()[:2000]
+        newest = RuleSetVersion.objects.get(version=2)
+        assert newest.rules["poster_exclude"] == ["spammer@"]
+        assert newest.created_by == "admin"
+        assert RuleSetVersion.objects.get(version=1).rules["poster_exclude"] == []
+        assert current_rules().version == 2
+        assert current_rules().excludes_poster("x spammer@y")
+
+    @pytest.mark.parametrize(
+        ("rules", "message"),
+        [
+            ({"min_total": 1}, "lacks the fields"),
+            ({**RuleSet.default().to_dict(), "segment_counter": "("}, "not a valid regular"),
+            ({**RuleSet.default().to_dict(), "colour": "blue"}, "does not know: colour"),
+        ],
+    )
+    def test_invalid_rules_are_explained_in_the_form(self, admin_client, rules, message):
+        response = admin_client.post(
+            "/admin/indexer/rulesetversion/add/", {"rules": json.dumps(rules), "note": ""}
+        )
+        assert response.status_code == 200
+        assert message in response.content.decode()
+        assert RuleSetVersion.objects.count() == 1
+
+    def test_the_add_form_starts_from_the_rules_in_force(self, admin_client):
+        html = admin_client.get("/admin/indexer/rulesetversion/add/").content.decode()
+        assert "segment_counter" in html
+
+    def test_an_old_version_cannot_be_edited(self, admin_client):
+        version = RuleSetVersion.objects.get(version=1)
+        url = f"/admin/indexer/rulesetversion/{version.id}/change/"
+        assert admin_client.get(url).status_code == 200  # view only
+        admin_client.post(url, {"rules": "{}", "note": "changed"})
+        assert RuleSetVersion.objects.get(version=1).note != "changed"

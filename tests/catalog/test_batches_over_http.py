@@ -1,0 +1,83 @@
+"""Files reach the catalog through the range protocol's batch endpoint."""
+
+from __future__ import annotations
+
+import pytest
+
+from indexer.catalog.services import publish_rules
+from indexer.models import CatalogFile
+from indexer.rules import RuleSet
+from seeding.models import SeedRange
+from tests.catalog.reports import as_json, catalog_snapshot, report
+from tests.factories import GroupFactory, SeedRangeFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def batch(node, lease, files=(), fragments=(), next_id=None, headers=10):
+    body = {
+        "epoch": lease["epoch"],
+        "next": next_id if next_id is not None else lease["start"] + 100,
+        "headers": headers,
+        "files": [as_json(f) for f in files],
+        "fragments": [as_json(f) for f in fragments],
+    }
+    response = node.post(f"/api/v1/ranges/{lease['id']}/batch", body)
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def test_a_file_is_stitched_from_two_ranges_reported_by_two_nodes(node_client):
+    group = GroupFactory()
+    SeedRangeFactory(group=group, start_id=1000, end_id=1999)
+    SeedRangeFactory(group=group, start_id=2000, end_id=2999)
+    first, second = node_client(), node_client()
+    lease_a, lease_b = first.lease(), second.lease()
+    assert {lease_a["id"], lease_b["id"]} == set(SeedRange.objects.values_list("id", flat=True))
+    assert batch(first, lease_a, fragments=[report(parts=[1, 2, 3], total=5)])["stored"] == 1
+    assert batch(second, lease_b, fragments=[report(parts=[4, 5], total=5)])["stored"] == 1
+    file = CatalogFile.objects.get()
+    assert file.group_id == group.id
+    assert (file.parts, file.complete) == ([1, 2, 3, 4, 5], True)
+
+
+def test_a_replayed_batch_leaves_the_catalog_and_the_counters_unchanged(node_client):
+    SeedRangeFactory(start_id=1000, end_id=5999)
+    node = node_client()
+    lease = node.lease()
+    files = [report(f"r{i}.rar", [1, 2], total=2) for i in range(5)]
+    assert batch(node, lease, files, next_id=1500)["stored"] == 5
+    catalog = catalog_snapshot()
+    counters = SeedRange.objects.values_list("next_id", "headers", "files").get()
+    replay = batch(node, lease, files, next_id=1500)
+    assert replay == {"next": 1500, "stored": 0}
+    assert catalog_snapshot() == catalog
+    assert SeedRange.objects.values_list("next_id", "headers", "files").get() == counters
+
+
+def test_ranges_record_the_rule_version_they_were_leased_under(node_client):
+    SeedRangeFactory()
+    SeedRangeFactory()
+    node = node_client()
+    first = node.lease()
+    publish_rules(RuleSet.default().to_dict(), note="same rules, new version")
+    second = node.lease()
+    versions = dict(SeedRange.objects.values_list("id", "rule_version"))
+    assert versions == {first["id"]: 1, second["id"]: 2}
+
+
+def test_the_batch_endpoint_runs_a_fixed_number_of_queries(
+    node_client, django_assert_num_queries, settings
+):
+    settings.RULES_CHECK_SECONDS = 3600  # the rule set stays cached for the test
+    SeedRangeFactory(start_id=1000, end_id=5999)
+    node = node_client()
+    lease = node.lease()
+    batch(node, lease, [report("warm.rar")], next_id=1010)  # node last-seen is written once
+    small = [report("one.rar", [1, 2], total=2)]
+    many = [report(f"m{i}.rar", range(1, 21), total=20) for i in range(200)]
+    # Savepoint + release, the range update, the group's name, the merge.
+    with django_assert_num_queries(6):
+        assert batch(node, lease, small, next_id=1020)["stored"] == 1
+    with django_assert_num_queries(6):
+        assert batch(node, lease, many, fragments=small, next_id=1030)["stored"] == 200
