@@ -75,8 +75,15 @@ def fresh_database() -> Iterator[tuple[str, dict[str, Any]]]:
 class Fleet:
     """The coordinator (gunicorn) and its agents; ``sql`` reads its database."""
 
-    def __init__(self, database_url: str, conninfo: dict[str, Any], workdir: Path) -> None:
+    def __init__(
+        self,
+        database_url: str,
+        conninfo: dict[str, Any],
+        workdir: Path,
+        news_server_url: str = "",
+    ) -> None:
         self.database_url = database_url
+        self.news_server_url = news_server_url
         self.conninfo = conninfo
         self.workdir = workdir
         self.port = free_port()
@@ -89,7 +96,12 @@ class Fleet:
 
     def env(self, **extra: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("SEED_")}
-        env.update(DATABASE_URL=self.database_url, PYTHONPATH=str(ROOT), **extra)
+        env.update(
+            DATABASE_URL=self.database_url,
+            NEWS_SERVER_URL=self.news_server_url,
+            PYTHONPATH=str(ROOT),
+            **extra,
+        )
         return env
 
     def manage(self, *args: str) -> str:
@@ -160,17 +172,22 @@ class Fleet:
         self.tokens[name] = path
         return path
 
-    def create_ranges(self, plan: dict[str, list[tuple[int, int]]]) -> None:
-        # Until plan_seed is merged the test plans the ranges itself; with it this
-        # becomes: self.python('call_command("plan_seed", days=20)').
+    def plan(self, groups: Sequence[str], days: int, size: int) -> dict[str, list[tuple[int, int]]]:
+        """Plan the groups from the news server as an operator would; the planned spans."""
         self.python(
-            "import json\n"
             "from indexer.models import Group\n"
-            "from seeding.services import create_ranges\n"
-            "for name, spans in json.loads(sys.argv[1]).items():\n"
-            "    create_ranges(Group.objects.get_or_create(name=name)[0], spans)\n",
-            json.dumps(plan),
+            "for name in sys.argv[1:]:\n"
+            "    Group.objects.get_or_create(name=name)\n",
+            *groups,
         )
+        self.manage("plan_seed", *groups, "--days", str(days), "--size", str(size))
+        spans: dict[str, list[tuple[int, int]]] = {}
+        for name, start, end in self.sql(
+            "SELECT g.name, r.start_id, r.end_id FROM seed_range r "
+            "JOIN news_group g ON g.id = r.group_id ORDER BY g.name, r.start_id"
+        ):
+            spans.setdefault(name, []).append((start, end))
+        return spans
 
     # --- agents -----------------------------------------------------------------
 
@@ -246,6 +263,15 @@ class Fleet:
         )
         with urllib.request.urlopen(request, timeout=30) as response:
             return json.loads(response.read())
+
+    def nzb(self, path: str, token_name: str) -> bytes:
+        token = self.tokens[token_name].read_text().strip()
+        request = urllib.request.Request(
+            self.url + path, headers={"Authorization": f"Bearer {token}"}
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            assert response.headers["Content-Type"].startswith("application/x-nzb")
+            return response.read()
 
     def catalog(self, token_name: str) -> list[dict[str, Any]]:
         """Every catalog file, following the pages of GET /api/v1/files."""

@@ -7,7 +7,8 @@ one) and one window-mode agent. One range agent is killed with SIGKILL in the
 middle of a range and a short lease TTL hands its range to another. The same
 fleet is then run again with every batch sent twice.
 
-Which tests need branches that are not merged yet is said on each test.
+Ranges are planned with `plan_seed --days 20` against INN2, as an operator
+would; the catalog is read back through the files API and each file's NZB.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 
@@ -37,29 +40,32 @@ RANGE_ARTICLES = 150
 CANCELLED = 25
 
 
+Plan = dict[str, list[tuple[int, int]]]
+
+
 @dataclass
 class Posted:
-    """What is on the news server, and what the planned window holds."""
+    """What is on the news server."""
 
     manifest: Manifest
-    cutoff: int  # Unix time: the planned window starts here
+    cutoff: int  # Unix time, PLANNED_DAYS ago when the articles were posted
     cancelled: set[str]
-    plan: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     # Per group: article number -> message-id, as OVER reports them (cancels are holes).
     present: dict[str, dict[int, str]] = field(default_factory=dict)
+    dates: dict[str, dict[int, int]] = field(default_factory=dict)
 
-    def articles_in_plan(self) -> int:
+    def articles_in(self, plan: Plan) -> int:
         return sum(
             1
-            for group, spans in self.plan.items()
+            for group, spans in plan.items()
             for number in self.present[group]
             if any(start <= number <= end for start, end in spans)
         )
 
-    def planned_ids(self) -> set[str]:
+    def ids_in(self, plan: Plan) -> set[str]:
         return {
             message_id
-            for group, spans in self.plan.items()
+            for group, spans in plan.items()
             for number, message_id in self.present[group].items()
             if any(start <= number <= end for start, end in spans)
         }
@@ -92,13 +98,7 @@ def posted(inn_server: InnServer) -> Posted:  # noqa: F811
             lines = [parse_over_line(line) for line in client.over(info.first, info.last)]
             overviews = [o for o in lines if o is not None]
             state.present[group] = {o.article: o.message_id for o in overviews}
-            # The planned window: the first article dated inside it to the group's last.
-            inside = [o.article for o in overviews if o.date is not None and o.date >= cutoff]
-            first, last = min(inside), info.last
-            state.plan[group] = [
-                (start, min(start + RANGE_ARTICLES - 1, last))
-                for start in range(first, last + 1, RANGE_ARTICLES)
-            ]
+            state.dates[group] = {o.article: o.date for o in overviews if o.date is not None}
     assert not (cancelled & set().union(*(set(p.values()) for p in state.present.values())))
     return state
 
@@ -106,6 +106,7 @@ def posted(inn_server: InnServer) -> Posted:  # noqa: F811
 @dataclass
 class FleetRun:
     fleet: Fleet
+    plan: Plan
     victim_range: int | None
     window_node: str
     exit_codes: dict[str, int]
@@ -116,10 +117,10 @@ def run_fleet(
 ) -> Iterator[FleetRun]:
     workdir.mkdir(parents=True, exist_ok=True)
     with fresh_database() as (url, conninfo):
-        fleet = Fleet(url, conninfo, workdir)
+        fleet = Fleet(url, conninfo, workdir, news_server_url=inn.url)
         try:
             fleet.start()
-            fleet.create_ranges(posted.plan)
+            plan = fleet.plan(GROUPS, PLANNED_DAYS, RANGE_ARTICLES)
             news = f"{inn.url}/?connections=4"
             extra = ["--duplicate-batches"] if duplicate else []
             relay = fleet.has_path("/overviews")
@@ -166,7 +167,7 @@ def run_fleet(
             )
             wait_until_all_done(fleet, timeout=180)
             exit_codes = {name: fleet.stop_agent(name) for name in ("ranger", "windower")}
-            yield FleetRun(fleet, victim_range, "windower", exit_codes)
+            yield FleetRun(fleet, plan, victim_range, "windower", exit_codes)
         finally:
             fleet.stop()
 
@@ -222,7 +223,7 @@ def duplicate_run(
     yield from run_fleet(posted, inn_server, tmp_path_factory.mktemp("dup"), duplicate=True)
 
 
-# --- what the coordinator recorded (passes on this branch) ----------------------------
+# --- what the coordinator recorded ---------------------------------------------
 
 
 def range_counters(run: FleetRun) -> dict[tuple[str, int, int], tuple[str, int]]:
@@ -241,8 +242,31 @@ def test_every_range_is_done_and_its_headers_match_the_articles(
     for (group, start, end), (_, headers) in counters.items():
         present = sum(1 for number in posted.present[group] if start <= number <= end)
         assert headers == present, (group, start, end)
-    assert sum(h for _, h in counters.values()) == posted.articles_in_plan()
+    assert sum(h for _, h in counters.values()) == posted.articles_in(first_run.plan)
     assert first_run.exit_codes == {"ranger": 0, "windower": 0}
+
+
+def test_plan_seed_planned_the_last_20_days_newest_first(
+    first_run: FleetRun, posted: Posted
+) -> None:
+    slack = 300  # seconds between posting and planning
+    for group in GROUPS:
+        spans = first_run.plan[group]
+        assert all(end - start + 1 <= RANGE_ARTICLES for start, end in spans)
+        assert all(a_end + 1 == b_start for (_, a_end), (b_start, _) in pairwise(spans))
+        first, last = spans[0][0], spans[-1][1]
+        assert last >= max(posted.present[group])  # GROUP's last counts cancelled ones
+        dates = posted.dates[group]
+        assert dates[min(n for n in dates if n >= first)] >= posted.cutoff - slack
+        assert all(date < posted.cutoff + slack for n, date in dates.items() if n < first)
+    # Newest first: within each group, ids (the claim order) run from the top down.
+    rows = first_run.fleet.sql(
+        "SELECT g.name, r.start_id FROM seed_range r JOIN news_group g ON g.id = r.group_id "
+        "ORDER BY r.id"
+    )
+    for group in GROUPS:
+        starts = [start for name, start in rows if name == group]
+        assert starts == sorted(starts, reverse=True)
 
 
 def test_the_killed_agents_range_was_taken_over(first_run: FleetRun) -> None:
@@ -255,8 +279,6 @@ def test_the_killed_agents_range_was_taken_over(first_run: FleetRun) -> None:
     # Taken over after the TTL: another lease of it, by another node.
     assert attempts >= 2
     assert holder != "victim"
-    assert attempts >= 2
-    assert holder != "victim"
 
 
 def test_batches_sent_twice_leave_the_same_counters(
@@ -266,11 +288,10 @@ def test_batches_sent_twice_leave_the_same_counters(
     assert duplicate_run.exit_codes == {"ranger": 0, "windower": 0}
 
 
-# --- needs the window-indexing branch (group leases, lanes, snapshots) ------------------
+# --- window indexing ----------------------------------------------------------
 
 
 def test_the_window_agent_indexed_a_lane(first_run: FleetRun) -> None:
-    """Needs the `leases` branch: until it is merged the window agent finds no group leases."""
     ((headers,),) = first_run.fleet.sql(
         "SELECT coalesce(sum(h.headers), 0) FROM header_rollup h JOIN seed_node n "
         "ON n.id = h.node_id WHERE n.name = %s",
@@ -285,14 +306,24 @@ def test_the_window_agent_indexed_a_lane(first_run: FleetRun) -> None:
     assert ranges > 0
 
 
-# --- needs the catalog branch (GET /api/v1/files) -----------------------------------------
+# --- the catalog --------------------------------------------------------------
+
+
+def nzb_segments(run: FleetRun, file_id: int) -> frozenset[tuple[int, str]]:
+    """(part, message-id) of each segment, read from the file's NZB export."""
+    document = ElementTree.fromstring(run.fleet.nzb(f"/api/v1/files/{file_id}/nzb", "ranger"))
+    return frozenset(
+        (int(segment.get("number", "0")), f"<{segment.text}>")
+        for segment in document.iter("{http://www.newzbin.com/DTD/2003/nzb}segment")
+    )
 
 
 def catalog_by_segments(run: FleetRun) -> dict[frozenset[tuple[int, str]], dict[str, Any]]:
     files = run.fleet.catalog("ranger")
     by_segments: dict[frozenset[tuple[int, str]], dict[str, Any]] = {}
     for item in files:
-        key = frozenset((segment[0], segment[2]) for segment in item["segments"])
+        key = nzb_segments(run, item["id"])
+        assert len(key) == item["segments"], item
         assert key not in by_segments, f"two catalog files with the same segments: {item}"
         by_segments[key] = item
     return by_segments
@@ -301,8 +332,7 @@ def catalog_by_segments(run: FleetRun) -> dict[frozenset[tuple[int, str]], dict[
 def test_the_catalog_holds_every_posted_file_once_with_its_segments(
     first_run: FleetRun, posted: Posted
 ) -> None:
-    """Needs the catalog branch (GET /api/v1/files and the store behind batches)."""
-    planned = posted.planned_ids()
+    planned = posted.ids_in(first_run.plan)
     catalog = catalog_by_segments(first_run)
     # Which posted file each catalog file came from: never two, never a mix.
     owner = {
@@ -310,6 +340,7 @@ def test_the_catalog_holds_every_posted_file_once_with_its_segments(
         for name, posted_file in posted.manifest.files.items()
         for segment in posted_file.segments
     }
+    complete_by_segments = {segments: item["complete"] for segments, item in catalog.items()}
     found: dict[str, list[frozenset[tuple[int, str]]]] = defaultdict(list)
     for segments in catalog:
         names = {owner.get(message_id) for _, message_id in segments}
@@ -326,6 +357,9 @@ def test_the_catalog_holds_every_posted_file_once_with_its_segments(
             continue
         assert len(found[name]) == 1, f"{name} is in the catalog {len(found[name])} times"
         assert found[name][0] == expected, name
+        # Complete exactly when every segment of the post is there to be read.
+        whole = len(expected) == posted_file.total_parts
+        assert complete_by_segments[expected] is whole, name
     # Nothing but binary segments from inside the window, nothing cancelled.
     catalogued = {message_id for segments in catalog for _, message_id in segments}
     assert catalogued <= planned
@@ -335,8 +369,6 @@ def test_the_catalog_holds_every_posted_file_once_with_its_segments(
 def test_batches_sent_twice_yield_the_identical_catalog(
     first_run: FleetRun, duplicate_run: FleetRun
 ) -> None:
-    """Needs the catalog branch."""
-
     def comparable(run: FleetRun) -> set[tuple[Any, ...]]:
         return {
             (item["group"], item["subject"], item["poster"], item["total"], segments)
