@@ -35,6 +35,30 @@ def _start(data_dir: Path) -> Any:
     return pgserver.get_server(data_dir, cleanup_mode="stop")
 
 
+# Server settings the embedded cluster runs with. A lease queue is only as
+# fast as its vacuum: autovacuum wakes every 5 s instead of every minute so
+# the claim index never carries more than a few seconds of dead entries
+# (docs/performance.md says what to set on a production server).
+SERVER_SETTINGS = {
+    "autovacuum_naptime": ("5", "5s"),
+    "autovacuum_vacuum_cost_limit": ("2000", "2000"),
+}
+
+
+def _tune(conn: Any) -> None:
+    from psycopg import sql
+
+    changed = False
+    for name, (setting, value) in SERVER_SETTINGS.items():
+        row = conn.execute("SELECT setting FROM pg_settings WHERE name = %s", (name,)).fetchone()
+        if row is not None and row[0] != setting:
+            statement = sql.SQL("ALTER SYSTEM SET {} = {}")
+            conn.execute(statement.format(sql.Identifier(name), sql.Literal(value)))
+            changed = True
+    if changed:
+        conn.execute("SELECT pg_reload_conf()")
+
+
 def _ensure_database(socket_dir: str, name: str) -> None:
     import psycopg
     from psycopg import sql
@@ -42,6 +66,7 @@ def _ensure_database(socket_dir: str, name: str) -> None:
     with psycopg.connect(
         host=socket_dir, user="postgres", dbname="postgres", autocommit=True
     ) as conn:
+        _tune(conn)
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
         if not exists:
             logger.info("creating database %s", name)
