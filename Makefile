@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install lint bench clean-db
+.PHONY: run test test-deps install lint bench clean-db
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -18,8 +18,14 @@ run: $(STAMP)
 	$(PY) manage.py serve
 
 ## Run the whole test suite (real PostgreSQL, real HTTP, INN2 for integration tests).
-test: $(STAMP)
+test: $(STAMP) test-deps
 	$(VENV)/bin/pytest
+
+## Debian packages the integration tests use (INN2, the system PostgreSQL, Chromium).
+## As root they are installed when missing; otherwise run `sudo .ci/install-*` once.
+test-deps:
+	@if [ "$$(id -u)" = 0 ]; then for script in .ci/install-*; do "$$script" || exit 1; done; \
+	else echo "note: not root; if INN2, PostgreSQL or Chromium are missing run: sudo sh -c 'for s in .ci/install-*; do \$$s; done'"; fi
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
