@@ -1,17 +1,20 @@
 """Range claims per second: the lease service beside the bare claim statement.
 
 For each table size (10,000 and 1,000,000 queued ranges) the table is loaded,
-then driven to a steady state with --warmup claims (each followed by a
-finish, as nodes do) so the claim index carries the dead entries a running
-system has. Then, with 1, 4 and 16 connections (one thread each), it measures:
+then driven to a steady state with --warmup claims, each followed by a
+finish through the services as nodes do, so the claim index carries the dead
+entries a running system has. Then, with 1, 4 and 16 connections (one
+thread each), it measures claims per second:
 
-- service: `seeding.services.lease_range` + `finish_range` (the real code);
+- service: `seeding.services.lease_range` (the real code, through Django);
 - bare:    the one-statement claim (UPDATE … WHERE id = (SELECT … FOR UPDATE
-           SKIP LOCKED LIMIT 1)) + a bare finish, on psycopg connections.
+           SKIP LOCKED LIMIT 1)) on psycopg connections.
 
-The two run alternately on the same database in the same run, and the queue
-is refilled between rounds so it stays near its size. Claims per second and
-the ratios are printed; `docs/performance.md` holds the figures.
+The two alternate on the same database in the same run. Between measured
+rounds of at most 5,000 claims (untimed) the round's leases are finished
+and the queue is refilled, so it stays near its size and the live set
+small. Claims per second and the ratios are printed; `docs/performance.md`
+holds the figures.
 
 Run: .venv/bin/python bench/bench_lease.py [--sizes 10000 1000000] [--warmup 200000] [--seconds 8]
 """
@@ -34,9 +37,13 @@ UPDATE seed_range
               ORDER BY priority, id LIMIT 1 FOR UPDATE SKIP LOCKED)
 RETURNING id, epoch
 """
-BARE_FINISH = (
-    "UPDATE seed_range SET status = 'done', done_at = now(), next_id = end_id + 1 WHERE id = %(id)s"
+BARE_FINISH_ALL = (
+    "UPDATE seed_range SET status = 'done', done_at = now(), next_id = end_id + 1"
+    " WHERE status = 'leased'"
 )
+
+
+ROUND = 5000  # claims between refills of the queue
 
 
 def main() -> None:
@@ -141,12 +148,16 @@ def main() -> None:
         elapsed = time.perf_counter() - started
         return sum(done) / elapsed
 
-    def service_body(index: int, stop: threading.Event) -> int:
+    def service_pair(index: int, stop: threading.Event) -> int:
+        """Warm-up: a claim and a finish through the services, as a node does."""
         offer = services.lease_range(nodes[index])
         if offer.lease is None:
             return 0
         services.finish_range(nodes[index], offer.lease.id, offer.lease.epoch)
         return 1
+
+    def service_body(index: int, stop: threading.Event) -> int:
+        return 0 if services.lease_range(nodes[index]).lease is None else 1
 
     bare_conns: dict[int, psycopg.Connection] = {}
 
@@ -155,16 +166,18 @@ def main() -> None:
         if conn is None:
             conn = bare_conns[index] = psycopg.connect(**dsn(), autocommit=True)
         row = conn.execute(BARE_CLAIM, {"node": nodes[index]}).fetchone()
-        if row is None:
-            return 0
-        conn.execute(BARE_FINISH, {"id": row[0]})
-        return 1
+        return 0 if row is None else 1
+
+    def finish_all() -> None:
+        # Between measured rounds, untimed: the round's leases are finished
+        # (as nodes would) so the live set stays small, as in a steady state.
+        sql(BARE_FINISH_ALL)
 
     def measure(kind: str, conns: int, size: int, seconds: float) -> float:
         # Rounds of at most a tenth of the queue, refilled in between, so the
         # queue stays near its size; only the claim rounds are timed.
         body = service_body if kind == "service" else bare_body
-        cap = max(size // 10, 500)
+        cap = min(max(size // 10, 500), ROUND)
         total_claims, total_time = 0.0, 0.0
         deadline = time.perf_counter() + seconds
         while time.perf_counter() < deadline:
@@ -173,6 +186,7 @@ def main() -> None:
             elapsed = min(remaining, cap / rate if rate else remaining)
             total_claims += rate * elapsed
             total_time += elapsed
+            finish_all()
             refill(size)
         return total_claims / total_time if total_time else 0.0
 
@@ -186,8 +200,8 @@ def main() -> None:
         warm = 0
         started = time.perf_counter()
         while warm < args.warmup:
-            round_claims = min(max(size // 10, 500), args.warmup - warm)
-            rate = run_threads(16, service_body, 3600, round_claims)
+            round_claims = min(max(size // 10, 500), ROUND, args.warmup - warm)
+            rate = run_threads(16, service_pair, 3600, round_claims)
             warm += round_claims
             refill(size)
             print(f"  warmup {warm:>7}/{args.warmup} claims, {rate:7.0f}/s", flush=True)

@@ -21,77 +21,58 @@ UPDATE seed_range
    AND heartbeat_at < now() - make_interval(secs => %(ttl)s);
 
 -- name: lease_range
--- Claim one queued range in one statement. Urgent ranges (priority below
--- %(urgent_below)s) go first while they hold less than half of the live
--- leases; past that the others go first. The live leases are only counted
--- when an urgent range is queued at all (the CASE runs that subquery
--- lazily). Each branch is a probe of the claim index; nothing scans the table.
+-- Claim one queued range in one statement.
+--
+-- `head` is the first claimable entry of the claim index (most urgent, then
+-- plan order). When it is not urgent (priority %(urgent_below)s or more)
+-- nothing urgent is queued and it is taken: the common case reads the claim
+-- index once, like a bare claim. When it is urgent, urgent ranges go first
+-- only while they hold less than half of the live leases; past that the
+-- first non-urgent range goes first (or `head`, when there is none). The
+-- CASE runs the live count and `normal` only when it needs them.
+--
 -- A range whose lane (by priority, see leases/lanes.py) is held by a live
 -- group lease is skipped: one probe of group_lane's unique (group, lane)
--- index per candidate.
-WITH mix AS MATERIALIZED (
-    -- The most urgent queued priority is the first entry of the claim index
-    -- (an ORDER BY … LIMIT 1 probe keeps that true under a generic plan).
-    SELECT CASE
-             WHEN coalesce((SELECT priority FROM seed_range
-                             WHERE status = 'queued'
-                               AND NOT EXISTS (SELECT 1 FROM group_lane AS gl
+-- index per candidate. Nothing here scans the table.
+WITH head AS MATERIALIZED (
+    SELECT id, priority FROM seed_range
+     WHERE status = 'queued'
+       AND NOT EXISTS (SELECT 1 FROM group_lane AS gl
                         WHERE gl.group_id = seed_range.group_id
                           AND gl.lane = group_lane_of(seed_range.priority, seed_range.capture,
                                                       %(tail_max)s, %(history_min)s,
                                                       %(history_max)s, %(capture_only)s)
                           AND gl.node_id IS NOT NULL
                           AND gl.heartbeat_at >= now() - make_interval(secs => %(ttl)s))
-                             ORDER BY priority, id
-                             LIMIT 1), %(urgent_below)s) >= %(urgent_below)s
-             THEN false
-             ELSE (SELECT count(*) FILTER (WHERE priority < %(urgent_below)s) = 0
+     ORDER BY priority, id
+     LIMIT 1
+     FOR UPDATE SKIP LOCKED
+), normal AS MATERIALIZED (
+    SELECT id FROM seed_range
+     WHERE status = 'queued'
+       AND priority >= %(urgent_below)s
+       AND NOT EXISTS (SELECT 1 FROM group_lane AS gl
+                        WHERE gl.group_id = seed_range.group_id
+                          AND gl.lane = group_lane_of(seed_range.priority, seed_range.capture,
+                                                      %(tail_max)s, %(history_min)s,
+                                                      %(history_max)s, %(capture_only)s)
+                          AND gl.node_id IS NOT NULL
+                          AND gl.heartbeat_at >= now() - make_interval(secs => %(ttl)s))
+     ORDER BY priority, id
+     LIMIT 1
+     FOR UPDATE SKIP LOCKED
+), candidate AS MATERIALIZED (
+    SELECT CASE
+             WHEN head.priority >= %(urgent_below)s THEN head.id
+             WHEN (SELECT count(*) FILTER (WHERE priority < %(urgent_below)s) = 0
                           OR count(*) FILTER (WHERE priority < %(urgent_below)s) * 2 < count(*)
                      FROM seed_range
                     WHERE status = 'leased'
                       AND heartbeat_at >= now() - make_interval(secs => %(ttl)s))
-           END AS urgent_first
-), bounds AS (
-    -- [lo1, hi1] is the class served first, [lo2, hi2] the other.
-    SELECT CASE WHEN urgent_first THEN -2147483648 ELSE %(urgent_below)s END AS lo1,
-           CASE WHEN urgent_first THEN %(urgent_below)s - 1 ELSE 2147483647 END AS hi1,
-           CASE WHEN urgent_first THEN %(urgent_below)s ELSE -2147483648 END AS lo2,
-           CASE WHEN urgent_first THEN 2147483647 ELSE %(urgent_below)s - 1 END AS hi2
-      FROM mix
-), first_class AS (
-    SELECT id FROM seed_range
-     WHERE status = 'queued'
-       AND priority BETWEEN (SELECT lo1 FROM bounds) AND (SELECT hi1 FROM bounds)
-       AND NOT EXISTS (SELECT 1 FROM group_lane AS gl
-                        WHERE gl.group_id = seed_range.group_id
-                          AND gl.lane = group_lane_of(seed_range.priority, seed_range.capture,
-                                                      %(tail_max)s, %(history_min)s,
-                                                      %(history_max)s, %(capture_only)s)
-                          AND gl.node_id IS NOT NULL
-                          AND gl.heartbeat_at >= now() - make_interval(secs => %(ttl)s))
-     ORDER BY priority, id
-     LIMIT 1
-     FOR UPDATE SKIP LOCKED
-), second_class AS (
-    SELECT id FROM seed_range
-     WHERE status = 'queued'
-       AND priority BETWEEN (SELECT lo2 FROM bounds) AND (SELECT hi2 FROM bounds)
-       AND NOT EXISTS (SELECT 1 FROM group_lane AS gl
-                        WHERE gl.group_id = seed_range.group_id
-                          AND gl.lane = group_lane_of(seed_range.priority, seed_range.capture,
-                                                      %(tail_max)s, %(history_min)s,
-                                                      %(history_max)s, %(capture_only)s)
-                          AND gl.node_id IS NOT NULL
-                          AND gl.heartbeat_at >= now() - make_interval(secs => %(ttl)s))
-     ORDER BY priority, id
-     LIMIT 1
-     FOR UPDATE SKIP LOCKED
-), candidate AS (
-    -- UNION ALL under LIMIT runs lazily: the second branch is read only
-    -- when the first found nothing, so no extra row is locked.
-    (SELECT id FROM first_class)
-    UNION ALL (SELECT id FROM second_class)
-    LIMIT 1
+             THEN head.id
+             ELSE coalesce((SELECT id FROM normal), head.id)
+           END AS id
+      FROM head
 )
 UPDATE seed_range AS r
    SET status = 'leased',
