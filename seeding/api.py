@@ -19,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from indexer.api.errors import NotFound
+from seeding.limits import MAX_BIGINT as MAX_ID
 
 from . import relay, selectors, services
 from .authentication import NodeIdentity, NodeTokenAuthentication
@@ -33,7 +34,6 @@ from .serializers import (
     ReleaseIn,
 )
 
-MAX_ID = 2**63 - 1
 ERRORS = {
     400: OpenApiResponse(ErrorOut, description="invalid: a field is missing or out of range"),
     401: OpenApiResponse(ErrorOut, description="unauthenticated"),

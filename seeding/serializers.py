@@ -7,12 +7,8 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from .limits import MAX_ARTICLE, MAX_EPOCH, MAX_FILES_PER_BATCH, MAX_HEADERS_PER_BATCH
 from .validation import FileReport, validate_files
-
-MAX_EPOCH = 2**31 - 1
-MAX_ARTICLE = 2**63 - 1
-MAX_HEADERS_PER_BATCH = 10_000_000
-MAX_FILES_PER_BATCH = 100_000
 
 
 class FileDocSerializer(serializers.Serializer):

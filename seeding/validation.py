@@ -9,20 +9,21 @@ any bad file is rejected whole.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from indexer.api.errors import Invalid
 
-MAX_SUBJECT = 1000
-MAX_POSTER = 500
-MAX_MESSAGE_ID = 250
-MAX_TOTAL = 100_000
-MAX_SEGMENT_BYTES = 2**31 - 1
-MAX_ARTICLE = 2**63 - 1
-MAX_DATE = 4_102_444_800  # 2100-01-01: anything later is a broken clock
-MESSAGE_ID = re.compile(r"<[^<>\s@]+@[^<>\s]+>\Z")
+from .limits import (
+    MAX_ARTICLE,
+    MAX_DATE,
+    MAX_MESSAGE_ID,
+    MAX_POSTER,
+    MAX_SEGMENT_BYTES,
+    MAX_SUBJECT,
+    MAX_TOTAL,
+    MESSAGE_ID,
+)
 
 Segment = tuple[int, int, str, int]
 

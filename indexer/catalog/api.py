@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 
 from indexer.api.errors import NotFound
 from seeding.authentication import NodeTokenAuthentication
+from seeding.limits import MAX_BIGINT as MAX_ID
 from seeding.permissions import IsNodeOrStaff
 from seeding.serializers import ErrorOut
 
@@ -26,7 +27,6 @@ from . import selectors
 from .nzb import CONTENT_TYPE, content_disposition
 from .serializers import FileDetailOut, FileListIn, FilePageOut
 
-MAX_ID = 2**63 - 1
 ERRORS = {
     400: OpenApiResponse(ErrorOut, description="invalid: a parameter is out of range"),
     401: OpenApiResponse(ErrorOut, description="unauthenticated"),

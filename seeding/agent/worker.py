@@ -34,6 +34,10 @@ from typing import Any
 from indexer.overview import parse_over_line
 from indexer.rules import RuleSet
 
+# The coordinator's File limits: a file that breaks one would make the whole
+# batch a 400, so the agent leaves it out and counts it.
+from seeding.limits import MAX_DATE, MAX_MESSAGE_ID, MAX_POSTER, MAX_SUBJECT, MAX_TOTAL
+
 from .aggregate import Window
 from .http import (
     Aborted,
@@ -53,13 +57,6 @@ EXIT_UNEXPECTED = 1
 EXIT_USAGE = 2
 EXIT_UNAUTHENTICATED = 3
 
-# Limits of the coordinator's File validation (seeding/validation.py): a file that
-# breaks one would make the whole batch a 400, so it is left out and counted.
-MAX_SUBJECT = 1000
-MAX_POSTER = 500
-MAX_MESSAGE_ID = 250
-MAX_TOTAL = 100_000
-MAX_DATE = 4_102_444_800
 _CHECK_EVERY = 512  # lines between looks at the clock, the stop flag and the batch size
 
 
