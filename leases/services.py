@@ -19,7 +19,9 @@ from django.conf import settings
 from django.db import transaction
 
 from indexer.api.errors import Invalid, LeaseLost, NotFound, TooLarge
+from indexer.models import AuditAction
 from indexer.rulesets import current_rules
+from indexer.services import record_audit
 from indexer.space import catalog_full
 
 from . import snapshots
@@ -258,10 +260,14 @@ def count_finished_range(range_id: int, group_id: int, headers: int) -> None:
     )
 
 
-def force_release_lanes(lane_ids: Iterable[int]) -> int:
+def force_release_lanes(lane_ids: Iterable[int], *, actor: Any = None) -> int:
     """An operator takes lanes back; their holders are fenced. Returns how many were held."""
-    row = lanes_sql.fetchone("force_release_lanes", {"ids": list(lane_ids)})
-    return int(row[0]) if row else 0
+    ids = list(lane_ids)
+    row = lanes_sql.fetchone("force_release_lanes", {"ids": ids})
+    count = int(row[0]) if row else 0
+    detail = {"ids": ids[:100], "ranges_requeued": int(row[1]) if row else 0}
+    record_audit(actor, AuditAction.LEASE_FORCE_RELEASED, "group lane", count, detail)
+    return count
 
 
 # --- snapshots -----------------------------------------------------------------
