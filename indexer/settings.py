@@ -25,7 +25,7 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[:
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "indexer.apps.ConsoleAdminConfig",  # django.contrib.admin with the dashboard
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -187,6 +187,10 @@ CATALOG_MAX_BYTES = env.int("CATALOG_MAX_BYTES", default=0)
 RULES_CHECK_SECONDS = env.float("RULES_CHECK_SECONDS", default=5.0)
 # Files per page of /api/v1/files.
 CATALOG_PAGE_SIZE = env.int("CATALOG_PAGE_SIZE", default=100)
+
+# --- Operators' console -------------------------------------------------------
+# The dashboard reloads itself this often, in seconds.
+DASHBOARD_REFRESH_SECONDS = env.int("DASHBOARD_REFRESH_SECONDS", default=30)
 
 LOGGING = {
     "version": 1,

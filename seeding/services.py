@@ -32,6 +32,7 @@ from .tokens import hash_token, new_token
 from .validation import FileReport
 
 ranges_sql = Queries(Path(__file__).parent / "sql" / "ranges.sql")
+dashboard_sql = Queries(Path(__file__).parent / "sql" / "dashboard.sql")
 
 ERROR_TEXT_LIMIT = 2000
 # Ids named in an audit entry's detail, at most.
@@ -284,3 +285,12 @@ def reprioritize_ranges(range_ids: Iterable[int], priority: int, *, actor: Any =
 def ensure_connection() -> None:
     """Open the database connection (starting the embedded server if needed)."""
     connection.ensure_connection()
+
+
+def fold_rollup_hours() -> int:
+    """Fold the last day's completed hours of header_rollup into header_rollup_hour.
+
+    Each hour is aggregated once (five minutes after it ends), so the hourly
+    chart reads 24 small rows and at most the last hour and a bit live.
+    """
+    return dashboard_sql.execute("fold_rollup_hours", {})
