@@ -19,6 +19,7 @@ from django.conf import settings
 from django.db import transaction
 
 from indexer.api.errors import Invalid, LeaseLost, NotFound, TooLarge
+from indexer.metrics import LEASES
 from indexer.models import AuditAction
 from indexer.rulesets import current_rules
 from indexer.services import record_audit
@@ -176,6 +177,7 @@ def lease_lane(node_id: int, lane: str) -> LaneOffer:
     assert taken is not None  # the row was locked above
     group_id, name, priority, epoch, snapshot_next, snapshot_size = taken
     snapshot = None if snapshot_next is None else SnapshotRef(snapshot_next, snapshot_size or 0)
+    LEASES.labels(kind="lane").inc()
     return LaneOffer(
         LaneLease(
             group=GroupRef(group_id, name, priority),

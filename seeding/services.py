@@ -19,6 +19,7 @@ from django.db import connection, transaction
 
 from indexer.api.errors import Invalid, LeaseLost, NotFound
 from indexer.catalog.services import store_files
+from indexer.metrics import BATCHES, HEADERS, LEASE_SECONDS, LEASES
 from indexer.models import AuditAction, Group
 from indexer.rulesets import current_rules
 from indexer.services import record_audit
@@ -116,6 +117,14 @@ def retire_quiet_ranges() -> int:
 
 
 def lease_range(node_id: int) -> LeaseOffer:
+    with LEASE_SECONDS.time():
+        offer = _lease_range(node_id)
+    if offer.lease is not None:
+        LEASES.labels(kind="range").inc()
+    return offer
+
+
+def _lease_range(node_id: int) -> LeaseOffer:
     """Hand one range to a node, or say why nothing is handed out.
 
     Quiet leases are taken back every RETIRE_INTERVAL_SECONDS per process and
@@ -190,6 +199,9 @@ def report_batch(
             raise _lease_lost(node_id, range_id, epoch)
         new_next, advanced, group_id = row
         stored = store_reported_files(group_id, range_id, files, fragments)
+    BATCHES.inc()
+    if advanced:
+        HEADERS.inc(headers)
     return BatchResult(next=new_next, stored=stored, advanced=advanced)
 
 
