@@ -23,7 +23,8 @@ ALTER TABLE group_range_summary
 
 CREATE FUNCTION group_range_summary_apply(g bigint[], s text[], n bigint[], a bigint[],
                                           r bigint[], h bigint[], f bigint[])
-RETURNS void LANGUAGE sql AS $$
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
     INSERT INTO group_range_summary AS t (group_id, status, ranges, articles, reached, headers, files)
     SELECT d.g, d.s, sum(d.n), sum(d.a), sum(d.r), sum(d.h), sum(d.f)
       FROM unnest(g, s, n, a, r, h, f) AS d(g, s, n, a, r, h, f)
@@ -34,21 +35,37 @@ RETURNS void LANGUAGE sql AS $$
     ON CONFLICT (group_id, status) DO UPDATE
        SET ranges = t.ranges + excluded.ranges, articles = t.articles + excluded.articles,
            reached = t.reached + excluded.reached, headers = t.headers + excluded.headers,
-           files = t.files + excluded.files
+           files = t.files + excluded.files;
+END
 $$;
 
+-- One row's share of its (group, status) summary, added with `sign`. plpgsql
+-- keeps the statement's plan per session: the claim fires this on every lease.
+CREATE FUNCTION group_range_summary_add(r seed_range, sign integer) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO group_range_summary AS t (group_id, status, ranges, articles, reached, headers, files)
+    VALUES (r.group_id, r.status, sign, sign * (r.end_id - r.start_id + 1),
+            CASE WHEN r.status = 'leased' THEN 0 ELSE sign * (r.next_id - r.start_id) END,
+            CASE WHEN r.status = 'leased' THEN 0 ELSE sign * r.headers END,
+            CASE WHEN r.status = 'leased' THEN 0 ELSE sign * r.files END)
+    ON CONFLICT (group_id, status) DO UPDATE
+       SET ranges = t.ranges + excluded.ranges, articles = t.articles + excluded.articles,
+           reached = t.reached + excluded.reached, headers = t.headers + excluded.headers,
+           files = t.files + excluded.files;
+END
+$$;
+
+-- The two rows are written in key order, as the statement triggers write theirs.
 CREATE FUNCTION group_range_summary_rows() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    PERFORM group_range_summary_apply(
-        ARRAY[OLD.group_id, NEW.group_id], ARRAY[OLD.status, NEW.status]::text[],
-        ARRAY[-1, 1]::bigint[],
-        ARRAY[-(OLD.end_id - OLD.start_id + 1), NEW.end_id - NEW.start_id + 1],
-        ARRAY[CASE WHEN OLD.status = 'leased' THEN 0 ELSE -(OLD.next_id - OLD.start_id) END,
-              CASE WHEN NEW.status = 'leased' THEN 0 ELSE NEW.next_id - NEW.start_id END],
-        ARRAY[CASE WHEN OLD.status = 'leased' THEN 0 ELSE -OLD.headers END,
-              CASE WHEN NEW.status = 'leased' THEN 0 ELSE NEW.headers END],
-        ARRAY[CASE WHEN OLD.status = 'leased' THEN 0 ELSE -OLD.files END,
-              CASE WHEN NEW.status = 'leased' THEN 0 ELSE NEW.files END]);
+    IF (OLD.group_id, OLD.status::text) <= (NEW.group_id, NEW.status::text) THEN
+        PERFORM group_range_summary_add(OLD, -1);
+        PERFORM group_range_summary_add(NEW, 1);
+    ELSE
+        PERFORM group_range_summary_add(NEW, 1);
+        PERFORM group_range_summary_add(OLD, -1);
+    END IF;
     RETURN NULL;
 END
 $$;
@@ -120,6 +137,7 @@ DROP TRIGGER IF EXISTS group_range_summary_delete ON seed_range;
 DROP FUNCTION IF EXISTS group_range_summary_rows();
 DROP FUNCTION IF EXISTS group_range_summary_insert();
 DROP FUNCTION IF EXISTS group_range_summary_delete();
+DROP FUNCTION IF EXISTS group_range_summary_add(seed_range, integer);
 DROP FUNCTION IF EXISTS group_range_summary_apply(bigint[], text[], bigint[], bigint[], bigint[], bigint[], bigint[]);
 DELETE FROM group_range_summary;
 ALTER TABLE group_range_summary DROP CONSTRAINT IF EXISTS group_range_summary_group_fk;
