@@ -37,6 +37,7 @@ bench: $(STAMP)
 	$(PY) bench/bench_aggregate.py
 	$(PY) bench/bench_planning.py
 	$(PY) bench/bench_group_lease.py
+	$(PY) bench/bench_dashboard.py
 
 ## Remove the embedded database (all local data).
 clean-db:

@@ -17,11 +17,12 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
+from indexer.admin_tools import CappedCountPaginator
 from indexer.api.errors import ApiError
 from indexer.nntp import NNTPError
 from seeding.planning import plan_ranges
 
-from .models import Group
+from .models import AuditEntry, Group
 
 
 class PlanRangesForm(forms.Form):
@@ -88,6 +89,7 @@ class GroupAdmin(admin.ModelAdmin):
                         data["size"],
                         data["priority"],
                         dry_run=not commit,
+                        actor=request.user,
                     )
                 except (ApiError, NNTPError) as exc:
                     detail = exc.detail if isinstance(exc, ApiError) else str(exc)
@@ -119,6 +121,29 @@ class GroupAdmin(admin.ModelAdmin):
             "opts": self.model._meta,
         }
         return TemplateResponse(request, "admin/indexer/group/plan_ranges.html", context)
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(admin.ModelAdmin):
+    """The audit log: read-only; entries come from the services operators act through."""
+
+    list_display = ("at", "actor", "action", "object_type", "count", "detail")
+    list_filter = ("action", "object_type")
+    search_fields = ("actor",)
+    date_hierarchy = "at"
+    show_full_result_count = False
+    paginator = CappedCountPaginator
+    list_per_page = 100
+    readonly_fields = ("at", "user", "actor", "action", "object_type", "count", "detail")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 from indexer.catalog import admin as catalog_admin  # noqa: E402, F401  (registers the catalog)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -43,8 +44,51 @@ class Group(models.Model):
         )
 
 
+class AuditAction(models.TextChoices):
+    PLANNED = "planned"
+    REQUEUED = "requeued"
+    FAILED = "failed"
+    REPRIORITIZED = "reprioritized"
+    TOKEN_ISSUED = "token issued"  # noqa: S105  (an action name)
+    TOKEN_ROTATED = "token rotated"  # noqa: S105
+    NODES_DISABLED = "nodes disabled"
+    NODES_ENABLED = "nodes enabled"
+    LEASE_FORCE_RELEASED = "lease force-released"
+    RULE_SET_PUBLISHED = "rule set published"
+    CATALOG_PRUNED = "catalog pruned"
+    FILES_DELETED = "files deleted"
+
+
+class AuditEntry(models.Model):
+    """One operator action: who, when, what, on how many rows.
+
+    Written only by `indexer.services.record_audit`, called by the services
+    the admin and the commands call; never changed afterwards. `actor` keeps
+    the name even if the user is deleted later; an action from the command
+    line has no user and the actor "manage.py".
+    """
+
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    actor = models.CharField(max_length=150)
+    action = models.CharField(max_length=32, choices=AuditAction.choices)
+    object_type = models.CharField(max_length=32)
+    count = models.BigIntegerField(default=0)
+    detail = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        db_table = "audit_entry"
+        ordering = ["-at", "-id"]
+        verbose_name_plural = "audit entries"
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M:%S} {self.actor} {self.action} {self.count} {self.object_type}"
+
+
 # The catalog lives in its own package but belongs to this app (its
 # migrations are in indexer/migrations).
 from indexer.catalog.models import CatalogFile, RuleSetVersion  # noqa: E402
 
-__all__ = ["CatalogFile", "Group", "RuleSetVersion"]
+__all__ = ["AuditAction", "AuditEntry", "CatalogFile", "Group", "RuleSetVersion"]

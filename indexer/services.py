@@ -1,11 +1,12 @@
-"""Writes of the indexer app: groups taken from the news server's list."""
+"""Writes of the indexer app: groups taken from the news server's list, the audit log."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from indexer.models import Group
+from indexer.models import AuditAction, AuditEntry, Group
 from indexer.newsserver import news_pool
 from indexer.nntp import NNTPPool
 
@@ -47,3 +48,36 @@ def add_groups(
         )
         result.added = sorted(group.name for group in created)
     return result
+
+
+# --- the audit log --------------------------------------------------------------
+
+COMMAND_LINE_ACTOR = "manage.py"
+
+
+def record_audit(
+    actor: Any,
+    action: AuditAction,
+    object_type: str,
+    count: int,
+    detail: dict[str, Any] | None = None,
+) -> AuditEntry:
+    """Log an operator action. The one writer of AuditEntry, called by the services acted through.
+
+    `actor` is the Django user who acted (the admin passes request.user), or
+    None for the command line.
+    """
+    user = (
+        actor if getattr(actor, "is_authenticated", False) and getattr(actor, "pk", None) else None
+    )
+    name = (
+        user.get_username() if user is not None else (str(actor) if actor else COMMAND_LINE_ACTOR)
+    )
+    return AuditEntry.objects.create(
+        user=user,
+        actor=name[:150],
+        action=action,
+        object_type=object_type,
+        count=count,
+        detail=detail or {},
+    )

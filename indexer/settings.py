@@ -25,7 +25,7 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[:
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "indexer.apps.ConsoleAdminConfig",  # django.contrib.admin with the dashboard
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -42,6 +42,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "indexer.request_log.ApiRequestLogMiddleware",
     "indexer.middleware.ApiErrorMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -188,10 +189,23 @@ RULES_CHECK_SECONDS = env.float("RULES_CHECK_SECONDS", default=5.0)
 # Files per page of /api/v1/files.
 CATALOG_PAGE_SIZE = env.int("CATALOG_PAGE_SIZE", default=100)
 
+# --- Operators' console -------------------------------------------------------
+# The dashboard reloads itself this often, in seconds.
+DASHBOARD_REFRESH_SECONDS = env.int("DASHBOARD_REFRESH_SECONDS", default=30)
+# /metrics answers a scrape with `Authorization: Bearer METRICS_TOKEN` (unset:
+# no token works), from an address in METRICS_ALLOW_IPS (addresses or
+# networks; REMOTE_ADDR, so list the proxy if there is one), or to a staff
+# session. Set METRICS_ALLOW_IPS to an empty value to allow no address.
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+METRICS_ALLOW_IPS = env.list("METRICS_ALLOW_IPS", default=["127.0.0.1", "::1"])
+# PROMETHEUS_MULTIPROC_DIR (read by prometheus_client itself): a directory for
+# the counters of several gunicorn workers; `manage.py serve` sets var/prometheus.
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    # indexer.requests: one key=value line per API request (indexer/request_log.py).
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {"pgserver": {"level": "WARNING"}},

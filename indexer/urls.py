@@ -1,4 +1,4 @@
-"""URL map: the admin, the node API under /api/v1/, its schema and docs."""
+"""URL map: the admin, the node API under /api/v1/, its schema and docs, /metrics."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView
 
 from indexer.api.docs import ApiDocsView
+from indexer.views import metrics_view
 
 urlpatterns = [
     path("", RedirectView.as_view(url="/admin/", permanent=False)),
     path("admin/", admin.site.urls),
+    path("metrics", metrics_view, name="metrics"),
     path(
         "api/v1/schema/",
         SpectacularAPIView.as_view(permission_classes=[], authentication_classes=[]),

@@ -73,6 +73,8 @@ class GroupLaneAdmin(admin.ModelAdmin):
                     "and their next call gets 409 lease_lost."
                 ),
             )
-        count = services.force_release_lanes(queryset.values_list("id", flat=True))
+        count = services.force_release_lanes(
+            queryset.values_list("id", flat=True), actor=request.user
+        )
         self.message_user(request, f"Released {count} lane(s).", messages.SUCCESS)
         return None

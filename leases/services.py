@@ -19,7 +19,10 @@ from django.conf import settings
 from django.db import transaction
 
 from indexer.api.errors import Invalid, LeaseLost, NotFound, TooLarge
+from indexer.metrics import LEASES
+from indexer.models import AuditAction
 from indexer.rulesets import current_rules
+from indexer.services import record_audit
 from indexer.space import catalog_full
 
 from . import snapshots
@@ -174,6 +177,7 @@ def lease_lane(node_id: int, lane: str) -> LaneOffer:
     assert taken is not None  # the row was locked above
     group_id, name, priority, epoch, snapshot_next, snapshot_size = taken
     snapshot = None if snapshot_next is None else SnapshotRef(snapshot_next, snapshot_size or 0)
+    LEASES.labels(kind="lane").inc()
     return LaneOffer(
         LaneLease(
             group=GroupRef(group_id, name, priority),
@@ -258,10 +262,14 @@ def count_finished_range(range_id: int, group_id: int, headers: int) -> None:
     )
 
 
-def force_release_lanes(lane_ids: Iterable[int]) -> int:
+def force_release_lanes(lane_ids: Iterable[int], *, actor: Any = None) -> int:
     """An operator takes lanes back; their holders are fenced. Returns how many were held."""
-    row = lanes_sql.fetchone("force_release_lanes", {"ids": list(lane_ids)})
-    return int(row[0]) if row else 0
+    ids = list(lane_ids)
+    row = lanes_sql.fetchone("force_release_lanes", {"ids": ids})
+    count = int(row[0]) if row else 0
+    detail = {"ids": ids[:100], "ranges_requeued": int(row[1]) if row else 0}
+    record_audit(actor, AuditAction.LEASE_FORCE_RELEASED, "group lane", count, detail)
+    return count
 
 
 # --- snapshots -----------------------------------------------------------------

@@ -49,7 +49,11 @@ class NodeAdmin(admin.ModelAdmin):
             return HttpResponse(status=403)
         form = IssueTokenForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
-            node, token, _created = services.issue_token(form.cleaned_data["name"])
+            node, token, _created = services.issue_token(
+                form.cleaned_data["name"], actor=request.user
+            )
+            verb = "Issued" if _created else "Rotated"
+            self.message_user(request, f"{verb} 1 token ({node.name}).", messages.SUCCESS)
             return self._show_tokens(request, [(node, token)])
         context = {
             **self.admin_site.each_context(request),
@@ -88,7 +92,8 @@ class NodeAdmin(admin.ModelAdmin):
                 title="Rotate tokens",
                 question="Rotate the tokens of these nodes? Their current tokens stop working at once.",
             )
-        issued = [services.issue_token(node.name)[:2] for node in queryset]
+        issued = [services.issue_token(node.name, actor=request.user)[:2] for node in queryset]
+        self.message_user(request, f"Rotated {len(issued)} token(s).", messages.SUCCESS)
         return self._show_tokens(request, issued)
 
     @admin.action(description="Disable the selected nodes")
@@ -102,7 +107,9 @@ class NodeAdmin(admin.ModelAdmin):
                 title="Disable nodes",
                 question="Disable these nodes? Their calls get 401 until enabled.",
             )
-        count = services.set_nodes_disabled(queryset.values_list("id", flat=True), True)
+        count = services.set_nodes_disabled(
+            queryset.values_list("id", flat=True), True, actor=request.user
+        )
         self.message_user(request, f"Disabled {count} node(s).", messages.SUCCESS)
         return None
 
@@ -113,7 +120,9 @@ class NodeAdmin(admin.ModelAdmin):
             return confirm(
                 self, request, queryset, title="Enable nodes", question="Enable these nodes?"
             )
-        count = services.set_nodes_disabled(queryset.values_list("id", flat=True), False)
+        count = services.set_nodes_disabled(
+            queryset.values_list("id", flat=True), False, actor=request.user
+        )
         self.message_user(request, f"Enabled {count} node(s).", messages.SUCCESS)
         return None
 
@@ -180,7 +189,7 @@ class SeedRangeAdmin(admin.ModelAdmin):
                 title="Requeue ranges",
                 question="Queue these ranges again? Live leases on them are taken away.",
             )
-        count = services.requeue_ranges(queryset.values_list("id", flat=True))
+        count = services.requeue_ranges(queryset.values_list("id", flat=True), actor=request.user)
         self.message_user(request, f"Requeued {count} range(s).", messages.SUCCESS)
         return None
 
@@ -198,7 +207,9 @@ class SeedRangeAdmin(admin.ModelAdmin):
                 question="Mark these ranges failed? Nodes stop getting them.",
             )
         count = services.fail_ranges(
-            queryset.values_list("id", flat=True), reason=f"marked failed by {request.user}"
+            queryset.values_list("id", flat=True),
+            reason=f"marked failed by {request.user}",
+            actor=request.user,
         )
         self.message_user(request, f"Marked {count} range(s) failed.", messages.SUCCESS)
         return None
@@ -218,7 +229,7 @@ class SeedRangeAdmin(admin.ModelAdmin):
                 form=form,
             )
         count = services.reprioritize_ranges(
-            queryset.values_list("id", flat=True), form.cleaned_data["priority"]
+            queryset.values_list("id", flat=True), form.cleaned_data["priority"], actor=request.user
         )
         self.message_user(request, f"Changed the priority of {count} range(s).", messages.SUCCESS)
         return None

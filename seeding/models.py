@@ -148,3 +148,53 @@ class HeaderRollup(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bucket:%Y-%m-%d %H:%M} node {self.node_id} group {self.group_id}: {self.headers}"
+
+
+class GroupRangeSummary(models.Model):
+    """A group's ranges per status, kept current by triggers on seed_range.
+
+    The dashboard and the metrics read totals and per-group coverage from
+    here instead of scanning a million ranges. reached, headers and files of
+    leased ranges are not summed here (batches would have to write this row
+    each time, making nodes in one group wait on each other): they are read
+    live from the few leased ranges. See migration 0003 and docs/console.md.
+    """
+
+    # The database cascades a group's deletion (an FK added in the migration);
+    # Django must not collect these rows itself.
+    group = models.ForeignKey(
+        Group,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        db_index=False,
+        related_name="+",
+    )
+    status = models.CharField(max_length=8, choices=RangeStatus.choices)
+    ranges = models.BigIntegerField(default=0)
+    articles = models.BigIntegerField(default=0)
+    reached = models.BigIntegerField(default=0)
+    headers = models.BigIntegerField(default=0)
+    files = models.BigIntegerField(default=0)
+
+    class Meta:
+        db_table = "group_range_summary"
+        constraints = [
+            models.UniqueConstraint(fields=["group", "status"], name="group_range_summary_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"group {self.group_id} {self.status}: {self.ranges} ranges"
+
+
+class RollupHour(models.Model):
+    """Headers and batches per completed hour, folded from header_rollup once and kept."""
+
+    hour = models.DateTimeField(primary_key=True)
+    headers = models.BigIntegerField(default=0)
+    batches = models.BigIntegerField(default=0)
+
+    class Meta:
+        db_table = "header_rollup_hour"
+
+    def __str__(self) -> str:
+        return f"{self.hour:%Y-%m-%d %H}:00 {self.headers} headers"

@@ -26,16 +26,18 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 
 from indexer.api.errors import Invalid, NotFound
-from indexer.models import Group
+from indexer.models import AuditAction, Group
 from indexer.newsserver import news_pool
 from indexer.nntp import NNTPClient, NNTPPool, NoArticles, NoSuchGroup, find_article_at_date
 from indexer.nntp.client import GroupInfo
 from indexer.overview import parse_date
+from indexer.services import record_audit
 from indexer.sql import Queries
 
 from .models import RangeStatus
@@ -191,6 +193,7 @@ def plan_ranges(
     *,
     pool: NNTPPool | None = None,
     progress: Progress | None = None,
+    actor: Any = None,
 ) -> PlanSummary:
     """Plan the history of `groups` (Group rows or names); see the module docstring.
 
@@ -222,6 +225,7 @@ def plan_ranges(
         if progress is not None:
             progress(plan, index, len(rows))
     commit_plan(summary, hand_off_backfill=True)
+    audit_plan(summary, actor, "history")
     return summary
 
 
@@ -232,6 +236,7 @@ def plan_tail(
     *,
     pool: NNTPPool | None = None,
     progress: Progress | None = None,
+    actor: Any = None,
 ) -> PlanSummary:
     """Plan each active group's new articles: beyond the highest planned one up to GROUP's last.
 
@@ -267,7 +272,21 @@ def plan_tail(
         if progress is not None:
             progress(plan, index, len(rows))
     commit_plan(summary, hand_off_backfill=False)
+    audit_plan(summary, actor, "tail")
     return summary
+
+
+def audit_plan(summary: PlanSummary, actor: Any, kind: str) -> None:
+    if summary.dry_run:
+        return
+    detail = {
+        "kind": kind,
+        "groups": [plan.group for plan in summary.groups if plan.ranges][:100],
+        "articles": summary.articles,
+        "size": summary.size,
+        "priority": summary.priority,
+    }
+    record_audit(actor, AuditAction.PLANNED, "seed range", summary.ranges, detail)
 
 
 def check_plan_options(days: float | None, size: int, priority: int) -> None:

@@ -12,14 +12,17 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
 
 from indexer.api.errors import Invalid, LeaseLost, NotFound
 from indexer.catalog.services import store_files
-from indexer.models import Group
+from indexer.metrics import BATCHES, HEADERS, LEASE_SECONDS, LEASES
+from indexer.models import AuditAction, Group
 from indexer.rulesets import current_rules
+from indexer.services import record_audit
 from indexer.space import leasing_paused
 from indexer.sql import Queries
 from leases.lanes import lane_bounds
@@ -30,8 +33,11 @@ from .tokens import hash_token, new_token
 from .validation import FileReport
 
 ranges_sql = Queries(Path(__file__).parent / "sql" / "ranges.sql")
+dashboard_sql = Queries(Path(__file__).parent / "sql" / "dashboard.sql")
 
 ERROR_TEXT_LIMIT = 2000
+# Ids named in an audit entry's detail, at most.
+AUDIT_IDS_SHOWN = 100
 RETIRE_INTERVAL_SECONDS = 10.0
 
 
@@ -62,11 +68,12 @@ class BatchResult:
 # --- tokens -----------------------------------------------------------------
 
 
-def issue_token(name: str) -> tuple[Node, str, bool]:
+def issue_token(name: str, *, actor: Any = None) -> tuple[Node, str, bool]:
     """Issue a token for `name`: a new node, or a rotation that re-enables it.
 
     Returns (node, token, created). The token is shown once and only its
-    SHA-256 digest is kept; the old token stops working at once.
+    SHA-256 digest is kept; the old token stops working at once. The audit
+    entry names the node, never the token.
     """
     name = name.strip()
     if not name or len(name) > 100:
@@ -75,15 +82,17 @@ def issue_token(name: str) -> tuple[Node, str, bool]:
     node, created = Node.objects.update_or_create(
         name=name, defaults={"token_hash": hash_token(token), "disabled": False}
     )
+    action = AuditAction.TOKEN_ISSUED if created else AuditAction.TOKEN_ROTATED
+    record_audit(actor, action, "node", 1, {"node": node.name, "node_id": node.pk})
     return node, token, created
 
 
-def set_nodes_disabled(node_ids: Iterable[int], disabled: bool) -> int:
-    return (
-        Node.objects.filter(id__in=list(node_ids))
-        .exclude(disabled=disabled)
-        .update(disabled=disabled)
-    )
+def set_nodes_disabled(node_ids: Iterable[int], disabled: bool, *, actor: Any = None) -> int:
+    ids = list(node_ids)
+    count = Node.objects.filter(id__in=ids).exclude(disabled=disabled).update(disabled=disabled)
+    action = AuditAction.NODES_DISABLED if disabled else AuditAction.NODES_ENABLED
+    record_audit(actor, action, "node", count, {"ids": ids[:AUDIT_IDS_SHOWN]})
+    return count
 
 
 # --- the lease protocol -----------------------------------------------------
@@ -108,6 +117,14 @@ def retire_quiet_ranges() -> int:
 
 
 def lease_range(node_id: int) -> LeaseOffer:
+    with LEASE_SECONDS.time():
+        offer = _lease_range(node_id)
+    if offer.lease is not None:
+        LEASES.labels(kind="range").inc()
+    return offer
+
+
+def _lease_range(node_id: int) -> LeaseOffer:
     """Hand one range to a node, or say why nothing is handed out.
 
     Quiet leases are taken back every RETIRE_INTERVAL_SECONDS per process and
@@ -182,6 +199,9 @@ def report_batch(
             raise _lease_lost(node_id, range_id, epoch)
         new_next, advanced, group_id = row
         stored = store_reported_files(group_id, range_id, files, fragments)
+    BATCHES.inc()
+    if advanced:
+        HEADERS.inc(headers)
     return BatchResult(next=new_next, stored=stored, advanced=advanced)
 
 
@@ -247,19 +267,42 @@ def create_ranges(
     return len(rows)
 
 
-def requeue_ranges(range_ids: Iterable[int], from_start: bool = False) -> int:
+def requeue_ranges(range_ids: Iterable[int], from_start: bool = False, *, actor: Any = None) -> int:
     """Queue ranges again (failed, done or stuck), optionally from their first article."""
-    return ranges_sql.execute("requeue_ranges", {"ids": list(range_ids), "from_start": from_start})
+    ids = list(range_ids)
+    count = ranges_sql.execute("requeue_ranges", {"ids": ids, "from_start": from_start})
+    detail = {"ids": ids[:AUDIT_IDS_SHOWN], "from_start": from_start}
+    record_audit(actor, AuditAction.REQUEUED, "seed range", count, detail)
+    return count
 
 
-def fail_ranges(range_ids: Iterable[int], reason: str = "marked failed by an operator") -> int:
-    return ranges_sql.execute("fail_ranges", {"ids": list(range_ids), "reason": reason})
+def fail_ranges(
+    range_ids: Iterable[int], reason: str = "marked failed by an operator", *, actor: Any = None
+) -> int:
+    ids = list(range_ids)
+    count = ranges_sql.execute("fail_ranges", {"ids": ids, "reason": reason})
+    detail = {"ids": ids[:AUDIT_IDS_SHOWN], "reason": reason}
+    record_audit(actor, AuditAction.FAILED, "seed range", count, detail)
+    return count
 
 
-def reprioritize_ranges(range_ids: Iterable[int], priority: int) -> int:
-    return ranges_sql.execute("reprioritize_ranges", {"ids": list(range_ids), "priority": priority})
+def reprioritize_ranges(range_ids: Iterable[int], priority: int, *, actor: Any = None) -> int:
+    ids = list(range_ids)
+    count = ranges_sql.execute("reprioritize_ranges", {"ids": ids, "priority": priority})
+    detail = {"ids": ids[:AUDIT_IDS_SHOWN], "priority": priority}
+    record_audit(actor, AuditAction.REPRIORITIZED, "seed range", count, detail)
+    return count
 
 
 def ensure_connection() -> None:
     """Open the database connection (starting the embedded server if needed)."""
     connection.ensure_connection()
+
+
+def fold_rollup_hours() -> int:
+    """Fold the last day's completed hours of header_rollup into header_rollup_hour.
+
+    Each hour is aggregated once (five minutes after it ends), so the hourly
+    chart reads 24 small rows and at most the last hour and a bit live.
+    """
+    return dashboard_sql.execute("fold_rollup_hours", {})

@@ -81,6 +81,7 @@ class RuleSetVersionAdmin(admin.ModelAdmin):
             form.cleaned_data["rules"],
             created_by=request.user.get_username(),
             note=form.cleaned_data.get("note", ""),
+            actor=request.user,
         )
         obj.pk, obj.version, obj.created_at = published.pk, published.version, published.created_at
         obj.created_by = published.created_by
@@ -205,6 +206,16 @@ class CatalogFileAdmin(admin.ModelAdmin):
                 messages.WARNING,
             )
             return None
+        if not confirmed(request):
+            return confirm(
+                self,
+                request,
+                queryset.defer(*selectors.SEGMENT_FIELDS),
+                title="Download an NZB",
+                question="Download these files as one NZB?",
+            )
+        # Shown on the next page the operator opens (the answer is the file).
+        self.message_user(request, f"Exported {len(ids)} file(s) as one NZB.", messages.SUCCESS)
         return nzb_response(*selectors.nzb_for(ids))
 
     @admin.action(description="Delete the selected files", permissions=["delete"])
@@ -218,6 +229,6 @@ class CatalogFileAdmin(admin.ModelAdmin):
                 question="Delete these files from the catalog? Nodes re-report them only if "
                 "their ranges are indexed again.",
             )
-        count = services.delete_files(queryset.values_list("id", flat=True))
+        count = services.delete_files(queryset.values_list("id", flat=True), actor=request.user)
         self.message_user(request, f"Deleted {count} file(s).", messages.SUCCESS)
         return None

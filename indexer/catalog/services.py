@@ -19,8 +19,10 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from indexer.api.errors import Invalid, NotFound
+from indexer.models import AuditAction
 from indexer.rules import RuleSet
 from indexer.rulesets import current_rules, forget_current_rules
+from indexer.services import record_audit
 from seeding.validation import FileReport, Segment
 
 from .identity import identify_report, release_key
@@ -192,7 +194,9 @@ def validated_rules(data: Any, version: int = 1) -> dict[str, Any]:
     return stored
 
 
-def publish_rules(data: Any, created_by: str = "", note: str = "") -> RuleSetVersion:
+def publish_rules(
+    data: Any, created_by: str = "", note: str = "", *, actor: Any = None
+) -> RuleSetVersion:
     """Store a new rule set version (never changing an old one) and return it."""
     stored = validated_rules(data)
     for attempt in range(3):
@@ -211,16 +215,21 @@ def publish_rules(data: Any, created_by: str = "", note: str = "") -> RuleSetVer
                 raise
             continue
         assert row is not None
-        return RuleSetVersion.objects.get(id=row[0])
+        published = RuleSetVersion.objects.get(id=row[0])
+        detail = {"version": published.version, "note": note}
+        record_audit(actor, AuditAction.RULE_SET_PUBLISHED, "rule set", 1, detail)
+        return published
     raise AssertionError("unreachable")
 
 
 # --- retention ----------------------------------------------------------------
 
 
-def delete_files(file_ids: Iterable[int]) -> int:
+def delete_files(file_ids: Iterable[int], *, actor: Any = None) -> int:
     """Remove catalog files (an operator's choice in the admin)."""
-    deleted, _ = CatalogFile.objects.filter(id__in=list(file_ids)).delete()
+    ids = list(file_ids)
+    deleted, _ = CatalogFile.objects.filter(id__in=ids).delete()
+    record_audit(actor, AuditAction.FILES_DELETED, "catalog file", deleted, {"ids": ids[:100]})
     return deleted
 
 
@@ -238,6 +247,8 @@ def prune_incomplete_files(
     batch_size: int = 10_000,
     pause: float = 0.0,
     progress: Callable[[PruneSummary], None] | None = None,
+    *,
+    actor: Any = None,
 ) -> PruneSummary:
     """Delete incomplete files no batch added to for `older_than_hours`, in batches.
 
@@ -270,4 +281,11 @@ def prune_incomplete_files(
             break
         if pause > 0:
             time.sleep(pause)
+    detail = {
+        "older_than_hours": older_than_hours,
+        "segments": summary.segments,
+        "bytes": summary.bytes,
+        "batches": summary.batches,
+    }
+    record_audit(actor, AuditAction.CATALOG_PRUNED, "catalog file", summary.files, detail)
     return summary

@@ -85,11 +85,16 @@ class TestCatalogAdmin:
         release = etree.fromstring(admin_client.get(url).content)
         assert len(release.findall("{http://www.newzbin.com/DTD/2003/nzb}file")) == 2
 
-    def test_selected_files_download_as_one_nzb(self, admin_client, files):
+    def test_selected_files_download_as_one_nzb_after_a_confirmation(self, admin_client, files):
         ids = list(CatalogFile.objects.values_list("id", flat=True))
-        response = admin_client.post(
+        asked = admin_client.post(
             "/admin/indexer/catalogfile/",
             {"action": "export_nzb", "_selected_action": ids},
+        )
+        assert b"Download these files as one NZB?" in asked.content
+        response = admin_client.post(
+            "/admin/indexer/catalogfile/",
+            {"action": "export_nzb", "_selected_action": ids, "confirmed": "yes"},
         )
         assert response["Content-Type"] == "application/x-nzb"
         doc = etree.fromstring(response.content)

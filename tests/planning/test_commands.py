@@ -29,7 +29,7 @@ def test_plan_seed_shows_progress_and_a_summary_table(news_group):
     news_group("alt.binaries.c1", 1, 10_000, live_from=9_001)
     news_group("alt.binaries.c2", 1, 2_000)
     out, err = run("plan_seed", "alt.binaries.c1", "alt.binaries.c2", "--size", "1000")
-    assert "2/2 alt.binaries.c2" in err
+    assert "2/2 groups alt.binaries.c2" in err  # not a terminal: plain lines
     assert "from" in out and "ranges" in out and "gaps" in out and "articles" in out
     assert "9,000" in out
     assert "Planned 11 ranges, 11,000 articles" in out

@@ -8,7 +8,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from indexer.api.errors import ApiError
 from indexer.nntp import NNTPError
+from indexer.progress import ProgressBar
 from indexer.services import AddedGroups, add_groups
+from indexer.tables import format_table
 
 
 class Command(BaseCommand):
@@ -25,25 +27,28 @@ class Command(BaseCommand):
         return self.summary(result)
 
     def add(self, wildmat: str, dry_run: bool) -> AddedGroups:
+        # LIST ACTIVE does not say how many groups will come: a counter, no bar.
+        self.bar = ProgressBar(self.stderr._out, unit="groups listed")
         try:
             result = add_groups(wildmat, dry_run, progress=self.progress)
         except ApiError as exc:
             raise CommandError(exc.detail) from None
         except NNTPError as exc:
             raise CommandError(f"The news server failed: {exc}") from None
-        self.stderr.write("")
+        finally:
+            self.bar.finish()
         return result
 
     def progress(self, name: str, count: int) -> None:
         if count % 100 == 0:
-            self.stderr.write(f"\rlisted {count:,} groups", ending="")
-            self.stderr.flush()
+            self.bar.update(count, name)
 
     def summary(self, result: AddedGroups) -> str:
         verb = "would add" if result.dry_run else "added"
-        lines = [f"  {name}" for name in result.added[:50]]
+        rows = [[name, verb] for name in result.added[:50]]
+        lines = [format_table(["group", ""], rows)] if rows else []
         if len(result.added) > 50:
-            lines.append(f"  ... and {len(result.added) - 50:,} more")
+            lines.append(f"... and {len(result.added) - 50:,} more")
         lines.append(
             f"The server listed {result.listed:,} groups: {verb} {len(result.added):,}, "
             f"{result.known:,} already known."

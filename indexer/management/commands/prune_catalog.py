@@ -13,6 +13,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from indexer.api.errors import Invalid
 from indexer.catalog.services import PruneSummary, prune_incomplete_files
+from indexer.progress import ProgressBar
+from indexer.tables import format_table
 
 
 def positive_float(text: str) -> float:
@@ -30,10 +32,25 @@ def positive_int(text: str) -> int:
 
 
 def describe(summary: PruneSummary) -> str:
+    table = format_table(
+        ["files", "segments", "GiB of posts", "batches"],
+        [
+            [
+                f"{summary.files:,}",
+                f"{summary.segments:,}",
+                f"{summary.bytes / 2**30:.2f}",
+                f"{summary.batches:,}",
+            ]
+        ],
+    )
     return (
-        f"{summary.files:,} incomplete file(s) deleted ({summary.segments:,} segments, "
-        f"{summary.bytes / 2**30:.2f} GiB of posts) in {summary.batches} batch(es); "
-        f"untouched since {summary.cutoff:%Y-%m-%d %H:%M:%S %Z}."
+        table
+        + "\n"
+        + (
+            f"{summary.files:,} incomplete file(s) deleted ({summary.segments:,} segments, "
+            f"{summary.bytes / 2**30:.2f} GiB of posts) in {summary.batches} batch(es); "
+            f"untouched since {summary.cutoff:%Y-%m-%d %H:%M:%S %Z}."
+        )
     )
 
 
@@ -56,9 +73,11 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> str:
+        # How many files will go is not known up front (counting them is the slow part).
+        bar = ProgressBar(self.stderr._out, unit="files deleted")
+
         def progress(summary: PruneSummary) -> None:
-            self.stdout.write(f"  batch {summary.batches}: {summary.files:,} files deleted so far")
-            self.stdout.flush()
+            bar.update(summary.files, f"batch {summary.batches}")
 
         try:
             summary = prune_incomplete_files(
@@ -69,4 +88,6 @@ class Command(BaseCommand):
             )
         except Invalid as error:
             raise CommandError(error.detail) from None
+        finally:
+            bar.finish()
         return describe(summary)

@@ -9,10 +9,22 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+
+def prepare_metrics_dir() -> None:
+    """Counters of several workers go to PROMETHEUS_MULTIPROC_DIR (var/prometheus
+    unless set); it is emptied first, since files of dead processes would add up."""
+    path = Path(os.environ.get("PROMETHEUS_MULTIPROC_DIR") or settings.VAR_DIR / "prometheus")
+    if path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(path)
 
 
 class Command(BaseCommand):
@@ -34,6 +46,7 @@ class Command(BaseCommand):
         )
         if gunicorn is None:
             raise CommandError("gunicorn is not installed: run `make install`.")
+        prepare_metrics_dir()
         self.stdout.write(
             f"Serving on http://{bind}/ (admin at /admin/, API docs at /api/v1/docs/)"
         )

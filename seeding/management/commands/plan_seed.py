@@ -9,9 +9,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from indexer.api.errors import ApiError
 from indexer.models import Group
 from indexer.nntp import NNTPError
+from indexer.progress import ProgressBar
+from indexer.tables import format_table
 from seeding.planning import GroupPlan, PlanSummary, plan_ranges
-
-from .seed_status import format_table
 
 
 def render_plan(summary: PlanSummary) -> str:
@@ -67,6 +67,7 @@ class Command(BaseCommand):
         priority: int | None,
         dry_run: bool,
     ) -> PlanSummary:
+        self.bar = ProgressBar(self.stderr._out, len(dict.fromkeys(names)), unit="groups")
         try:
             summary = plan_ranges(
                 dict.fromkeys(names), days, size, priority, dry_run, progress=self.progress
@@ -75,13 +76,11 @@ class Command(BaseCommand):
             raise CommandError(exc.detail) from None
         except NNTPError as exc:
             raise CommandError(f"The news server failed: {exc}; nothing was planned.") from None
-        self.stderr.write("")
+        finally:
+            self.bar.finish()
         return summary
 
     def progress(self, plan: GroupPlan, index: int, total: int) -> None:
-        width = 30
-        done = width * index // total
-        bar = "#" * done + "." * (width - done)
         span = "" if plan.low is None else f" {plan.low:,}..{plan.high:,}"
-        self.stderr.write(f"\r[{bar}] {index}/{total} {plan.group}{span}\x1b[K", ending="")
-        self.stderr.flush()
+        self.bar.total = total
+        self.bar.update(index, f"{plan.group}{span}")

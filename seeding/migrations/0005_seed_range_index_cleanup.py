@@ -13,7 +13,7 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-    dependencies = [("seeding", "0002_seed_range_storage")]
+    dependencies = [("seeding", "0004_range_summary_triggers")]
     operations = [
         migrations.RunSQL(
             "ALTER TABLE seed_range SET (vacuum_index_cleanup = on)",

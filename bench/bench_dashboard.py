@@ -1,0 +1,147 @@
+"""Render time of the operators' dashboard at 1M ranges, 10k groups, 1k nodes, a day of rollup.
+
+Loads with set-based SQL: 10,000 groups; 1,000,000 ranges (group sizes
+skewed; a third done, some failed, 2,000 leased with partial progress, the
+rest queued); 1,000 nodes (most live, some quiet, a few disabled); a day of
+header_rollup (every node reports to one group every minute: 1.44M rows);
+5,000 group lanes, 200 held. The range summary is filled by its trigger as
+the ranges are inserted. Then VACUUM ANALYZE, warm-up, and N renders of
+/admin/dashboard/ through Django's test client as a logged-in staff user,
+beside the plain admin index page as the baseline, in the same run.
+
+Runs on its own embedded database (EMBEDDED_DATABASE_NAME=bench_dashboard)
+or DATABASE_URL. Run: ``.venv/bin/python bench/bench_dashboard.py [--renders 50]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "indexer.settings")
+os.environ.setdefault("EMBEDDED_DATABASE_NAME", "bench_dashboard")
+os.environ.setdefault("LOG_LEVEL", "WARNING")
+
+import django
+
+django.setup()
+
+from django.contrib.auth.models import User  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+from django.test import Client  # noqa: E402
+
+LOAD = [
+    "TRUNCATE seed_range, group_range_summary, header_rollup, header_rollup_hour, group_lane,"
+    " group_lane_work, seed_node, news_group RESTART IDENTITY CASCADE",
+    """INSERT INTO news_group (name, active, priority, created_at)
+       SELECT 'alt.binaries.bench.' || g, true, 100, now() FROM generate_series(1, %(groups)s) AS g""",
+    """INSERT INTO seed_node (name, token_hash, disabled, last_seen_at, created_at)
+       SELECT 'seed-' || n, md5(n::text) || md5((n + 1)::text), n %% 100 = 0,
+              now() - make_interval(secs => CASE WHEN n %% 10 = 0 THEN 7200 ELSE n %% 50 END), now()
+         FROM generate_series(1, %(nodes)s) AS n""",
+    # ranges: group g gets a share ~ pow(random, 2); in article order per group
+    """INSERT INTO seed_range (group_id, start_id, end_id, next_id, status, priority, capture, epoch,
+                               attempts, headers, files, fragments, error, created_at, done_at)
+       SELECT g, s * 5000, s * 5000 + 4999,
+              CASE WHEN st = 'done' THEN s * 5000 + 5000 ELSE s * 5000 END,
+              st, 100, false, 0, 0,
+              CASE WHEN st = 'done' THEN 4900 ELSE 0 END,
+              CASE WHEN st = 'done' THEN 40 ELSE 0 END, 0, '', now(),
+              CASE WHEN st = 'done' THEN now() END
+         FROM (SELECT n::bigint AS s, 1 + (floor(pow(random(), 2) * %(groups)s))::int AS g,
+                      CASE WHEN n %% 3 = 0 THEN 'done' WHEN n %% 97 = 0 THEN 'failed'
+                           ELSE 'queued' END AS st
+                 FROM generate_series(1, %(ranges)s) AS n) AS planned""",
+    # 2,000 ranges in work, halfway through
+    """UPDATE seed_range AS r
+          SET status = 'leased', node_id = 1 + r.id %% %(nodes)s, epoch = 1, attempts = 1,
+              leased_at = now(), heartbeat_at = now(), next_id = r.start_id + 2500,
+              headers = 2450, files = 20
+        WHERE r.id IN (SELECT id FROM seed_range WHERE status = 'queued' ORDER BY id LIMIT 2000)""",
+    # a day of rollup: each node, each minute, one group
+    """INSERT INTO header_rollup (bucket, node_id, group_id, headers, batches)
+       SELECT date_trunc('minute', now()) - make_interval(mins => m), n,
+              1 + (n * 7 + m / 30) %% %(groups)s, 500 + (n * m) %% 1000, 2
+         FROM generate_series(0, 1439) AS m, generate_series(1, %(nodes)s) AS n""",
+    """INSERT INTO group_lane (group_id, lane, node_id, epoch, heartbeat_at, leased_at,
+                               planned_articles, ranges_done, headers)
+       SELECT g, 'history', CASE WHEN g <= 200 THEN g END, 1,
+              CASE WHEN g <= 200 THEN now() END, CASE WHEN g <= 200 THEN now() END,
+              100000, g %% 7, g * 10
+         FROM generate_series(1, 5000) AS g""",
+]
+
+
+def load(groups: int, ranges: int, nodes: int) -> None:
+    params = {"groups": groups, "ranges": ranges, "nodes": nodes}
+    with connection.cursor() as cursor:
+        for statement in LOAD:
+            started = time.perf_counter()
+            cursor.execute(statement, params)
+            print(f"  {time.perf_counter() - started:6.1f}s  {statement.split()[0]} ...")
+    connection.connection.autocommit = True
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
+
+
+def timed(client: Client, url: str, count: int) -> list[float]:
+    times = []
+    for _ in range(count):
+        started = time.perf_counter()
+        response = client.get(url)
+        times.append((time.perf_counter() - started) * 1000)
+        assert response.status_code == 200, response.status_code
+    return times
+
+
+def describe(name: str, times: list[float]) -> tuple[float, float]:
+    median = statistics.median(times)
+    p95 = sorted(times)[max(int(len(times) * 0.95) - 1, 0)]
+    print(f"{name:<34} median {median:7.1f} ms   p95 {p95:7.1f} ms")
+    return median, p95
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--groups", type=int, default=10_000)
+    parser.add_argument("--ranges", type=int, default=1_000_000)
+    parser.add_argument("--nodes", type=int, default=1_000)
+    parser.add_argument("--renders", type=int, default=50)
+    parser.add_argument("--no-load", action="store_true", help="reuse the loaded data")
+    args = parser.parse_args()
+    call_command("migrate", verbosity=0)
+    if not args.no_load:
+        print(f"loading {args.groups:,} groups, {args.ranges:,} ranges, {args.nodes:,} nodes ...")
+        load(args.groups, args.ranges, args.nodes)
+    user, _ = User.objects.get_or_create(
+        username="bench-staff", defaults={"is_staff": True, "is_superuser": True}
+    )
+    client = Client()
+    client.force_login(user)
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM header_rollup_hour")
+    started = time.perf_counter()
+    client.get("/admin/dashboard/")
+    print(f"first render (folds 24 rollup hours): {(time.perf_counter() - started) * 1000:.0f} ms")
+    timed(client, "/admin/", 5)
+    timed(client, "/admin/dashboard/", 5)
+    base = describe("baseline: admin index", timed(client, "/admin/", args.renders))
+    dash = describe("dashboard", timed(client, "/admin/dashboard/", args.renders))
+    search = describe(
+        "dashboard, search 'bench.12'", timed(client, "/admin/dashboard/?q=bench.12", args.renders)
+    )
+    last = describe("dashboard, page 50", timed(client, "/admin/dashboard/?page=50", args.renders))
+    print(
+        f"ratio dashboard/baseline: median {dash[0] / base[0]:.1f}x, p95 {dash[1] / base[1]:.1f}x; "
+        f"search {search[0] / base[0]:.1f}x; page 50 {last[0] / base[0]:.1f}x"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,144 @@
+"""The range summary the triggers keep, and the dashboard drawn from it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.db import connection
+
+from seeding import services
+from seeding.models import RangeStatus, SeedRange
+from seeding.selectors import range_totals
+from tests.factories import GroupFactory, SeedRangeFactory
+
+pytestmark = pytest.mark.django_db
+
+DASHBOARD = "/admin/dashboard/"
+
+
+def recount() -> dict[str, dict[str, int]]:
+    """The totals the slow way, from every range."""
+    totals = {s.value: {"ranges": 0, "articles": 0, "reached": 0} for s in RangeStatus}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT status, count(*), sum(end_id - start_id + 1), sum(next_id - start_id)"
+            " FROM seed_range GROUP BY status"
+        )
+        for status, ranges, articles, reached in cursor.fetchall():
+            totals[status] = {"ranges": ranges, "articles": articles, "reached": reached}
+    return totals
+
+
+def summarized() -> dict[str, dict[str, int]]:
+    return {
+        status: {k: v[k] for k in ("ranges", "articles", "reached")}
+        for status, v in range_totals().items()
+    }
+
+
+def batch(node, lease, next_id, headers=100):
+    body = {"epoch": lease["epoch"], "next": next_id, "headers": headers}
+    response = node.post(f"/api/v1/ranges/{lease['id']}/batch", body)
+    assert response.status_code == 200, response.content
+    return response
+
+
+def test_the_summary_follows_plans_leases_batches_finishes_and_operators(node_client):
+    group = GroupFactory()
+    services.create_ranges(group, [(1, 1000), (1001, 2000), (2001, 3000), (3001, 4000)])
+    assert summarized() == recount()
+    node = node_client()
+    lease = node.lease()
+    batch(node, lease, lease["start"] + 400)
+    assert summarized() == recount()  # leased progress is read live
+    batch(node, lease, lease["end"] + 1)
+    assert (
+        node.post(f"/api/v1/ranges/{lease['id']}/finish", {"epoch": lease["epoch"]}).status_code
+        == 204
+    )
+    second = node.lease()
+    batch(node, second, second["start"] + 10)
+    node.post(f"/api/v1/ranges/{second['id']}/release", {"epoch": second["epoch"]})
+    assert summarized() == recount()
+    ids = list(SeedRange.objects.values_list("id", flat=True))
+    services.fail_ranges(ids[:1])
+    services.requeue_ranges(ids[:2], from_start=True)
+    services.reprioritize_ranges(ids, 5)
+    assert summarized() == recount()
+    SeedRange.objects.filter(id=ids[-1]).delete()
+    assert summarized() == recount()
+    group.delete()
+    assert summarized() == recount()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM group_range_summary")
+        assert cursor.fetchone()[0] == 0
+
+
+def test_the_dashboard_needs_a_staff_login(client):
+    response = client.get(DASHBOARD)
+    assert response.status_code == 302
+    assert "/admin/login/" in response["Location"]
+
+
+def test_the_admin_index_links_to_the_dashboard(admin_client):
+    assert DASHBOARD in admin_client.get("/admin/").content.decode()
+
+
+def test_the_coverage_map_shows_done_leased_queued_failed_and_gaps(admin_client, node_client):
+    group = GroupFactory(name="alt.binaries.map")
+    services.create_ranges(group, [(1, 1000), (1001, 2000), (3001, 4000), (4001, 5000)])
+    node = node_client()
+    first = node.lease()
+    batch(node, first, first["end"] + 1)
+    node.post(f"/api/v1/ranges/{first['id']}/finish", {"epoch": first["epoch"]})
+    second = node.lease()
+    batch(node, second, second["start"] + 500)
+    services.fail_ranges([SeedRange.objects.get(start_id=4001).id])
+    html = admin_client.get(DASHBOARD).content.decode()
+    bins = re.search(r'aria-label="coverage of alt.binaries.map" data-bins="([^"]+)"', html)
+    assert bins is not None
+    shown = bins.group(1).split(",")
+    assert set(shown) == {"done", "reached", "leased", "gap", "queued", "failed"}
+    assert shown[0] == "done" and shown[-1] == "failed"
+    assert f'data-resume="{second["start"] + 500}"' in html
+    assert "alt.binaries.map" in html
+
+
+def test_groups_are_searched_and_paged(admin_client):
+    for i in range(25):
+        SeedRangeFactory(group=GroupFactory(name=f"alt.binaries.page{i:02d}"))
+    GroupFactory(name="alt.binaries.other")
+    first = admin_client.get(DASHBOARD).content.decode()
+    assert "page 1 of 2" in first
+    found = admin_client.get(DASHBOARD, {"q": "OTHER"}).content.decode()
+    assert "alt.binaries.other" in found and "alt.binaries.page00" not in found
+
+
+def test_the_dashboard_says_why_leasing_is_paused(admin_client, settings):
+    settings.DB_MAX_BYTES = 1
+    html = admin_client.get(DASHBOARD).content.decode()
+    assert "Leasing is paused" in html and "DB_MAX_BYTES" in html
+
+
+def test_throughput_comes_from_the_rollup(admin_client, node_client):
+    SeedRangeFactory(start_id=1, end_id=10_000)
+    node = node_client(name="seed-fast")
+    lease = node.lease()
+    batch(node, lease, 5_001, headers=4_321)
+    response = admin_client.get(DASHBOARD)
+    data = response.context["data"]
+    assert data.hourly[-1][1] == 4_321
+    assert [n["headers_per_hour"] for n in data.nodes if n["name"] == "seed-fast"] == [4_321]
+    assert data.groups[0].headers_per_hour == 4_321
+    assert data.groups[0].eta_seconds == pytest.approx(5_000 / 4_321 * 3600)
+
+
+def test_the_dashboard_reads_a_bounded_number_of_queries(
+    admin_client, django_assert_max_num_queries
+):
+    for i in range(30):
+        SeedRangeFactory(group=GroupFactory(name=f"alt.binaries.q{i}"))
+    admin_client.get(DASHBOARD)
+    with django_assert_max_num_queries(20):
+        admin_client.get(DASHBOARD)
