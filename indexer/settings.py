@@ -173,6 +173,10 @@ NEWS_POOL_WAIT_SECONDS = env.float("NEWS_POOL_WAIT_SECONDS", default=30.0)
 # Articles per planned range: one node works through a range in one lease.
 PLAN_RANGE_SIZE = env.int("PLAN_RANGE_SIZE", default=50_000)
 
+# Per-minute throughput rows (header_rollup) are kept this many hours; older
+# ones are dropped once they are folded into hours (the dashboard's chart).
+ROLLUP_MINUTES_KEEP_HOURS = env.int("ROLLUP_MINUTES_KEEP_HOURS", default=48)
+
 # --- Space limits -----------------------------------------------------------
 # Range leases pause while pg_database_size() is over this (0: no limit).
 DB_MAX_BYTES = env.int("DB_MAX_BYTES", default=0)

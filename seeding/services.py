@@ -137,6 +137,7 @@ def _lease_range(node_id: int) -> LeaseOffer:
         return LeaseOffer(None, retry_after=settings.LEASE_RETRY_AFTER_SECONDS, paused=paused)
     if time.monotonic() - _last_retire > RETIRE_INTERVAL_SECONDS:
         retire_quiet_ranges()
+        _fold_rollup_now_and_then()
     params = {
         "node_id": node_id,
         "ttl": settings.LEASE_TTL_SECONDS,
@@ -299,10 +300,28 @@ def ensure_connection() -> None:
     connection.ensure_connection()
 
 
+_last_fold = 0.0
+FOLD_INTERVAL_SECONDS = 300.0
+
+
+def _fold_rollup_now_and_then() -> None:
+    """Fold finished hours (and prune old minutes) even when nobody opens the dashboard."""
+    global _last_fold
+    if time.monotonic() - _last_fold > FOLD_INTERVAL_SECONDS:
+        _last_fold = time.monotonic()
+        fold_rollup_hours()
+
+
 def fold_rollup_hours() -> int:
     """Fold the last day's completed hours of header_rollup into header_rollup_hour.
 
     Each hour is aggregated once (five minutes after it ends), so the hourly
     chart reads 24 small rows and at most the last hour and a bit live.
     """
-    return dashboard_sql.execute("fold_rollup_hours", {})
+    folded = dashboard_sql.execute("fold_rollup_hours", {})
+    if folded:
+        # Once an hour (when an hour was folded), drop minutes no reader needs.
+        dashboard_sql.execute(
+            "prune_rollup_minutes", {"keep_hours": settings.ROLLUP_MINUTES_KEEP_HOURS}
+        )
+    return folded

@@ -104,6 +104,11 @@ SELECT probe.group_id, probe.lo, probe.hi, probe.bin,
                       ORDER BY start_id DESC LIMIT 1) AS r ON true
  ORDER BY probe.group_id, probe.bin;
 
+-- name: prune_rollup_minutes
+-- Minute rows older than the hours kept: the chart reads folded hours and
+-- everything else reads the last hour, so old minutes only take space.
+DELETE FROM header_rollup WHERE bucket < now() - make_interval(hours => %(keep_hours)s);
+
 -- name: fold_rollup_hours
 -- Completed hours of the last day not folded yet (an hour is folded five
 -- minutes after it ends, when no batch of it can still commit), one

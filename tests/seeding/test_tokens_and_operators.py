@@ -148,3 +148,57 @@ def test_the_range_list_filters_by_group_name_and_node(admin_client):
     SeedRange.objects.filter(id=a.id).update(node=node)
     response = admin_client.get(f"/admin/seeding/seedrange/?node__id__exact={node.id}")
     assert [r.id for r in response.context["cl"].result_list] == [a.id]
+
+
+def test_status_reads_totals_from_the_summary_and_nodes_from_their_last_hour(node_client):
+    SeedRangeFactory(start_id=1, end_id=100)
+    SeedRangeFactory(start_id=101, end_id=300)
+    busy, idle = node_client(name="busy"), node_client(name="idle")
+    lease = busy.lease()
+    busy.post(
+        f"/api/v1/ranges/{lease['id']}/batch",
+        {"epoch": lease["epoch"], "next": lease["start"] + 40, "headers": 40},
+    )
+    with connection.cursor() as cursor:  # an old minute of the same node does not count
+        cursor.execute(
+            "INSERT INTO header_rollup (bucket, node_id, group_id, headers, batches)"
+            " SELECT date_trunc('minute', now()) - interval '3 hours', %s, group_id, 999, 1"
+            " FROM seed_range WHERE id = %s",
+            [busy.node.id, lease["id"]],
+        )
+    status = idle.get("/api/v1/status").json()
+    assert lease["end"] == 100  # plan order: the first range goes first
+    assert status["ranges"]["queued"] == {
+        "ranges": 1,
+        "articles": 200,
+        "reached": 0,
+        "headers": 0,
+        "files": 0,
+    }
+    assert status["ranges"]["leased"]["reached"] == 40
+    assert status["ranges"]["leased"]["headers"] == 40
+    nodes = {n["name"]: n for n in status["nodes"]}
+    assert (nodes["busy"]["live_leases"], nodes["busy"]["headers_last_hour"]) == (1, 40)
+    assert (nodes["idle"]["live_leases"], nodes["idle"]["headers_last_hour"]) == (0, 0)
+    assert status["headers_last_hour"] == 40
+
+
+def test_folding_the_hours_drops_minutes_older_than_kept(settings):
+    from seeding.services import fold_rollup_hours
+
+    settings.ROLLUP_MINUTES_KEEP_HOURS = 48
+    rng = SeedRangeFactory()
+    node = NodeFactory()
+    with connection.cursor() as cursor:
+        for hours in (72, 50, 30, 2):
+            cursor.execute(
+                "INSERT INTO header_rollup (bucket, node_id, group_id, headers, batches)"
+                " VALUES (date_trunc('minute', now()) - make_interval(hours => %s), %s, %s, 10, 1)",
+                [hours, node.id, rng.group_id],
+            )
+    assert fold_rollup_hours() > 0
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT round(extract(epoch FROM now() - bucket) / 3600) FROM header_rollup ORDER BY 1"
+        )
+        assert [int(h) for (h,) in cursor.fetchall()] == [2, 30]

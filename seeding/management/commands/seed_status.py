@@ -47,12 +47,12 @@ def render_status(status: dict[str, Any]) -> str:
             n["last_seen"] or "never",
             "disabled" if n["disabled"] else "",
             n["live_leases"],
-            f"{n['headers']:,}",
+            f"{n['headers_last_hour']:,}",
         ]
         for n in status["nodes"]
     ]
     out.append(
-        format_table(["node", "last seen", "", "live leases", "headers"], node_rows)
+        format_table(["node", "last seen", "", "live leases", "headers, last hour"], node_rows)
         if node_rows
         else "No nodes yet: manage.py issue_token NAME"
     )
