@@ -4,7 +4,8 @@ For each table size (10,000 and 1,000,000 queued ranges) the table is loaded,
 then driven to a steady state with --warmup claims, each followed by a
 finish through the services as nodes do, so the claim index carries the dead
 entries a running system has. Then, with 1, 4 and 16 connections (one
-thread each), it measures claims per second:
+process each, kept across rounds, as gunicorn's workers are; --threads runs
+them as threads of this process instead), it measures claims per second:
 
 - service: `seeding.services.lease_range` (the real code, through Django);
 - bare:    the one-statement claim (UPDATE … WHERE id = (SELECT … FOR UPDATE
@@ -22,10 +23,12 @@ Run: .venv/bin/python bench/bench_lease.py [--sizes 10000 1000000] [--warmup 200
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import statistics
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from django_setup import setup
 
@@ -56,6 +59,11 @@ def main() -> None:
     )
     parser.add_argument("--seconds", type=float, default=8.0, help="length of each measured window")
     parser.add_argument("--connections", type=int, nargs="+", default=[1, 4, 16])
+    parser.add_argument(
+        "--threads",
+        action="store_true",
+        help="one thread per connection in this process, instead of one process each",
+    )
     args = parser.parse_args()
     setup("bench_lease")
 
@@ -148,6 +156,80 @@ def main() -> None:
         elapsed = time.perf_counter() - started
         return sum(done) / elapsed
 
+    class ProcessPool:
+        """`count` forked workers (one connection each, as gunicorn's workers),
+        kept across rounds so connections and prepared statements persist."""
+
+        def __init__(self, count: int, body: Callable[[int, Any], int]) -> None:
+            connections.close_all()  # children open their own connections
+            ctx = multiprocessing.get_context("fork")
+            self.count = count
+            self.stop = ctx.Event()
+            self.quit = ctx.Event()
+            self.start_line = ctx.Barrier(count + 1)
+            self.end_line = ctx.Barrier(count + 1)
+            self.done = ctx.Array("q", count)
+            self.claimed = ctx.Value("q", 0)
+            self.cap = ctx.Value("q", 0)
+            self.processes = [
+                ctx.Process(target=self._work, args=(i, body), daemon=True) for i in range(count)
+            ]
+            for process in self.processes:
+                process.start()
+
+        def _work(self, index: int, body: Callable[[int, Any], int]) -> None:
+            while True:
+                self.start_line.wait()
+                if self.quit.is_set():
+                    return
+                while not self.stop.is_set():
+                    n = body(index, self.stop)
+                    if n == 0:
+                        break
+                    self.done[index] += n
+                    with self.claimed.get_lock():
+                        self.claimed.value += n
+                        if self.claimed.value >= self.cap.value:
+                            self.stop.set()
+                self.end_line.wait()
+
+        def run(self, seconds: float, cap: int) -> float:
+            for i in range(self.count):
+                self.done[i] = 0
+            self.claimed.value = 0
+            self.cap.value = cap
+            self.stop.clear()
+            self.start_line.wait()
+            started = time.perf_counter()
+            self.stop.wait(seconds)
+            self.stop.set()
+            self.end_line.wait()
+            elapsed = time.perf_counter() - started
+            return sum(self.done) / elapsed
+
+        def close(self) -> None:
+            self.quit.set()
+            self.start_line.wait()
+            for process in self.processes:
+                process.join()
+
+    pools: dict[tuple[int, Callable[[int, Any], int]], ProcessPool] = {}
+
+    def run_processes(
+        count: int, body: Callable[[int, Any], int], seconds: float, cap: int
+    ) -> float:
+        pool = pools.get((count, body))
+        if pool is None:
+            pool = pools[(count, body)] = ProcessPool(count, body)
+        return pool.run(seconds, cap)
+
+    def close_pools() -> None:
+        for pool in pools.values():
+            pool.close()
+        pools.clear()
+
+    run_parallel = run_threads if args.threads else run_processes
+
     def service_pair(index: int, stop: threading.Event) -> int:
         """Warm-up: a claim and a finish through the services, as a node does."""
         offer = services.lease_range(nodes[index])
@@ -182,7 +264,7 @@ def main() -> None:
         deadline = time.perf_counter() + seconds
         while time.perf_counter() < deadline:
             remaining = deadline - time.perf_counter()
-            rate = run_threads(conns, body, remaining, cap)
+            rate = run_parallel(conns, body, remaining, cap)
             elapsed = min(remaining, cap / rate if rate else remaining)
             total_claims += rate * elapsed
             total_time += elapsed
@@ -201,7 +283,7 @@ def main() -> None:
         started = time.perf_counter()
         while warm < args.warmup:
             round_claims = min(max(size // 10, 500), ROUND, args.warmup - warm)
-            rate = run_threads(16, service_pair, 3600, round_claims)
+            rate = run_parallel(16, service_pair, 3600, round_claims)
             warm += round_claims
             refill(size)
             print(f"  warmup {warm:>7}/{args.warmup} claims, {rate:7.0f}/s", flush=True)
@@ -223,6 +305,7 @@ def main() -> None:
         for conn in bare_conns.values():
             conn.close()
         bare_conns.clear()
+        close_pools()
 
     if len(args.sizes) >= 2:
         small, big = args.sizes[0], args.sizes[-1]
