@@ -21,71 +21,19 @@ UPDATE seed_range
    AND heartbeat_at < now() - make_interval(secs => %(ttl)s);
 
 -- name: lease_range
--- Claim one queued range in one statement.
---
--- `head` is the first claimable entry of the claim index (most urgent, then
--- plan order). When it is not urgent (priority %(urgent_below)s or more)
--- nothing urgent is queued and it is taken: the common case reads the claim
--- index once, like a bare claim. When it is urgent, urgent ranges go first
--- only while they hold less than half of the live leases; past that the
--- first non-urgent range goes first (or `head`, when there is none). The
--- CASE runs the live count and `normal` only when it needs them.
---
--- A range whose lane (by priority, see leases/lanes.py) is held by a live
--- group lease is skipped: one probe of group_lane's unique (group, lane)
--- index per candidate. Nothing here scans the table.
-WITH head AS MATERIALIZED (
-    SELECT id, priority FROM seed_range
-     WHERE status = 'queued'
-       AND NOT EXISTS (SELECT 1 FROM group_lane AS gl
-                        WHERE gl.group_id = seed_range.group_id
-                          AND gl.lane = group_lane_of(seed_range.priority, seed_range.capture,
-                                                      %(tail_max)s, %(history_min)s,
-                                                      %(history_max)s, %(capture_only)s)
-                          AND gl.node_id IS NOT NULL
-                          AND gl.heartbeat_at >= now() - make_interval(secs => %(ttl)s))
-     ORDER BY priority, id
-     LIMIT 1
-     FOR UPDATE SKIP LOCKED
-), normal AS MATERIALIZED (
-    SELECT id FROM seed_range
-     WHERE status = 'queued'
-       AND priority >= %(urgent_below)s
-       AND NOT EXISTS (SELECT 1 FROM group_lane AS gl
-                        WHERE gl.group_id = seed_range.group_id
-                          AND gl.lane = group_lane_of(seed_range.priority, seed_range.capture,
-                                                      %(tail_max)s, %(history_min)s,
-                                                      %(history_max)s, %(capture_only)s)
-                          AND gl.node_id IS NOT NULL
-                          AND gl.heartbeat_at >= now() - make_interval(secs => %(ttl)s))
-     ORDER BY priority, id
-     LIMIT 1
-     FOR UPDATE SKIP LOCKED
-), candidate AS MATERIALIZED (
-    SELECT CASE
-             WHEN head.priority >= %(urgent_below)s THEN head.id
-             WHEN (SELECT count(*) FILTER (WHERE priority < %(urgent_below)s) = 0
-                          OR count(*) FILTER (WHERE priority < %(urgent_below)s) * 2 < count(*)
-                     FROM seed_range
-                    WHERE status = 'leased'
-                      AND heartbeat_at >= now() - make_interval(secs => %(ttl)s))
-             THEN head.id
-             ELSE coalesce((SELECT id FROM normal), head.id)
-           END AS id
-      FROM head
-)
-UPDATE seed_range AS r
-   SET status = 'leased',
-       node_id = %(node_id)s,
-       epoch = r.epoch + 1,
-       attempts = r.attempts + 1,
-       leased_at = now(),
-       heartbeat_at = now(),
-       rule_version = %(rule_version)s
-  FROM news_group AS g
- WHERE r.id = (SELECT id FROM candidate)
-   AND g.id = r.group_id
-RETURNING r.id, g.name, r.next_id, r.end_id, r.epoch, r.group_id;
+-- Claim one queued range: the statement is the function claim_seed_range
+-- (seeding/migrations/0006_claim_function.py), which runs it with its
+-- generic plan. In one statement: `head` is the first claimable entry of the
+-- claim index (most urgent, then plan order). When it is not urgent nothing
+-- urgent is queued and it is taken: the common case reads the claim index
+-- once, like a bare claim. When it is urgent, urgent ranges go first only
+-- while they hold less than half of the live leases; past that the first
+-- non-urgent range goes first (or `head`, when there is none). A range whose
+-- lane is held by a live group lease is skipped (one probe of group_lane's
+-- key per candidate). Nothing scans the table.
+SELECT out_id, out_group, out_next, out_end, out_epoch, out_group_id
+  FROM claim_seed_range(%(node_id)s, %(ttl)s, %(urgent_below)s, %(rule_version)s,
+                        %(tail_max)s, %(history_min)s, %(history_max)s, %(capture_only)s);
 
 -- name: report_batch
 -- Moves the resume point to max(current, min(next, end + 1)) and adds the
