@@ -38,6 +38,9 @@ bench: $(STAMP)
 	$(PY) bench/bench_planning.py
 	$(PY) bench/bench_group_lease.py
 	$(PY) bench/bench_dashboard.py
+	$(PY) bench/bench_catalog.py
+	$(PY) bench/bench_agent.py
+	$(PY) bench/bench_held_lane.py
 
 ## Remove the embedded database (all local data).
 clean-db:
