@@ -124,6 +124,23 @@ def run_fleet(
             news = f"{inn.url}/?connections=4"
             extra = ["--duplicate-batches"] if duplicate else []
             relay = fleet.has_path("/overviews")
+            # The window agent starts first and takes a lane, so the range
+            # agents (which skip held lanes) cannot finish everything first.
+            fleet.start_agent(
+                "windower",
+                "--mode",
+                "window",
+                "--lane",
+                "history",
+                "--news-server",
+                news,
+                "--batch-headers",
+                "50",
+                "--snapshot-every",
+                "2",
+                *extra,
+            )
+            wait_for_lane(fleet, "windower")
             # The victim reads slowly so that it is surely in the middle of a range.
             fleet.start_agent(
                 "victim",
@@ -151,20 +168,6 @@ def run_fleet(
                 "2",
                 *extra,
             )
-            fleet.start_agent(
-                "windower",
-                "--mode",
-                "window",
-                "--lane",
-                "history",
-                "--news-server",
-                news,
-                "--batch-headers",
-                "50",
-                "--snapshot-every",
-                "2",
-                *extra,
-            )
             wait_until_all_done(fleet, timeout=180)
             exit_codes = {name: fleet.stop_agent(name) for name in ("ranger", "windower")}
             yield FleetRun(fleet, plan, victim_range, "windower", exit_codes)
@@ -186,6 +189,27 @@ def wait_for_progress(fleet: Fleet, node: str, timeout: float = 60) -> int:
         assert fleet.agents[node].poll() is None, fleet.log(f"{node}.log")
         time.sleep(0.1)
     raise AssertionError(f"{node} made no progress:\n{fleet.log(node + '.log')}")
+
+
+def wait_for_lane(fleet: Fleet, node: str, timeout: float = 60) -> None:
+    """Until the node holds a group's lane (or has already reported from one)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ((held,),) = fleet.sql(
+            "SELECT count(*) FROM group_lane l JOIN seed_node n ON n.id = l.node_id "
+            "WHERE n.name = %s",
+            [node],
+        )
+        ((reported,),) = fleet.sql(
+            "SELECT count(*) FROM header_rollup h JOIN seed_node n ON n.id = h.node_id "
+            "WHERE n.name = %s",
+            [node],
+        )
+        if held or reported:
+            return
+        assert fleet.agents[node].poll() is None, fleet.log(f"{node}.log")
+        time.sleep(0.1)
+    raise AssertionError(f"{node} took no lane:\n{fleet.log(node + '.log')}")
 
 
 def wait_until_all_done(fleet: Fleet, timeout: float) -> None:

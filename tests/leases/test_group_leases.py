@@ -6,6 +6,7 @@ import pytest
 from django.db import connection
 
 from leases.models import GroupLane
+from seeding import services
 from seeding.models import RangeStatus, SeedRange
 from tests.factories import GroupFactory, SeedRangeFactory
 from tests.leases.conftest import lane_path, lease_lane, next_range
@@ -396,6 +397,26 @@ class TestCoexistence:
         got = [ranger.lease()["id"], ranger.lease()["id"]]
         assert got == [tail.id, other.id]
         assert ranger.lease() is None
+
+    def test_range_leases_look_past_a_held_lane_that_owns_most_of_the_queue(
+        self, node_client, settings
+    ):
+        # More open ranges in held lanes than the claim walks (HELD_WALK_LIMIT):
+        # the claim asks the free lanes instead of walking the held ones.
+        held = GroupFactory()
+        services.create_ranges(held, [(i * 10, i * 10 + 9) for i in range(2500)])
+        (tail,) = ranges_of(held, 1, start=90_000, priority=settings.TAIL_PRIORITY)
+        free = GroupFactory()
+        newer, older = ranges_of(free, 2, start=500_000)[::-1]
+        lane_holder = node_client()
+        assert leased(lane_holder, "history")["group"]["id"] == held.id
+        ranger = node_client()
+        # The most urgent free lane first (the held group's tail), then the
+        # free group's newest range first.
+        got = [ranger.lease()["id"] for _ in range(3)]
+        assert got == [tail.id, newer.id, older.id]
+        assert ranger.lease() is None
+        assert SeedRange.objects.filter(group=held, status=RangeStatus.QUEUED).count() == 2500
 
     def test_range_leases_take_a_lane_again_once_it_is_quiet(
         self, node_client, backdate_lane, settings

@@ -1,0 +1,148 @@
+"""The range claim stays bounded when held lanes fill the head of the queue.
+
+The claim skips ranges whose lane a live group lease holds, one probe each,
+walking the claim index in priority and plan order. Planning interleaves
+groups, so that is a step or two, except when one big group's held lane owns
+most of the queue: then every range lease walked all of it (138 ms at 200,000
+held ranges, bench/bench_held_lane.py). Now the function first counts the
+open ranges of live-held lanes (a few rows: held lanes are few, found by
+group_lane_node_idx, counted from group_lane_work). Up to HELD_WALK_LIMIT it
+runs the one-statement claim as before; past it, it asks the free lanes in
+urgency order (most urgent, then most planned work) for their newest queued
+range instead, so a lease costs a sort of the free lanes and a few probes.
+In that mode the urgency mix is not applied (the most urgent lane goes first).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from django.db import migrations
+
+HELD_WALK_LIMIT = 2000
+
+FORWARD = r"""
+CREATE OR REPLACE FUNCTION claim_seed_range(
+    p_node_id bigint, p_ttl integer, p_urgent_below integer, p_rule_version integer,
+    p_tail_max integer, p_history_min integer, p_history_max integer, p_capture_only boolean)
+RETURNS TABLE (out_id bigint, out_group text, out_next bigint, out_end bigint,
+               out_epoch integer, out_group_id bigint)
+LANGUAGE plpgsql
+SET plan_cache_mode = force_generic_plan
+AS $$
+DECLARE
+    held_open bigint;
+    lane_row record;
+    picked bigint;
+BEGIN
+    SELECT coalesce(sum(w.ranges), 0) INTO held_open
+      FROM group_lane AS gl
+      JOIN group_lane_work AS w ON w.group_id = gl.group_id AND w.lane = gl.lane
+     WHERE gl.node_id IS NOT NULL
+       AND gl.heartbeat_at >= now() - make_interval(secs => p_ttl);
+
+    IF held_open <= HELD_WALK_LIMIT THEN
+        RETURN QUERY
+        WITH head AS MATERIALIZED (
+            SELECT id, priority FROM seed_range
+             WHERE status = 'queued'
+               AND NOT EXISTS (SELECT 1 FROM group_lane AS gl
+                                WHERE gl.group_id = seed_range.group_id
+                                  AND gl.lane = group_lane_of(seed_range.priority, seed_range.capture,
+                                                              p_tail_max, p_history_min,
+                                                              p_history_max, p_capture_only)
+                                  AND gl.node_id IS NOT NULL
+                                  AND gl.heartbeat_at >= now() - make_interval(secs => p_ttl))
+             ORDER BY priority, id
+             LIMIT 1
+             FOR UPDATE SKIP LOCKED
+        ), normal AS MATERIALIZED (
+            SELECT id FROM seed_range
+             WHERE status = 'queued'
+               AND priority >= p_urgent_below
+               AND NOT EXISTS (SELECT 1 FROM group_lane AS gl
+                                WHERE gl.group_id = seed_range.group_id
+                                  AND gl.lane = group_lane_of(seed_range.priority, seed_range.capture,
+                                                              p_tail_max, p_history_min,
+                                                              p_history_max, p_capture_only)
+                                  AND gl.node_id IS NOT NULL
+                                  AND gl.heartbeat_at >= now() - make_interval(secs => p_ttl))
+             ORDER BY priority, id
+             LIMIT 1
+             FOR UPDATE SKIP LOCKED
+        ), candidate AS MATERIALIZED (
+            SELECT CASE
+                     WHEN head.priority >= p_urgent_below THEN head.id
+                     WHEN (SELECT count(*) FILTER (WHERE priority < p_urgent_below) = 0
+                                  OR count(*) FILTER (WHERE priority < p_urgent_below) * 2 < count(*)
+                             FROM seed_range
+                            WHERE status = 'leased'
+                              AND heartbeat_at >= now() - make_interval(secs => p_ttl))
+                     THEN head.id
+                     ELSE coalesce((SELECT id FROM normal), head.id)
+                   END AS id
+              FROM head
+        )
+        UPDATE seed_range AS r
+           SET status = 'leased',
+               node_id = p_node_id,
+               epoch = r.epoch + 1,
+               attempts = r.attempts + 1,
+               leased_at = now(),
+               heartbeat_at = now(),
+               rule_version = p_rule_version
+          FROM news_group AS g
+         WHERE r.id = (SELECT id FROM candidate)
+           AND g.id = r.group_id
+        RETURNING r.id, g.name::text, r.next_id, r.end_id, r.epoch, r.group_id;
+        RETURN;
+    END IF;
+
+    -- Held lanes own much of the queue: ask the free lanes instead.
+    FOR lane_row IN
+        SELECT gl.group_id, gl.lane
+          FROM group_lane AS gl
+         WHERE gl.urgent_priority IS NOT NULL
+           AND NOT (gl.node_id IS NOT NULL
+                    AND gl.heartbeat_at >= now() - make_interval(secs => p_ttl))
+         ORDER BY gl.urgent_priority, gl.planned_articles DESC, gl.id
+    LOOP
+        SELECT s.id INTO picked
+          FROM seed_range AS s
+         WHERE s.group_id = lane_row.group_id
+           AND s.status = 'queued'
+           AND group_lane_of(s.priority, s.capture, p_tail_max, p_history_min,
+                             p_history_max, p_capture_only) = lane_row.lane
+         ORDER BY s.start_id DESC
+         LIMIT 1
+           FOR UPDATE SKIP LOCKED;
+        IF picked IS NOT NULL THEN
+            RETURN QUERY
+            UPDATE seed_range AS r
+               SET status = 'leased',
+                   node_id = p_node_id,
+                   epoch = r.epoch + 1,
+                   attempts = r.attempts + 1,
+                   leased_at = now(),
+                   heartbeat_at = now(),
+                   rule_version = p_rule_version
+              FROM news_group AS g
+             WHERE r.id = picked
+               AND g.id = r.group_id
+            RETURNING r.id, g.name::text, r.next_id, r.end_id, r.epoch, r.group_id;
+            RETURN;
+        END IF;
+    END LOOP;
+END
+$$;
+""".replace("HELD_WALK_LIMIT", str(HELD_WALK_LIMIT))
+
+# Back to 0006's body.
+BACKWARD = import_module("seeding.migrations.0006_claim_function").FORWARD.replace(
+    "CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1
+)
+
+
+class Migration(migrations.Migration):
+    dependencies = [("seeding", "0006_claim_function")]
+    operations = [migrations.RunSQL(FORWARD, BACKWARD)]
