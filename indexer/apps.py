@@ -10,7 +10,10 @@ class IndexerConfig(AppConfig):
     verbose_name = "Indexer"
 
     def ready(self) -> None:
-        from . import checks  # noqa: F401  (registers the system checks)
+        from . import (
+            checks,  # noqa: F401  (registers the system checks)
+            pgarrays,  # noqa: F401  (registers its dumpers before any connection opens)
+        )
 
 
 class ConsoleAdminConfig(admin_apps.AdminConfig):

@@ -13,13 +13,15 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from itertools import chain
+from itertools import chain, islice
+from operator import lt
 from typing import Any
 
 from django.db import IntegrityError, transaction
 
 from indexer.api.errors import Invalid, NotFound
 from indexer.models import AuditAction
+from indexer.pgarrays import Int4Array, Int8Array
 from indexer.rules import RuleSet
 from indexer.rulesets import current_rules, forget_current_rules
 from indexer.services import record_audit
@@ -55,18 +57,37 @@ class _PendingFile:
     total: int
     date: int
     first_part: int
-    # part -> (part, article, message-id, bytes); the first report of a part wins.
-    segments: dict[int, Segment] = field(default_factory=dict)
+    # (part, article, message-id, bytes) sorted by part, one per part: the
+    # common case (one report per file, parts in order) keeps the report's
+    # own list; anything else goes through `by_part`.
+    rows: list[Segment]
+    # part -> segment once the rows needed sorting or merging; the first
+    # report of a part wins.
+    by_part: dict[int, Segment] | None = None
     conflicts: set[str] = field(default_factory=set)
 
     def add(self, segments: Sequence[Segment]) -> None:
-        stored = self.segments
+        stored = self.by_part
+        if stored is None:
+            stored = self.by_part = {seg[0]: seg for seg in self.rows}
         for seg in segments:
             held = stored.get(seg[0])
             if held is None:
                 stored[seg[0]] = seg
             elif held[2] != seg[2]:
                 self.conflicts.add(seg[2])
+
+    def sorted_rows(self) -> list[Segment]:
+        stored = self.by_part
+        if stored is None:
+            return self.rows
+        return [stored[part] for part in sorted(stored)]
+
+
+def _in_part_order(segments: Sequence[Segment]) -> bool:
+    """Whether the parts strictly increase (sorted, each part once)."""
+    parts = [seg[0] for seg in segments]
+    return all(map(lt, parts, islice(parts, 1, None)))
 
 
 def _pending_files(
@@ -83,7 +104,8 @@ def _pending_files(
             segments = [seg for seg in segments if seg[0] <= ident.total]
             if not segments:
                 continue
-        first_part = min(seg[0] for seg in segments)
+        ordered = _in_part_order(segments)
+        first_part = segments[0][0] if ordered else min(seg[0] for seg in segments)
         entry = pending.get(ident.key)
         if entry is None:
             entry = pending[ident.key] = _PendingFile(
@@ -97,11 +119,9 @@ def _pending_files(
                 ident.total,
                 report.date,
                 first_part,
+                segments if ordered else [],
             )
-            # The common case: one report per file, each part once.
-            entry.segments = {seg[0]: seg for seg in segments}
-            if len(entry.segments) != len(segments):
-                entry.segments = {}
+            if not ordered:
                 entry.add(segments)
             continue
         entry.date = min(entry.date, report.date)
@@ -113,21 +133,28 @@ def _pending_files(
     return pending
 
 
-MERGE_COLUMNS = (
+FILE_COLUMNS = (
     "keys", "release_keys", "subjects", "posters", "names", "file_indexes", "file_counts",
-    "totals", "dates", "bytes", "parts", "articles", "sizes", "message_ids", "conflict_ids",
+    "totals", "dates", "bytes", "firsts", "lasts", "message_ids", "conflict_ids",
 )  # fmt: skip
 
 
-def _merge_params(pending: Sequence[_PendingFile]) -> dict[str, list[Any]]:
-    """One list per column of merge_files; a file's segments as space-separated text."""
-    columns: tuple[list[Any], ...] = tuple([] for _ in MERGE_COLUMNS)
+def _merge_params(pending: Sequence[_PendingFile]) -> dict[str, Any]:
+    """The parameters of merge_files.
+
+    One list per file column, and the segments of every file end to end in
+    three integer arrays (`parts`, `articles`, `sizes`) that the query slices
+    at each file's `firsts`..`lasts` (1-based, inclusive); a file's
+    message-ids as one space-separated text.
+    """
+    columns: tuple[list[Any], ...] = tuple([] for _ in FILE_COLUMNS)
     (keys, release_keys, subjects, posters, names, file_indexes, file_counts, totals, dates,
-     sizes_total, parts_text, articles_text, sizes_text, ids_text, conflicts_text) = columns  # fmt: skip
+     sizes_total, firsts, lasts, ids_text, conflicts_text) = columns  # fmt: skip
+    all_parts: list[int] = []
+    all_articles: list[int] = []
+    all_sizes: list[int] = []
     for entry in pending:
-        stored = entry.segments
-        rows = [stored[p] for p in sorted(stored)]
-        parts, articles, message_ids, sizes = zip(*rows, strict=True)
+        parts, articles, message_ids, sizes = zip(*entry.sorted_rows(), strict=True)
         keys.append(entry.key)
         release_keys.append(entry.release_key)
         subjects.append(entry.subject)
@@ -138,14 +165,20 @@ def _merge_params(pending: Sequence[_PendingFile]) -> dict[str, list[Any]]:
         totals.append(entry.total)
         dates.append(entry.date)
         sizes_total.append(sum(sizes))
-        parts_text.append(" ".join(map(str, parts)))
-        articles_text.append(" ".join(map(str, articles)))
-        sizes_text.append(" ".join(map(str, sizes)))
+        firsts.append(len(all_parts) + 1)
+        all_parts += parts
+        all_articles += articles
+        all_sizes += sizes
+        lasts.append(len(all_parts))
         ids_text.append(" ".join(message_ids))
         conflicts_text.append(
             " ".join(sorted(entry.conflicts.difference(message_ids))) if entry.conflicts else ""
         )
-    return dict(zip(MERGE_COLUMNS, columns, strict=True))
+    params: dict[str, Any] = dict(zip(FILE_COLUMNS, columns, strict=True))
+    params["parts"] = Int4Array(all_parts)
+    params["articles"] = Int8Array(all_articles)
+    params["sizes"] = Int4Array(all_sizes)
+    return params
 
 
 def store_files(
@@ -170,7 +203,7 @@ def store_files(
     if not pending:
         return 0
     ordered = [pending[key] for key in sorted(pending)]
-    params: dict[str, Any] = _merge_params(ordered)
+    params = _merge_params(ordered)
     params["group_id"] = group_id
     params["rule_version"] = rules.version
     result = catalog_sql.fetchone_bound("merge_files", params)

@@ -19,11 +19,12 @@ RETURNING id, version;
 SELECT name FROM news_group WHERE id = %(group_id)s;
 
 -- name: merge_files
--- One statement merges a whole batch. Each array parameter holds one element
+-- One statement merges a whole batch. Each list parameter holds one element
 -- per catalog file, already deduplicated by key and sorted by key (so two
--- batches lock shared rows in the same order and cannot deadlock). A file's
--- segments travel as space-separated text (message-ids hold no whitespace)
--- and become arrays here.
+-- batches lock shared rows in the same order and cannot deadlock). The
+-- segments of all files travel end to end in three integer arrays sent in
+-- binary, which each file slices at firsts..lasts; a file's message-ids
+-- travel as space-separated text (message-ids hold no whitespace).
 --
 -- A new key inserts. An existing key merges under the row lock ON CONFLICT
 -- takes, so concurrent batches serialize per file and lose nothing: the
@@ -36,18 +37,18 @@ SELECT name FROM news_group WHERE id = %(group_id)s;
 WITH incoming AS (
     SELECT i.key, i.release_key, i.subject, i.poster, i.name, i.file_index, i.file_count,
            i.total, to_timestamp(i.date) AS date, i.bytes,
-           string_to_array(i.parts, ' ')::int[] AS parts,
-           string_to_array(i.articles, ' ')::bigint[] AS articles,
-           string_to_array(i.sizes, ' ')::int[] AS sizes,
+           (%(parts)s::int[])[i.first:i.last] AS parts,
+           (%(articles)s::bigint[])[i.first:i.last] AS articles,
+           (%(sizes)s::int[])[i.first:i.last] AS sizes,
            string_to_array(i.message_ids, ' ') AS message_ids,
            coalesce(string_to_array(nullif(i.conflict_ids, ''), ' '), '{}') AS conflict_ids
       FROM unnest(%(keys)s::bytea[], %(release_keys)s::bytea[], %(subjects)s::text[],
                   %(posters)s::text[], %(names)s::text[], %(file_indexes)s::int[],
                   %(file_counts)s::int[], %(totals)s::int[], %(dates)s::bigint[],
-                  %(bytes)s::bigint[], %(parts)s::text[], %(articles)s::text[],
-                  %(sizes)s::text[], %(message_ids)s::text[], %(conflict_ids)s::text[])
+                  %(bytes)s::bigint[], %(firsts)s::int[], %(lasts)s::int[],
+                  %(message_ids)s::text[], %(conflict_ids)s::text[])
            AS i(key, release_key, subject, poster, name, file_index, file_count, total, date,
-                bytes, parts, articles, sizes, message_ids, conflict_ids)
+                bytes, first, last, message_ids, conflict_ids)
 ), written AS (
     INSERT INTO catalog_file AS f (
         group_id, key, release_key, rule_version, subject, poster, name, file_index, file_count,
