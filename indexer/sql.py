@@ -39,12 +39,18 @@ def load_queries(path: str) -> dict[str, str]:
     return parse_queries(Path(path).read_text(encoding="utf-8"))
 
 
-_PLACEHOLDER = re.compile(r"%\((\w+)\)s")
+# A literal %% first, so "%%(x)s" (a percent sign, then text) is left alone.
+_PLACEHOLDER = re.compile(r"%%|%\((\w+)\)s")
+
+
+def binary_placeholders(query: str) -> str:
+    """`query` with every `%(param)s` placeholder turned into `%(param)b`."""
+    return _PLACEHOLDER.sub(lambda m: m[0] if m[1] is None else f"%({m[1]})b", query)
 
 
 @cache
 def _binary_query(path: str, name: str) -> str:
-    return _PLACEHOLDER.sub(r"%(\1)b", load_queries(path)[name])
+    return binary_placeholders(load_queries(path)[name])
 
 
 class Queries:
