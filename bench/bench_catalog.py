@@ -6,7 +6,8 @@ stored, merged in. Timed: `store_files` inside a transaction (what
 `seeding.services.report_batch` runs); not timed: building the reports and
 storing the first halves beforehand. Beside it, in the same run and the same
 database, a bare COPY of the same segment rows into an unindexed table: the
-least any storage of them could cost. Measured with an empty catalog and
+least any storage of them could cost. Each batch is stored and then copied,
+so background work (autovacuum merging the message-id index) weighs on both. Measured with an empty catalog and
 again with 10 million segments stored (loaded with set-based SQL).
 
 Run: ``.venv/bin/python bench/bench_catalog.py [--batches 10] [--stored 10000000]``
@@ -68,37 +69,24 @@ def make_batches(start: int, count: int) -> tuple[list[list[FileReport]], list[l
     return before, measured
 
 
-def store_rate(group_id: int, batches: list[list[FileReport]]) -> float:
-    segments = 0
+def store_seconds(group_id: int, batch: list[FileReport]) -> float:
     started = time.perf_counter()
-    for batch in batches:
-        with transaction.atomic():
-            store_files(group_id, None, batch, [])
-        segments += sum(len(f.segments) for f in batch)
-    return segments / (time.perf_counter() - started)
+    with transaction.atomic():
+        store_files(group_id, None, batch, [])
+    return time.perf_counter() - started
 
 
-def copy_rate(group_id: int, batches: list[list[FileReport]]) -> float:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "CREATE TABLE IF NOT EXISTS bench_copy (group_id bigint, file_serial bigint,"
-            " part int, article bigint, message_id text, bytes int)"
-        )
-        cursor.execute("TRUNCATE bench_copy")
-    segments = 0
+def copy_seconds(group_id: int, batch: list[FileReport]) -> float:
     started = time.perf_counter()
-    for batch in batches:
-        with transaction.atomic(), connection.cursor() as cursor:
-            raw = cursor.cursor  # the psycopg cursor: COPY is not in Django's API
-            with raw.copy(
-                "COPY bench_copy (group_id, file_serial, part, article, message_id, bytes)"
-                " FROM STDIN"
-            ) as copy:
-                for serial, item in enumerate(batch):
-                    for part, article, message_id, size in item.segments:
-                        copy.write_row((group_id, serial, part, article, message_id, size))
-                        segments += 1
-    return segments / (time.perf_counter() - started)
+    with transaction.atomic(), connection.cursor() as cursor:
+        raw = cursor.cursor  # the psycopg cursor: COPY is not in Django's API
+        with raw.copy(
+            "COPY bench_copy (group_id, file_serial, part, article, message_id, bytes) FROM STDIN"
+        ) as copy:
+            for serial, item in enumerate(batch):
+                for part, article, message_id, size in item.segments:
+                    copy.write_row((group_id, serial, part, article, message_id, size))
+    return time.perf_counter() - started
 
 
 LOAD = """
@@ -154,19 +142,29 @@ def clean_pending_list() -> float:
 
 
 def measure(group_id: int, serial: int, batches: int) -> tuple[float, float, float]:
-    """(store_files rate, the same with the index upkeep it deferred, bare COPY rate)."""
+    """(store_files rate, the same with the index upkeep it deferred, bare COPY rate).
+
+    Each batch is stored, then the same rows are copied, so whatever else the
+    machine (or autovacuum) does meanwhile weighs on both alike.
+    """
     before, measured = make_batches(serial, batches)
     for batch in before:
         with transaction.atomic():
             store_files(group_id, None, batch, [])
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE catalog_file")
-    stored = store_rate(group_id, measured)
+        cursor.execute(
+            "CREATE TABLE IF NOT EXISTS bench_copy (group_id bigint, file_serial bigint,"
+            " part int, article bigint, message_id text, bytes int)"
+        )
+        cursor.execute("TRUNCATE bench_copy")
+    stored_time = copied_time = 0.0
+    for batch in measured:
+        stored_time += store_seconds(group_id, batch)
+        copied_time += copy_seconds(group_id, batch)
     segments = batches * FILES_PER_BATCH * SEGMENTS
     upkeep = clean_pending_list()
-    with_upkeep = segments / (segments / stored + upkeep)
-    copied = copy_rate(group_id, measured)
-    return stored, with_upkeep, copied
+    return segments / stored_time, segments / (stored_time + upkeep), segments / copied_time
 
 
 def main() -> None:
@@ -201,6 +199,10 @@ def main() -> None:
             f"{label:24} {stored:>12,.0f} {stored / copied:>6.2f} {with_upkeep:>15,.0f}"
             f" {with_upkeep / copied:>6.2f} {copied:>12,.0f}"
         )
+    print(
+        f"store_files with {args.stored / 1e6:g}M segments stored / with none:"
+        f" {rows[1][1] / rows[0][1]:.2f}"
+    )
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_size_pretty(pg_total_relation_size('catalog_file'))")
         print(f"catalog_file with indexes and TOAST: {cursor.fetchone()[0]}")
