@@ -102,6 +102,18 @@ def test_conflicts_inside_one_batch_are_counted_too():
     assert (file.segments, file.conflicts) == (2, 1)
 
 
+def test_segments_out_of_part_order_in_one_report_are_stored_in_part_order():
+    group = GroupFactory()
+    in_order = report(parts=[1, 2, 3, 4], total=4)
+    shuffled = [in_order.segments[i] for i in (2, 0, 3, 1)]
+    again = (2, 999, "<another@host>", 5)  # part 2 a second time, another message-id
+    store(group, FileReport(in_order.subject, POSTER, in_order.date, 4, [*shuffled, again]))
+    file = CatalogFile.objects.get()
+    assert file.segment_rows() == [(p, a, m, s) for p, a, m, s in in_order.segments]
+    assert (file.segments, file.complete, file.bytes) == (4, True, sum(s[3] for s in shuffled))
+    assert (file.conflicts, file.conflict_ids) == (1, ["<another@host>"])
+
+
 def test_the_coordinator_derives_the_key_itself():
     group = GroupFactory(name="alt.binaries.keys")
     # Two reports of one file whose subjects differ only in the segment counter
@@ -197,7 +209,10 @@ def reports_of_files(draw):
         covered = sorted({p for piece in pieces for p in piece})
         for piece in [*pieces, covered]:
             first = min(piece)
-            out.append(report(name, sorted(piece), total, date=1_700_000_000 + first))
+            made = report(name, sorted(piece), total, date=1_700_000_000 + first)
+            # A node may list a file's segments in any order.
+            made.segments = draw(st.permutations(made.segments))
+            out.append(made)
     return out
 
 
