@@ -25,115 +25,89 @@ from array import array
 from collections.abc import Sequence
 
 import psycopg
-from psycopg.abc import Buffer
+from psycopg.abc import AdaptContext, Buffer
 from psycopg.adapt import AdaptersMap, Dumper
 from psycopg.pq import Format
 
 __all__ = ["Int4Array", "Int8Array", "register_dumpers"]
 
-INT4_OID, INT8_OID = 23, 20
-INT4_ARRAY_OID, INT8_ARRAY_OID = 1007, 1016
-
 _SWAP = sys.byteorder == "little"
 
 
-def _word(value: int) -> int:
-    """The native int32 whose bytes are `value` big-endian (for array('i'))."""
-    return int.from_bytes(value.to_bytes(4, "big"), sys.byteorder, signed=True)
-
-
-_LENGTH_4, _LENGTH_8 = _word(4), _word(8)
-
-
-def _header(element_oid: int, count: int) -> bytes:
-    if count == 0:
-        return struct.pack("!iiI", 0, 0, element_oid)
-    return struct.pack("!iiIii", 1, 0, element_oid, count, 1)
-
-
-class Int4Array:
-    """A one-dimensional int4[] parameter; values must fit in 32 bits."""
+class _PackedArray:
+    """A one-dimensional integer array parameter, packed once when made."""
 
     __slots__ = ("data", "values")
+    typecode = ""  # the `array` module's code for the element type
+    element_oid = array_oid = 0
 
     def __init__(self, values: Sequence[int]) -> None:
         self.values = values
-        count = len(values)
         try:
-            body = array("i", values)
+            body = array(self.typecode, values)
         except OverflowError:
-            raise ValueError("Int4Array: a value does not fit in 32 bits.") from None
+            bits = 8 * array(self.typecode).itemsize
+            raise ValueError(
+                f"{type(self).__name__}: a value does not fit in {bits} bits."
+            ) from None
         if _SWAP:
             body.byteswap()
-        words = array("i", [_LENGTH_4]) * (2 * count)
-        words[1::2] = body
-        self.data = _header(INT4_OID, count) + words.tobytes()
+        # Each value's big-endian bytes as 4-byte words, after a word holding
+        # its length (also big-endian, read back as a native int32).
+        per_value = body.itemsize // 4
+        value_words = array("i")
+        value_words.frombytes(body.tobytes())
+        length = int.from_bytes(body.itemsize.to_bytes(4, "big"), sys.byteorder, signed=True)
+        count = len(body)
+        words = array("i", [length]) * ((1 + per_value) * count)
+        for word in range(per_value):
+            words[1 + word :: 1 + per_value] = value_words[word::per_value]
+        if count == 0:
+            header = struct.pack("!iiI", 0, 0, self.element_oid)
+        else:
+            header = struct.pack("!iiIii", 1, 0, self.element_oid, count, 1)
+        self.data = header + words.tobytes()
 
 
-class Int8Array:
-    """A one-dimensional int8[] parameter; values must fit in 64 bits."""
+class Int4Array(_PackedArray):
+    """An int4[] parameter; values must fit in 32 bits."""
 
-    __slots__ = ("data", "values")
-
-    def __init__(self, values: Sequence[int]) -> None:
-        self.values = values
-        count = len(values)
-        try:
-            body = array("q", values)
-        except OverflowError:
-            raise ValueError("Int8Array: a value does not fit in 64 bits.") from None
-        if _SWAP:
-            body.byteswap()
-        # The big-endian 8 bytes of each value as two 4-byte words, each
-        # value preceded by its length word.
-        halves = array("i")
-        halves.frombytes(body.tobytes())
-        words = array("i", [_LENGTH_8]) * (3 * count)
-        words[1::3] = halves[0::2]
-        words[2::3] = halves[1::2]
-        self.data = _header(INT8_OID, count) + words.tobytes()
+    __slots__ = ()
+    typecode = "i"
+    element_oid, array_oid = 23, 1007
 
 
-class _Int4ArrayDumper(Dumper):
+class Int8Array(_PackedArray):
+    """An int8[] parameter; values must fit in 64 bits."""
+
+    __slots__ = ()
+    typecode = "q"
+    element_oid, array_oid = 20, 1016
+
+
+class _BinaryDumper(Dumper):
     format = Format.BINARY
-    oid = INT4_ARRAY_OID
 
-    def dump(self, obj: Int4Array) -> Buffer:
+    def __init__(self, cls: type, context: AdaptContext | None = None) -> None:
+        super().__init__(cls, context)
+        self.oid = cls.array_oid  # type: ignore[attr-defined]
+
+    def dump(self, obj: _PackedArray) -> Buffer:
         return obj.data
 
 
-class _Int8ArrayDumper(Dumper):
-    format = Format.BINARY
-    oid = INT8_ARRAY_OID
+class _TextDumper(_BinaryDumper):
+    format = Format.TEXT
 
-    def dump(self, obj: Int8Array) -> Buffer:
-        return obj.data
-
-
-def _literal(values: Sequence[int]) -> bytes:
-    return ("{" + ",".join(map(str, values)) + "}").encode()
-
-
-class _Int4ArrayTextDumper(Dumper):
-    oid = INT4_ARRAY_OID
-
-    def dump(self, obj: Int4Array) -> Buffer:
-        return _literal(obj.values)
-
-
-class _Int8ArrayTextDumper(Dumper):
-    oid = INT8_ARRAY_OID
-
-    def dump(self, obj: Int8Array) -> Buffer:
-        return _literal(obj.values)
+    def dump(self, obj: _PackedArray) -> Buffer:
+        return ("{" + ",".join(map(str, obj.values)) + "}").encode()
 
 
 def register_dumpers(context: AdaptersMap) -> None:
     """Let `context` (psycopg's global adapters, a connection's or a cursor's) send them."""
-    context.register_dumper(Int4Array, _Int4ArrayDumper)
-    context.register_dumper(Int8Array, _Int8ArrayDumper)
-    context.register_dumper(Int4Array, _Int4ArrayTextDumper)
-    context.register_dumper(Int8Array, _Int8ArrayTextDumper)
+    for cls in (Int4Array, Int8Array):
+        context.register_dumper(cls, _BinaryDumper)
+        context.register_dumper(cls, _TextDumper)
 
 
 register_dumpers(psycopg.adapters)
