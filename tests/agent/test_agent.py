@@ -214,7 +214,7 @@ def test_a_batch_never_skips_a_segment_still_held_open(
         news.add_group("alt.binaries.x", binary_articles())
         coordinator.routes["/ranges/lease"] = one_lease(1, 400)
         coordinator.routes["*"] = lambda _: (200, {"next": 0, "stored": 0})
-        run_agent(
+        status = run_agent(
             coordinator,
             token_file,
             "--news-server",
@@ -222,9 +222,12 @@ def test_a_batch_never_skips_a_segment_still_held_open(
             "--batch-headers",
             "10",
         )
+    assert status == 0
+    batches = coordinator.posted("/ranges/7/batch")
+    assert len(batches) > 5 and batches[-1]["next"] == 401
     reported: set[int] = set()
     binary = {n for n, a in binary_articles().items() if "yEnc" in a.subject}
-    for batch in coordinator.posted("/ranges/7/batch"):
+    for batch in batches:
         for item in batch["files"] + batch["fragments"]:
             reported.update(segment[1] for segment in item["segments"])
         assert {n for n in binary if n < batch["next"]} <= reported

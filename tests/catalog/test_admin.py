@@ -150,6 +150,12 @@ class TestRuleSetAdmin:
     def test_an_old_version_cannot_be_edited(self, admin_client):
         version = RuleSetVersion.objects.get(version=1)
         url = f"/admin/indexer/rulesetversion/{version.id}/change/"
-        assert admin_client.get(url).status_code == 200  # view only
-        admin_client.post(url, {"rules": "{}", "note": "changed"})
-        assert RuleSetVersion.objects.get(version=1).note != "changed"
+        view = admin_client.get(url)
+        assert view.status_code == 200 and 'name="_save"' not in view.content.decode()
+        rules = RuleSet.default().to_dict()
+        rules.pop("version")
+        rules["poster_exclude"] = ["changed@"]
+        response = admin_client.post(url, {"rules": json.dumps(rules), "note": "changed"})
+        assert response.status_code == 403
+        assert RuleSetVersion.objects.count() == 1
+        assert RuleSetVersion.objects.get(version=1).rules["poster_exclude"] == []

@@ -105,12 +105,13 @@ def test_one_log_line_per_api_request_without_secrets(node_client, caplog):
         lease = node.lease()
         node.post(f"/api/v1/ranges/{lease['id']}/batch?token={node.node.token}", {"epoch": 1})
         # The overview relay uses NEWS_SERVER_URL (and fails: the host does not resolve).
-        node.get(f"/api/v1/ranges/{lease['id']}/overviews?epoch={lease['epoch']}&first=1&last=2")
+        node.get(f"/api/v1/ranges/{lease['id']}/overviews?epoch={lease['epoch']}&from=1&to=2")
     lines = [r.getMessage() for r in caplog.records if r.name == "indexer.requests"]
     assert len(lines) == 3
     assert lines[0].startswith("api method=POST path=/api/v1/ranges/lease status=200 duration_ms=")
     assert lines[0].endswith("node=seed-logged")
     assert f"range={lease['id']}" in lines[1] and "status=" in lines[1]
+    assert "path=/api/v1/ranges/" in lines[2] and "status=503" in lines[2], lines[2]
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
     everything = caplog.text + "\n".join(handler.format(r) for r in caplog.records)

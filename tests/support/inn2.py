@@ -27,6 +27,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from indexer.nntp import GroupInfo
 from tests.support.usenet import Article
 
 INN_BIN = Path("/usr/lib/news/bin")
@@ -70,14 +71,6 @@ class PostResult:
     @property
     def rate(self) -> float:
         return self.accepted / self.seconds if self.seconds else 0.0
-
-
-@dataclass(frozen=True)
-class GroupInfo:
-    count: int
-    first: int
-    last: int
-    name: str
 
 
 @dataclass(frozen=True)
