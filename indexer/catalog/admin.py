@@ -15,12 +15,12 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from indexer.admin_tools import CappedCountPaginator, confirm, confirmed
-from indexer.api.errors import Invalid
+from indexer.api.errors import Invalid, NotFound
 from indexer.rulesets import current_rules
 
 from . import selectors, services
@@ -189,12 +189,18 @@ class CatalogFileAdmin(admin.ModelAdmin):
     def nzb_view(self, request: HttpRequest, file_id: int) -> HttpResponse:
         if not self.has_view_permission(request):
             return HttpResponse(status=403)
-        return nzb_response(*selectors.file_nzb(file_id))
+        try:
+            return nzb_response(*selectors.file_nzb(file_id))
+        except NotFound as error:  # deleted or pruned since the page was drawn
+            raise Http404(error.detail) from None
 
     def release_nzb_view(self, request: HttpRequest, file_id: int) -> HttpResponse:
         if not self.has_view_permission(request):
             return HttpResponse(status=403)
-        return nzb_response(*selectors.release_nzb(file_id))
+        try:
+            return nzb_response(*selectors.release_nzb(file_id))
+        except NotFound as error:
+            raise Http404(error.detail) from None
 
     @admin.action(description="Download the selected files as one NZB")
     def export_nzb(self, request: HttpRequest, queryset: QuerySet[CatalogFile]) -> Any:
@@ -214,9 +220,14 @@ class CatalogFileAdmin(admin.ModelAdmin):
                 title="Download an NZB",
                 question="Download these files as one NZB?",
             )
+        try:
+            response = nzb_response(*selectors.nzb_for(ids))
+        except NotFound as error:  # the files went while the confirmation was open
+            self.message_user(request, error.detail, messages.WARNING)
+            return None
         # Shown on the next page the operator opens (the answer is the file).
         self.message_user(request, f"Exported {len(ids)} file(s) as one NZB.", messages.SUCCESS)
-        return nzb_response(*selectors.nzb_for(ids))
+        return response
 
     @admin.action(description="Delete the selected files", permissions=["delete"])
     def delete_files(self, request: HttpRequest, queryset: QuerySet[CatalogFile]) -> Any:

@@ -85,6 +85,22 @@ class TestCatalogAdmin:
         release = etree.fromstring(admin_client.get(url).content)
         assert len(release.findall("{http://www.newzbin.com/DTD/2003/nzb}file")) == 2
 
+    def test_an_nzb_of_a_file_that_is_gone_is_a_404(self, admin_client, files):
+        file_id = CatalogFile.objects.get(name="alpha.par2").id
+        CatalogFile.objects.filter(id=file_id).delete()
+        for url in (
+            f"/admin/indexer/catalogfile/{file_id}/nzb/",
+            f"/admin/indexer/catalogfile/{file_id}/release-nzb/",
+        ):
+            assert admin_client.get(url).status_code == 404
+        response = admin_client.post(
+            "/admin/indexer/catalogfile/",
+            {"action": "export_nzb", "_selected_action": [file_id], "confirmed": "yes"},
+            follow=True,
+        )
+        assert response.status_code == 200
+        assert "does not exist." in response.content.decode()
+
     def test_selected_files_download_as_one_nzb_after_a_confirmation(self, admin_client, files):
         ids = list(CatalogFile.objects.values_list("id", flat=True))
         asked = admin_client.post(
