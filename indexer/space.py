@@ -44,18 +44,26 @@ def forget_cached_sizes() -> None:
         _cached.clear()
 
 
+def _over_limit(what: str, size: int, limit: int, setting: str, advice: str) -> str | None:
+    if limit <= 0 or size <= limit:
+        return None
+    return (
+        f"{what} holds {size / 2**30:.2f} GiB, over {setting} ({limit / 2**30:.2f} GiB): {advice}"
+    )
+
+
 def room() -> str | None:
     """Why range leases are paused for lack of space, or None when there is room."""
     limit = settings.DB_MAX_BYTES
     if limit <= 0:
         return None
-    size = database_size()
-    if size > limit:
-        return (
-            f"The database holds {size / 2**30:.1f} GiB, over DB_MAX_BYTES "
-            f"({limit / 2**30:.1f} GiB): prune the catalog or raise the limit."
-        )
-    return None
+    return _over_limit(
+        "The database",
+        database_size(),
+        limit,
+        "DB_MAX_BYTES",
+        "prune the catalog or raise the limit.",
+    )
 
 
 def catalog_size() -> int:
@@ -72,13 +80,13 @@ def catalog_full() -> str | None:
     limit = settings.CATALOG_MAX_BYTES
     if limit <= 0:
         return None
-    size = catalog_size()
-    if size > limit:
-        return (
-            f"The catalog holds {size / 2**30:.2f} GiB, over CATALOG_MAX_BYTES "
-            f"({limit / 2**30:.2f} GiB): prune it (manage.py prune_catalog) or raise the limit."
-        )
-    return None
+    return _over_limit(
+        "The catalog",
+        catalog_size(),
+        limit,
+        "CATALOG_MAX_BYTES",
+        "prune it (manage.py prune_catalog) or raise the limit.",
+    )
 
 
 def leasing_paused() -> str | None:

@@ -23,7 +23,7 @@ from indexer.metrics import LEASES
 from indexer.models import AuditAction
 from indexer.rulesets import current_rules
 from indexer.services import record_audit
-from indexer.space import catalog_full
+from indexer.space import leasing_paused, room
 
 from . import snapshots
 from .lanes import LANES, lane_bounds
@@ -140,10 +140,11 @@ def lease_lane(node_id: int, lane: str) -> LaneOffer:
     """Hand a free group's lane to a node, or say why nothing is handed out."""
     checked_lane(lane)
     retry = settings.LEASE_RETRY_AFTER_SECONDS
-    if lane == Lane.HISTORY:
-        reason = catalog_full()
-        if reason is not None:
-            return LaneOffer(None, retry_after=retry, paused=reason)
+    # The database over DB_MAX_BYTES pauses both lanes; a full catalog only
+    # the history lane (the tail keeps new posts coming).
+    reason = leasing_paused() if lane == Lane.HISTORY else room()
+    if reason is not None:
+        return LaneOffer(None, retry_after=retry, paused=reason)
     ttl = settings.LEASE_TTL_SECONDS
     bounds = lane_bounds()
     with transaction.atomic():

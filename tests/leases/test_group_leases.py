@@ -137,6 +137,18 @@ class TestLease:
         assert not GroupLane.objects.filter(node__isnull=False).exists()
         assert lease_lane(node, "tail")["lease"]["group"]["id"] == group.id
 
+    def test_both_lanes_pause_while_the_database_is_over_its_limit(self, node_client, settings):
+        group = GroupFactory()
+        ranges_of(group, 1)
+        ranges_of(group, 1, start=90_000, priority=5)
+        settings.DB_MAX_BYTES = 1024
+        node = node_client()
+        for lane in ("history", "tail"):
+            body = lease_lane(node, lane)
+            assert body["lease"] is None
+            assert "DB_MAX_BYTES" in body["paused"]
+        assert not GroupLane.objects.filter(node__isnull=False).exists()
+
     def test_inactive_groups_are_not_handed_out(self, node_client):
         group = GroupFactory(active=False)
         ranges_of(group, 1)
