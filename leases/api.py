@@ -19,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from indexer.api.errors import Invalid
+from indexer.api.parsers import content_length
 from seeding.api import ERRORS, node_id, validated
 from seeding.serializers import EpochIn
 
@@ -82,15 +82,6 @@ class LaneReleaseView(APIView):
         return Response(status=204)
 
 
-def content_length(request: HttpRequest) -> int | None:
-    raw = request.META.get("CONTENT_LENGTH") or ""
-    if not raw:
-        return None
-    if not raw.isdigit():
-        raise Invalid("Content-Length must be a whole number of bytes.")
-    return int(raw)
-
-
 def body_chunks(request: HttpRequest, length: int | None) -> Iterator[bytes]:
     """The request body in chunks, straight from the WSGI input (never buffered whole).
 
@@ -134,7 +125,7 @@ class LaneSnapshotView(APIView):
     def put(self, request: Request, group_id: int, lane: str) -> Response:
         query = validated_query(SnapshotPutQueryIn, request)
         raw = request._request
-        length = content_length(raw)
+        length = content_length(raw.META)
         services.store_snapshot(
             node_id(request),
             group_id,

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import BinaryIO
 
 from django.conf import settings
 
-from indexer.api.errors import ApiError, Invalid, TooLarge
+from indexer.api.errors import ApiError, Invalid, TooLarge, Unavailable
 
 from .models import Lane
 
@@ -50,21 +52,30 @@ def part_path(final: Path, epoch: int) -> Path:
 
 
 def write_part(part: Path, chunks: Iterable[bytes], expected: int | None, limit: int) -> int:
-    """Stream chunks into `part`, fsynced; returns the size. Removes `part` on any failure."""
-    part.parent.mkdir(parents=True, exist_ok=True)
+    """Stream chunks into `part`, fsynced; returns the size. Removes `part` on any failure.
+
+    A body that breaks off is the client's problem (400); a disk that fails
+    is the coordinator's (503: the node keeps its window and tries again).
+    """
     size = 0
+    incoming = iter(chunks)
     try:
-        with open(part, "wb") as out:
-            try:
-                for chunk in chunks:
-                    size += len(chunk)
-                    if size > limit:
-                        raise TooLarge(f"The snapshot is over SNAPSHOT_MAX_BYTES ({limit} bytes).")
-                    out.write(chunk)
-            except ApiError:
-                raise
-            except Exception as exc:  # the client went away mid-body
-                raise Invalid(f"The upload was interrupted after {size} bytes ({exc}).") from exc
+        with _writing(part) as out:
+            while True:
+                try:
+                    chunk = next(incoming, None)
+                except ApiError:
+                    raise
+                except Exception as exc:  # the client went away mid-body
+                    raise Invalid(
+                        f"The upload was interrupted after {size} bytes ({exc})."
+                    ) from exc
+                if chunk is None:
+                    break
+                size += len(chunk)
+                if size > limit:
+                    raise TooLarge(f"The snapshot is over SNAPSHOT_MAX_BYTES ({limit} bytes).")
+                out.write(chunk)
             if expected is not None and size != expected:
                 raise Invalid(
                     f"The body ended after {size} of {expected} bytes (Content-Length): "
@@ -73,9 +84,24 @@ def write_part(part: Path, chunks: Iterable[bytes], expected: int | None, limit:
             out.flush()
             os.fsync(out.fileno())
     except BaseException:
-        part.unlink(missing_ok=True)
+        with suppress(OSError):  # a failing cleanup must not hide why the write failed
+            part.unlink(missing_ok=True)
         raise
     return size
+
+
+@contextmanager
+def _writing(part: Path) -> Iterator[BinaryIO]:
+    """`part` open for writing; a failing disk (OSError) becomes Unavailable."""
+    try:
+        part.parent.mkdir(parents=True, exist_ok=True)
+        with open(part, "wb") as out:
+            yield out
+    except OSError as exc:
+        raise Unavailable(
+            f"The coordinator could not write the snapshot ({exc.strerror or exc}); "
+            "try again later."
+        ) from exc
 
 
 def install(part: Path, final: Path) -> None:

@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
 from rest_framework.parsers import JSONParser
 
 from .errors import Invalid, TooLarge
+
+
+def content_length(meta: Mapping[str, Any]) -> int | None:
+    """The request's Content-Length (None without one); Invalid when it is not a number."""
+    raw = meta.get("CONTENT_LENGTH") or ""
+    if not raw:
+        return None
+    if not (raw.isascii() and raw.isdigit()):
+        raise Invalid("Content-Length must be a whole number of bytes.")
+    return int(raw)
 
 
 def _reject_constant(name: str) -> Any:
@@ -19,9 +30,9 @@ class LimitedJSONParser(JSONParser):
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
         limit = settings.API_MAX_BODY_BYTES
         request = (parser_context or {}).get("request")
-        length = request.META.get("CONTENT_LENGTH") if request is not None else None
-        if length and length.isdigit() and int(length) > limit:
-            raise TooLarge(f"The body is {int(length)} bytes; the limit is {limit} bytes.")
+        length = content_length(request.META) if request is not None else None
+        if length is not None and length > limit:
+            raise TooLarge(f"The body is {length} bytes; the limit is {limit} bytes.")
         raw = stream.read(limit + 1) if stream is not None else b""
         if len(raw) > limit:
             raise TooLarge(f"The body is over the limit of {limit} bytes.")
@@ -31,3 +42,5 @@ class LimitedJSONParser(JSONParser):
             return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
         except (ValueError, UnicodeDecodeError) as exc:
             raise Invalid(f"The body is not valid JSON ({exc}). Send a JSON object.") from exc
+        except RecursionError:
+            raise Invalid("The body nests too deeply to parse. Send a JSON object.") from None

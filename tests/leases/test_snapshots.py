@@ -90,6 +90,27 @@ def test_a_snapshot_over_the_limit_is_a_413_and_keeps_the_old_one(
     assert not list(snapshot_dir.glob("*.part"))
 
 
+def test_a_disk_that_fails_is_a_503_and_keeps_the_old_snapshot(node_client, snapshot_dir):
+    node, lease = held_lane(node_client, name="alt.binaries.disk")
+    assert put(node, lease, b"old", next_id=10).status_code == 204
+    # The coordinator cannot open its part file (here: a directory is in the way).
+    (snapshot_dir / f"alt.binaries.disk.gz.{lease['epoch']}.part").mkdir()
+    response = put(node, lease, b"new", next_id=20)
+    assert response.status_code == 503
+    assert response.json()["error"] == "unavailable"
+    assert "could not write the snapshot" in response.json()["detail"]
+    response = get(node, lease)
+    assert b"".join(response.streaming_content) == b"old"
+    assert response["X-Snapshot-Next"] == "10"
+
+
+def test_a_malformed_content_length_is_a_400(node_client, snapshot_dir):
+    node, lease = held_lane(node_client)
+    response = put(node, lease, b"abc", CONTENT_LENGTH="\u00b2")
+    assert response.status_code == 400
+    assert "Content-Length" in response.json()["detail"]
+
+
 def test_a_body_over_the_limit_while_streaming_is_a_413(node_client, snapshot_dir, settings):
     from leases import services, snapshots
 

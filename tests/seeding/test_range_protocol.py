@@ -286,6 +286,19 @@ class TestBatch:
         assert response.status_code == 400
         assert response.json()["error"] == "invalid"
 
+    def test_a_body_nested_too_deeply_to_parse_is_a_400(self, node_client):
+        SeedRangeFactory()
+        node = node_client()
+        lease = lease_one(node)
+        response = node.http.post(
+            f"/api/v1/ranges/{lease['id']}/batch",
+            data=b"[" * 100_000,
+            content_type="application/json",
+        )
+        assert response.status_code == 400
+        assert response.json()["error"] == "invalid"
+        assert "nests too deeply" in response.json()["detail"]
+
     def test_a_json_array_body_is_a_400(self, node_client):
         SeedRangeFactory()
         node = node_client()
