@@ -326,17 +326,24 @@ def commit_plan(summary: PlanSummary, *, hand_off_backfill: bool) -> None:
     with transaction.atomic():
         planning_sql.fetchone("planning_lock", {})
         if hand_off_backfill:
-            resume = {
-                gid: next_id
-                for gid, next_id, _until in planning_sql.fetchall(
+            points = {
+                gid: (next_id, until)
+                for gid, next_id, until in planning_sql.fetchall(
                     "backfill_points", {"group_ids": group_ids}
                 )
             }
             for plan in targets:
-                if plan.group_id in resume and plan.high is not None:
-                    if resume[plan.group_id] < plan.high:
-                        plan.note = plan.note or "top lowered to the backfill's resume point"
-                    plan.high = min(plan.high, resume[plan.group_id])
+                if plan.group_id not in points or plan.high is None or plan.low is None:
+                    continue
+                next_id, until = points[plan.group_id]
+                if next_id < plan.high:
+                    plan.note = plan.note or "top lowered to the backfill's resume point"
+                plan.high = min(plan.high, next_id)
+                # A running backfill stops here, so the plan takes over all it
+                # had left, down to its target even below the plan's bottom.
+                if until is not None and next_id > until and until < plan.low:
+                    plan.note = plan.note or "bottom lowered to the running backfill's target"
+                    plan.low = until
         covered: dict[int, list[Span]] = defaultdict(list)
         for gid, start, end in planning_sql.fetchall("covered_spans", {"group_ids": group_ids}):
             covered[gid].append((start, end))

@@ -117,6 +117,22 @@ def test_a_running_backfill_hands_the_rest_to_the_plan(news_group):
     assert plan_ranges([group.name]).ranges == 0
 
 
+def test_a_running_backfill_below_the_days_is_taken_over_whole(news_group):
+    group = news_group(
+        "alt.binaries.deepfill",
+        1,
+        287_000,
+        backfill_next_id=200_000,
+        backfill_until_id=1_000,
+    )
+    summary = plan_ranges([group.name], days=10, size=1_000_000)
+    (plan,) = summary.groups
+    assert (plan.low, plan.high) == (1_000, 200_000)  # not the 10 days' bottom
+    assert spans(group) == [(1_000, 200_000)]
+    group.refresh_from_db()
+    assert (group.backfill_next_id, group.backfill_until_id) == (200_000, 200_000)
+
+
 def test_holes_are_planned_like_articles(news_group):
     group = news_group("alt.binaries.holes", 1, 10_000, holes=lambda n: 3_000 <= n < 7_000)
     summary = plan_ranges([group.name], size=5_000)
