@@ -19,6 +19,7 @@ from django.urls import path
 from indexer.admin_tools import CappedCountPaginator, GroupNameFilter, confirm, confirmed
 
 from . import services
+from .limits import MAX_BIGINT
 from .models import Node, RangeStatus, SeedRange
 
 
@@ -31,12 +32,15 @@ class NodeAdmin(admin.ModelAdmin):
     list_display = ("name", "disabled", "last_seen_at", "created_at")
     list_filter = ("disabled",)
     search_fields = ("name",)
-    readonly_fields = ("name", "token_hash", "last_seen_at", "created_at")
+    readonly_fields = ("name", "last_seen_at", "created_at")
     exclude = ("token_hash",)
     actions = ("issue_tokens", "disable_nodes", "enable_nodes")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # nodes are created by issuing a token (the page below)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # ranges and audit entries name their node: disable it instead
 
     def get_urls(self) -> list[Any]:
         return [
@@ -177,6 +181,27 @@ class SeedRangeAdmin(admin.ModelAdmin):
     )
     search_fields = ("=id",)
     actions = ("requeue", "mark_failed", "change_priority")
+
+    # Ranges change only through the protocol and the actions below (which
+    # fence live leases); a form saving every column could move a resume
+    # point back under a batch or hand a lease to another node unfenced.
+    # Ranges are added by planning (under its lock).
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return obj is None and super().has_change_permission(request)
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[SeedRange], search_term: str
+    ) -> tuple[QuerySet[SeedRange], bool]:
+        """Search by range id through the primary key (the default casts id to text)."""
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        if term.isascii() and term.isdigit() and int(term) <= MAX_BIGINT:
+            return queryset.filter(id=int(term)), False
+        return queryset.none(), False
 
     @admin.action(description="Requeue the selected ranges (from their resume points)")
     def requeue(self, request: HttpRequest, queryset: QuerySet[SeedRange]) -> HttpResponse | None:

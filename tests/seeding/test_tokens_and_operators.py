@@ -140,6 +140,31 @@ class TestAdmin:
         assert {r.status for r in response.context["cl"].result_list} == {RangeStatus.QUEUED}
 
 
+def test_the_range_pages_cannot_edit_or_add_ranges_and_search_by_id(admin_client):
+    rng = SeedRangeFactory(start_id=1, end_id=100)
+    other = SeedRangeFactory(start_id=101, end_id=200)
+    url = f"/admin/seeding/seedrange/{rng.id}/change/"
+    page = admin_client.get(url)
+    assert page.status_code == 200 and 'name="_save"' not in page.content.decode()
+    assert admin_client.post(url, {"next_id": 1, "status": "done"}).status_code == 403
+    rng.refresh_from_db()
+    assert (rng.next_id, rng.status) == (1, RangeStatus.QUEUED)
+    assert admin_client.get("/admin/seeding/seedrange/add/").status_code == 403
+    found = admin_client.get(f"/admin/seeding/seedrange/?q={other.id}")
+    assert [r.id for r in found.context["cl"].result_list] == [other.id]
+    assert list(admin_client.get("/admin/seeding/seedrange/?q=x1").context["cl"].result_list) == []
+
+
+def test_nodes_are_disabled_not_deleted_and_their_page_hides_the_token_hash(admin_client):
+    node = NodeFactory()
+    page = admin_client.get(f"/admin/seeding/node/{node.id}/change/").content.decode()
+    assert node.token_hash not in page
+    assert admin_client.get(f"/admin/seeding/node/{node.id}/delete/").status_code == 403
+    listing = admin_client.get("/admin/seeding/node/").content.decode()
+    assert "delete_selected" not in listing
+    assert Node.objects.filter(id=node.id).exists()
+
+
 def test_the_range_list_filters_by_group_name_and_node(admin_client):
     a = SeedRangeFactory(group__name="alt.binaries.aaa")
     b = SeedRangeFactory(group__name="alt.binaries.bbb")
