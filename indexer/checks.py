@@ -5,20 +5,29 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.core.checks import Error, Tags, Warning, register
+from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
 
-@register(Tags.security, deploy=True)
-def check_secret_key(app_configs: Any, **kwargs: Any) -> list[Warning]:
-    if settings.SECRET_KEY.startswith("dev-only-"):
-        return [
-            Warning(
-                "SECRET_KEY is the development default.",
-                hint="Set SECRET_KEY in the environment to a long random string.",
-                id="indexer.W001",
-            )
-        ]
-    return []
+@register(Tags.security)
+def check_secret_key(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
+    """The public development key signs admin sessions: refused outside development.
+
+    Development is DEBUG on or the embedded database; with DATABASE_URL and
+    DEBUG off it is an error, so `manage.py serve` (which migrates, running
+    the checks) will not start.
+    """
+    if not settings.SECRET_KEY.startswith("dev-only-"):
+        return []
+    hint = "Set SECRET_KEY in the environment to a long random string."
+    if settings.DEBUG or settings.EMBEDDED_DATABASE:
+        return [Warning("SECRET_KEY is the development default.", hint=hint, id="indexer.W001")]
+    return [
+        Error(
+            "SECRET_KEY is the public development default, with DATABASE_URL set and DEBUG off.",
+            hint=hint,
+            id="indexer.E009",
+        )
+    ]
 
 
 @register()
@@ -56,11 +65,11 @@ def check_leasing_settings(app_configs: Any, **kwargs: Any) -> list[Error]:
         errors.append(
             Error(
                 "LEASE_PRIORITY_MIN is above LEASE_PRIORITY_MAX: the history lane gets no ranges.",
-                id="indexer.E006",
+                id="indexer.E010",
             )
         )
     if settings.SNAPSHOT_MAX_BYTES < 1:
-        errors.append(Error("SNAPSHOT_MAX_BYTES must be at least 1.", id="indexer.E007"))
+        errors.append(Error("SNAPSHOT_MAX_BYTES must be at least 1.", id="indexer.E011"))
     return errors
 
 

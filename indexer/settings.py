@@ -19,7 +19,7 @@ environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 DEBUG = env.bool("DEBUG", default=False)
 # The development default is only accepted while DEBUG is on or for the
-# embedded database; a system check refuses it in production.
+# embedded database; a system check (indexer.E009) refuses it otherwise.
 SECRET_KEY = env.str("SECRET_KEY", default="dev-only-insecure-key-change-me")
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])

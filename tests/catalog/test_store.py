@@ -298,7 +298,11 @@ def test_name_search_uses_the_trigram_index_on_a_server_with_pg_trgm():
         migrate = subprocess.run(
             [sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"],
             cwd=ROOT,
-            env={**os.environ, "DATABASE_URL": server.url("catalog_trgm")},
+            env={
+                **os.environ,
+                "DATABASE_URL": server.url("catalog_trgm"),
+                "SECRET_KEY": "test-catalog-trgm-key",
+            },
             capture_output=True,
             text=True,
             timeout=300,

@@ -98,6 +98,7 @@ class Fleet:
         env = {k: v for k, v in os.environ.items() if not k.startswith("SEED_")}
         env.update(
             DATABASE_URL=self.database_url,
+            SECRET_KEY="test-fleet-coordinator-key",
             NEWS_SERVER_URL=self.news_server_url,
             PYTHONPATH=str(ROOT),
             **extra,

@@ -64,6 +64,7 @@ class Coordinator:
             "PGHOST": str(params["host"]),
             "PGPORT": str(params.get("port") or 5432),
             "SNAPSHOT_DIR": str(self.snapshots),
+            "SECRET_KEY": "test-snapshot-streaming-key",
             "DB_CONN_MAX_AGE": "0",
         }
         gunicorn = shutil.which("gunicorn", path=str(Path(sys.executable).parent))
