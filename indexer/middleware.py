@@ -1,20 +1,43 @@
-"""A safety net under the API: anything that escapes a view still answers JSON.
+"""A safety net under the API: every error answer is the contract's JSON.
 
-DRF's exception handler maps errors raised inside views. Failures outside
-them (the database dropping while middleware touches the session, an
-unknown URL under /api/) are caught here, so a node always gets the
-contract's error shape and never an HTML 500.
+DRF's exception handler maps errors raised inside views, and
+`process_exception` catches whatever else a view raises. Django turns an
+error raised elsewhere (a failing inner middleware, a bad Host header, an
+unknown URL under /api/) into a response of its own before this layer sees
+it, usually HTML; such an answer is rewritten here, by the exception Django
+reported (`got_request_exception`) when there was one, else by its status.
+So a node always gets `{"error": …, "detail": …}` and never an HTML page.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
+from typing import Any
 
+from django.core.signals import got_request_exception
 from django.http import HttpRequest, HttpResponse
 
-from indexer.api.errors import error_response, response_for_unhandled
+from indexer.api.errors import error_response, exception_handler, response_for_unhandled
 
 API_PREFIX = "/api/"
+
+# What an error response Django made itself says, by status.
+_BY_STATUS = {
+    400: ("invalid", "The request was refused as malformed (check the Host header and URL)."),
+    403: ("forbidden", "The request was refused."),
+    413: ("too_large", "The body is over the configured limit; send smaller batches."),
+    500: ("internal", "The coordinator failed; the error is logged."),
+}
+
+
+def _remember_exception(sender: Any, request: HttpRequest | None = None, **kwargs: Any) -> None:
+    # Sent by Django while it handles the exception, so sys.exc_info() holds it.
+    if request is not None and request.path.startswith(API_PREFIX):
+        request._api_exception = sys.exc_info()[1]  # type: ignore[attr-defined]
+
+
+got_request_exception.connect(_remember_exception, dispatch_uid="indexer.api.exception")
 
 
 class ApiErrorMiddleware:
@@ -24,13 +47,19 @@ class ApiErrorMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if not request.path.startswith(API_PREFIX):
             return self.get_response(request)
-        try:
-            response = self.get_response(request)
-        except Exception as exc:
-            return response_for_unhandled(exc)
-        if response.status_code == 404 and "json" not in response.get("Content-Type", ""):
+        response = self.get_response(request)
+        status = response.status_code
+        if status < 400 or "json" in response.get("Content-Type", ""):
+            return response
+        exc = getattr(request, "_api_exception", None)
+        if isinstance(exc, Exception):
+            translated = exception_handler(exc, {})  # Django has logged it already
+            if translated is not None:
+                return translated
+        if status == 404:
             return error_response(404, "not_found", f"There is no API endpoint at {request.path}.")
-        return response
+        code, detail = _BY_STATUS.get(status, ("error", f"The request failed (HTTP {status})."))
+        return error_response(status, code, detail)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if request.path.startswith(API_PREFIX):

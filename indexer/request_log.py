@@ -16,21 +16,24 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 
 from indexer.metrics import CONFLICTS
+from indexer.middleware import API_PREFIX
 from seeding.authentication import NodeIdentity
 
 logger = logging.getLogger("indexer.requests")
 
-API_PREFIX = "/api/"
 # URL parameters worth a field of their own.
 URL_FIELDS = {"range_id": "range", "group_id": "group", "lane": "lane"}
 
 
 def format_fields(fields: dict[str, Any]) -> str:
+    """key=value pairs; a value with spaces, quotes, '=' or anything unprintable is
+    quoted and escaped, so a client's path can never start a line of its own."""
     parts = []
     for key, value in fields.items():
         text = str(value)
-        if not text or any(c in text for c in ' "='):
-            text = '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        if not text or not text.isprintable() or any(c in text for c in ' "='):
+            escaped = text.encode("unicode_escape").decode("ascii").replace('"', '\\"')
+            text = f'"{escaped}"'
         parts.append(f"{key}={text}")
     return " ".join(parts)
 

@@ -89,7 +89,8 @@ else:
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DATABASES["default"].setdefault("OPTIONS", {})
-# A query that runs away must not hold a worker forever.
+# A database that does not answer must not hold a worker: connecting gives up
+# after DB_CONNECT_TIMEOUT seconds (then the API answers 503).
 DATABASES["default"]["OPTIONS"].setdefault(
     "connect_timeout", env.int("DB_CONNECT_TIMEOUT", default=5)
 )

@@ -117,3 +117,12 @@ def test_one_log_line_per_api_request_without_secrets(node_client, caplog):
     everything = caplog.text + "\n".join(handler.format(r) for r in caplog.records)
     assert node.node.token not in everything
     assert password not in everything
+
+
+def test_a_path_cannot_forge_a_log_line(client, caplog):
+    with caplog.at_level(logging.INFO, logger="indexer.requests"):
+        client.get("/api/v1/x%0Aapi%20method=POST%20path=/api/v1/ranges/lease%20status=200")
+    (line,) = [r.getMessage() for r in caplog.records if r.name == "indexer.requests"]
+    assert "\n" not in line
+    assert line.startswith('api method=GET path="/api/v1/x\\napi method=POST')
+    assert "status=404" in line

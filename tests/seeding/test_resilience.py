@@ -48,3 +48,25 @@ def test_an_unreachable_database_is_a_503_and_the_node_retries(node_client):
     assert response.json()["error"] == "unavailable"
     assert response["Retry-After"]
     assert node.post("/api/v1/ranges/lease").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "extra", "status", "code"),
+    [
+        # Django refuses the Host before any view runs (an HTML 400 without the net).
+        ("/api/v1/status", {"HTTP_HOST": "evil.example"}, 400, "invalid"),
+        ("/api/v1/no-such-endpoint", {}, 404, "not_found"),
+    ],
+)
+def test_errors_raised_before_any_view_still_answer_json(client, path, extra, status, code):
+    response = client.get(path, **extra)
+    assert response.status_code == status
+    assert response["Content-Type"] == "application/json"
+    body = response.json()
+    assert body["error"] == code and body["detail"]
+
+
+def test_pages_outside_the_api_keep_their_own_error_pages(client):
+    response = client.get("/admin/no-such-page/", HTTP_HOST="evil.example")
+    assert response.status_code == 400
+    assert "json" not in response["Content-Type"]
