@@ -9,6 +9,7 @@ from typing import Any
 from indexer.models import AuditAction, AuditEntry, Group
 from indexer.newsserver import news_pool
 from indexer.nntp import NNTPPool
+from indexer.sql import PARAMETER_BATCH, slices
 
 
 @dataclass
@@ -39,14 +40,19 @@ def add_groups(
             if progress is not None:
                 progress(name, len(names))
     result.listed = len(names)
-    known = set(Group.objects.filter(name__in=names).values_list("name", flat=True))
+    # In slices: a server lists tens of thousands of groups.
+    known: set[str] = set()
+    for batch in slices(names):
+        known.update(Group.objects.filter(name__in=batch).values_list("name", flat=True))
     result.known = len(known)
     result.added = sorted(set(names) - known)
     if not dry_run and result.added:
-        created = Group.objects.bulk_create(
-            [Group(name=name) for name in result.added], ignore_conflicts=True
+        # ignore_conflicts: a group another operator added meanwhile stays as it is.
+        Group.objects.bulk_create(
+            [Group(name=name) for name in result.added],
+            batch_size=PARAMETER_BATCH // 4,  # four columns a row
+            ignore_conflicts=True,
         )
-        result.added = sorted(group.name for group in created)
     return result
 
 

@@ -10,16 +10,29 @@ that function is the query's only caller.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 from django.db import connection
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 
 from indexer.pgarrays import register_dumpers
+
+T = TypeVar("T")
+
+# PostgreSQL takes at most 65,535 parameters in one statement (and Django's
+# `__in=` sends one per value); lists that may be longer go in slices.
+PARAMETER_BATCH = 10_000
+
+
+def slices(items: Sequence[T], size: int = PARAMETER_BATCH) -> Iterator[Sequence[T]]:
+    """`items` in consecutive slices of at most `size`."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
 
 _NAME = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.MULTILINE)
 

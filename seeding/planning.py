@@ -38,7 +38,7 @@ from indexer.nntp import NNTPClient, NNTPPool, NoArticles, NoSuchGroup, find_art
 from indexer.nntp.client import GroupInfo
 from indexer.overview import parse_date
 from indexer.services import record_audit
-from indexer.sql import Queries
+from indexer.sql import Queries, slices
 
 from .models import RangeStatus
 
@@ -301,7 +301,10 @@ def check_plan_options(days: float | None, size: int, priority: int) -> None:
 def resolve_groups(groups: Iterable[Group | str]) -> list[Group]:
     """The Group rows, in (priority, name) order; every unknown name is an error."""
     wanted = [g.name if isinstance(g, Group) else str(g) for g in groups]
-    rows = list(Group.objects.filter(name__in=wanted).order_by("priority", "name"))
+    rows = sorted(
+        (row for batch in slices(wanted) for row in Group.objects.filter(name__in=batch)),
+        key=lambda g: (g.priority, g.name),
+    )
     unknown = sorted(set(wanted) - {g.name for g in rows})
     if unknown:
         raise UnknownGroups(

@@ -25,6 +25,7 @@ from indexer.pgarrays import Int4Array, Int8Array
 from indexer.rules import RuleSet
 from indexer.rulesets import current_rules, forget_current_rules
 from indexer.services import record_audit
+from indexer.sql import slices
 from seeding.validation import FileReport, Segment
 
 from .identity import identify_report, release_key
@@ -261,7 +262,7 @@ def publish_rules(
 def delete_files(file_ids: Iterable[int], *, actor: Any = None) -> int:
     """Remove catalog files (an operator's choice in the admin)."""
     ids = list(file_ids)
-    deleted, _ = CatalogFile.objects.filter(id__in=ids).delete()
+    deleted = sum(CatalogFile.objects.filter(id__in=batch).delete()[0] for batch in slices(ids))
     record_audit(actor, AuditAction.FILES_DELETED, "catalog file", deleted, {"ids": ids[:100]})
     return deleted
 

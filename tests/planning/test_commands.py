@@ -95,3 +95,13 @@ def test_add_groups_adds_what_the_server_lists(news):
         "alt.binaries.x1",
         "alt.binaries.x2",
     }
+
+
+def test_add_groups_takes_more_groups_than_one_statement_can_name(news):
+    # Over 65,535: PostgreSQL's limit of parameters in one statement.
+    for number in range(70_000):
+        news.add_group(f"alt.binaries.many.{number:05d}")
+    Group.objects.create(name="alt.binaries.many.00007")
+    out, _ = run("add_groups", "alt.binaries.many.*")
+    assert "added 69,999, 1 already known" in out
+    assert Group.objects.filter(name__startswith="alt.binaries.many.").count() == 70_000
