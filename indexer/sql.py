@@ -19,8 +19,6 @@ import psycopg
 from django.db import connection
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 
-from indexer.pgarrays import register_dumpers
-
 T = TypeVar("T")
 
 # PostgreSQL takes at most 65,535 parameters in one statement (and Django's
@@ -109,7 +107,6 @@ class Queries:
         connection.ensure_connection()
         raw = psycopg.Cursor(connection.connection)
         raw.format = psycopg.pq.Format.BINARY
-        register_dumpers(raw.adapters)
         wrapper = CursorDebugWrapper if connection.queries_logged else CursorWrapper
         with wrapper(raw, connection) as cursor:
             cursor.execute(self.binary(name), params)

@@ -9,6 +9,7 @@ by file key (a node's grouping is not trusted) and one SQL statement
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -290,8 +291,8 @@ def prune_incomplete_files(
     runs and no transaction holds locks for long. The cutoff is fixed at the
     start: files that go stale during the run wait for the next one.
     """
-    if older_than_hours <= 0:
-        raise Invalid("older_than_hours: must be positive.")
+    if not (math.isfinite(older_than_hours) and older_than_hours > 0):
+        raise Invalid("older_than_hours: must be a positive number of hours.")
     if batch_size < 1:
         raise Invalid("batch_size: must be at least 1.")
     row = catalog_sql.fetchone("prune_cutoff", {"seconds": older_than_hours * 3600})

@@ -8,6 +8,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
+from indexer.api.errors import Invalid
+from indexer.catalog.services import prune_incomplete_files
 from indexer.models import CatalogFile
 from indexer.space import catalog_full, forget_cached_sizes
 from tests.catalog.reports import report
@@ -117,6 +119,9 @@ class TestPrune:
         [
             ["--incomplete-older-than", "0"],
             ["--incomplete-older-than", "x"],
+            ["--incomplete-older-than", "nan"],
+            ["--incomplete-older-than", "inf"],
+            ["--incomplete-older-than", "5", "--pause", "nan"],
             ["--incomplete-older-than", "5", "--batch-size", "0"],
             [],
         ],
@@ -124,3 +129,9 @@ class TestPrune:
     def test_bad_options_are_refused(self, args):
         with pytest.raises(CommandError):
             call_command("prune_catalog", *args, stdout=StringIO(), stderr=StringIO())
+
+
+@pytest.mark.parametrize("hours", [0, -1, float("nan"), float("inf")])
+def test_the_prune_service_refuses_hours_that_are_not_a_positive_number(hours):
+    with pytest.raises(Invalid, match="older_than_hours"):
+        prune_incomplete_files(hours)

@@ -7,6 +7,7 @@ summary.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -19,7 +20,14 @@ from indexer.tables import format_table
 
 def positive_float(text: str) -> float:
     value = float(text)
-    if value <= 0:
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(text)
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    value = float(text)
+    if not (math.isfinite(value) and value >= 0):
         raise ValueError(text)
     return value
 
@@ -69,7 +77,7 @@ class Command(BaseCommand):
             "--batch-size", type=positive_int, default=10_000, help="files per transaction"
         )
         parser.add_argument(
-            "--pause", type=float, default=0.0, help="seconds to wait between batches"
+            "--pause", type=non_negative_float, default=0.0, help="seconds to wait between batches"
         )
 
     def handle(self, *args: Any, **options: Any) -> str:
@@ -83,7 +91,7 @@ class Command(BaseCommand):
             summary = prune_incomplete_files(
                 options["incomplete_older_than"],
                 batch_size=options["batch_size"],
-                pause=max(options["pause"], 0.0),
+                pause=options["pause"],
                 progress=progress,
             )
         except Invalid as error:
