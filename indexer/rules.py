@@ -27,6 +27,7 @@ __all__ = [
     "SegmentCounter",
     "SubjectShape",
     "file_key",
+    "keyed_digest",
 ]
 
 FILE_KEY_PERSON = b"usenet-file-v1"
@@ -43,12 +44,21 @@ def file_key(group: str, poster: str, key_subject: str, total: int) -> bytes:
     the poster as decoded from the overview line, the key subject from
     ``RuleSet.parse_subject``.
     """
-    digest = blake2b(digest_size=16, person=FILE_KEY_PERSON)
-    for text in (group, poster, key_subject):
+    return keyed_digest(FILE_KEY_PERSON, (group, poster, key_subject), total)
+
+
+def keyed_digest(person: bytes, texts: tuple[str, ...], number: int) -> bytes:
+    """16-byte BLAKE2b (personalized) over length-prefixed UTF-8 texts, then `number`.
+
+    Each text goes in as its 4-byte big-endian length and its bytes, then the
+    number as 8 bytes big-endian; the layout `file_key` documents.
+    """
+    digest = blake2b(digest_size=16, person=person)
+    for text in texts:
         data = text.encode("utf-8")
         digest.update(len(data).to_bytes(4, "big"))
         digest.update(data)
-    digest.update(total.to_bytes(8, "big"))
+    digest.update(number.to_bytes(8, "big"))
     return digest.digest()
 
 

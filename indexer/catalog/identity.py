@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from hashlib import blake2b
 
-from indexer.rules import RuleSet, file_key
+from indexer.rules import RuleSet, file_key, keyed_digest
 
 RELEASE_KEY_PERSON = b"usenet-release1"
 
@@ -43,13 +42,7 @@ def release_key(group: str, poster: str, name: str, file_count: int | None) -> b
     """The key the files of one post share; None when the subject has no file counter."""
     if file_count is None or file_count < 2:
         return None
-    digest = blake2b(digest_size=16, person=RELEASE_KEY_PERSON)
-    for text in (group, poster, release_stem(name)):
-        data = text.encode("utf-8")
-        digest.update(len(data).to_bytes(4, "big"))
-        digest.update(data)
-    digest.update(file_count.to_bytes(8, "big"))
-    return digest.digest()
+    return keyed_digest(RELEASE_KEY_PERSON, (group, poster, release_stem(name)), file_count)
 
 
 def identify_report(rules: RuleSet, group: str, poster: str, subject: str, total: int) -> Identity:
