@@ -92,6 +92,10 @@ class Coordinator:
                 break
             except OSError:
                 if time.monotonic() > deadline or self.process.poll() is not None:
+                    # The fixture never sees this object, so stop gunicorn here.
+                    self.process.kill()
+                    self.process.wait()
+                    self.log.close()
                     raise AssertionError((tmp_path / "gunicorn.log").read_text()) from None
                 time.sleep(0.05)  # waiting for another process to listen, not moving time
 
