@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
+from functools import partial
 from pathlib import Path
 
 import psycopg
@@ -22,6 +22,7 @@ from seeding.validation import FileReport
 from tests.catalog.reports import POSTER, catalog_snapshot, msgid, report
 from tests.factories import GroupFactory
 from tests.support.system_postgres import SystemPostgres
+from tests.support.threads import run_threads
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -251,25 +252,12 @@ def test_two_batches_for_the_same_files_at_once_lose_no_segment():
         [report(n, [1, 2], total=4) for n in names],
         [report(n, [3, 4], total=4) for n in reversed(names)],  # the other order
     )
-    barrier = threading.Barrier(2)
-    errors = []
 
-    def run(batch):
-        try:
-            barrier.wait()
-            with transaction.atomic():
-                store_files(group.id, None, batch, [])
-        except Exception as error:  # pragma: no cover - reported below
-            errors.append(error)
-        finally:
-            connection.close()
+    def store_in_one_transaction(batch):
+        with transaction.atomic():
+            return store_files(group.id, None, batch, [])
 
-    threads = [threading.Thread(target=run, args=(half,)) for half in halves]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    run_threads([partial(store_in_one_transaction, half) for half in halves])
     assert CatalogFile.objects.count() == 30
     assert set(CatalogFile.objects.values_list("complete", flat=True)) == {True}
 

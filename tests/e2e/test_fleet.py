@@ -2,10 +2,10 @@
 
 Thousands of generated binary posts across three groups over 30 days (some files
 incomplete, some articles cancelled); ranges planned for the last 20 days; two
-range-mode agents (one reads through the coordinator's relay when it serves
-one) and one window-mode agent. One range agent is killed with SIGKILL in the
-middle of a range and a short lease TTL hands its range to another. The same
-fleet is then run again with every batch sent twice.
+range-mode agents (one reads through the coordinator's relay) and one window-mode
+agent. One range agent is killed with SIGKILL in the middle of a range and a short
+lease TTL hands its range to another. The same fleet is then run again with every
+batch sent twice.
 
 Ranges are planned with `plan_seed --days 20` against INN2, as an operator
 would; the catalog is read back through the files API and each file's NZB.
@@ -123,7 +123,9 @@ def run_fleet(
             plan = fleet.plan(GROUPS, PLANNED_DAYS, RANGE_ARTICLES)
             news = f"{inn.url}/?connections=4"
             extra = ["--duplicate-batches"] if duplicate else []
-            relay = fleet.has_path("/overviews")
+            # The ranger reads through the relay: without it, the test must fail,
+            # not quietly read the news server directly.
+            assert fleet.has_path("/overviews"), "the coordinator serves no overview relay"
             # The window agent starts first and takes a lane, so the range
             # agents (which skip held lanes) cannot finish everything first.
             fleet.start_agent(
@@ -161,7 +163,7 @@ def run_fleet(
                 "ranger",
                 "--mode",
                 "ranges",
-                *(["--relay"] if relay else ["--news-server", news]),
+                "--relay",
                 "--batch-headers",
                 "50",
                 "--workers",

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
+from functools import partial
 
 import pytest
 from django.db import connection
@@ -12,6 +12,7 @@ from leases import services
 from seeding.models import SeedRange
 from seeding.services import lease_range
 from tests.factories import GroupFactory, NodeFactory
+from tests.support.threads import run_threads
 
 NODES = 16
 GROUPS = 200
@@ -32,29 +33,6 @@ def plan(groups: int) -> list[int]:
     return ids
 
 
-def run_threads(target, count: int) -> list:
-    barrier = threading.Barrier(count)
-    results: list = [None] * count
-    errors: list[BaseException] = []
-
-    def work(index: int) -> None:
-        try:
-            barrier.wait()
-            results[index] = target(index)
-        except BaseException as exc:  # pragma: no cover - reported below
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert not errors, errors
-    return results
-
-
 @pytest.mark.django_db(transaction=True)
 def test_sixteen_nodes_leasing_among_200_groups_never_share_a_lane():
     plan(GROUPS)
@@ -71,7 +49,7 @@ def test_sixteen_nodes_leasing_among_200_groups_never_share_a_lane():
             )
         return held
 
-    results = run_threads(lease_some, NODES)
+    results = run_threads([partial(lease_some, i) for i in range(NODES)])
     handed = Counter(pair for held in results for pair in held)
     assert sum(handed.values()) == NODES * ROUNDS
     assert max(handed.values()) == 1, handed.most_common(3)
@@ -111,7 +89,7 @@ def test_range_leases_and_lane_next_never_hand_one_range_to_two_holders():
                     got.append(lease.id)
         return got
 
-    results = run_threads(work, 16)
+    results = run_threads([partial(work, i) for i in range(16)])
     taken = Counter(range_id for got in results for range_id in got)
     assert taken and max(taken.values()) == 1
     leased = SeedRange.objects.filter(status="leased", group_id__in=group_ids).count()

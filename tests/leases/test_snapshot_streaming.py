@@ -25,6 +25,7 @@ from django.db import connection
 
 from leases import services
 from tests.factories import GroupFactory, NodeFactory, SeedRangeFactory
+from tests.support.net import free_port
 
 MB = 1 << 20
 BIG = 200 * MB
@@ -32,12 +33,6 @@ MEMORY_GROWTH_LIMIT = 40 * MB
 ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def peak_rss(pid: int) -> int:
@@ -93,6 +88,10 @@ class Coordinator:
                 break
             except OSError:
                 if time.monotonic() > deadline or self.process.poll() is not None:
+                    # The fixture never sees this object, so stop gunicorn here.
+                    self.process.kill()
+                    self.process.wait()
+                    self.log.close()
                     raise AssertionError((tmp_path / "gunicorn.log").read_text()) from None
                 time.sleep(0.05)  # waiting for another process to listen, not moving time
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -48,7 +49,15 @@ def test_a_waiter_gets_the_connection_another_thread_returns(server):
         with pool.connection() as first:
             waiter = threading.Thread(target=wait_for_connection)
             waiter.start()
-        waiter.join(5)
+            # Give the connection back only once the waiter sleeps on the
+            # pool's condition, so the test goes through the waiting path.
+            deadline = time.monotonic() + 10
+            while not pool._condition._waiters:
+                assert waiter.is_alive(), "the waiter finished without waiting"
+                assert time.monotonic() < deadline, "the waiter never waited"
+                time.sleep(0.01)  # waiting for another thread to block, not moving time
+        waiter.join(10)
+        assert not waiter.is_alive()
         assert got == [first]
         assert server.connections == 1
 

@@ -3,37 +3,14 @@
 from __future__ import annotations
 
 import itertools
-import threading
 
 import pytest
-from django.db import connection
 
 from seeding.models import SeedRange
 from seeding.planning import plan_ranges, plan_tail
+from tests.support.threads import run_threads
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def run_together(*calls):
-    barrier = threading.Barrier(len(calls))
-    results, errors = [], []
-
-    def run(call):
-        try:
-            barrier.wait(5)
-            results.append(call())
-        except Exception as exc:
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(call,)) for call in calls]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
-    assert not errors, errors
-    return results
 
 
 def assert_no_overlap():
@@ -48,7 +25,7 @@ def assert_no_overlap():
 
 def test_two_plans_at_once_do_not_overlap(news_group):
     group = news_group("alt.binaries.race", 1, 40_000, live_from=35_001)
-    results = run_together(*[lambda: plan_ranges([group.name], size=1_000)] * 2)
+    results = run_threads([lambda: plan_ranges([group.name], size=1_000)] * 2)
     assert sorted(r.ranges for r in results) == [0, 35]
     assert SeedRange.objects.count() == 35
     assert_no_overlap()
@@ -56,10 +33,12 @@ def test_two_plans_at_once_do_not_overlap(news_group):
 
 def test_a_plan_and_the_tail_at_once_do_not_overlap(news_group):
     news_group("alt.binaries.race2", 1, 20_000, live_from=10_001)
-    results = run_together(
-        lambda: plan_ranges(["alt.binaries.race2"], size=3_000, priority=50),
-        lambda: plan_tail(size=3_000),
-        lambda: plan_ranges(["alt.binaries.race2"], size=700),
+    results = run_threads(
+        [
+            lambda: plan_ranges(["alt.binaries.race2"], size=3_000, priority=50),
+            lambda: plan_tail(size=3_000),
+            lambda: plan_ranges(["alt.binaries.race2"], size=700),
+        ]
     )
     assert len(results) == 3
     assert_no_overlap()

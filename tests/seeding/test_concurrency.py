@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
+from functools import partial
 
 import pytest
-from django.db import connection, connections
+from django.db import connection
 
 from indexer.models import Group
 from seeding.models import RangeStatus, SeedRange
 from seeding.services import create_ranges, lease_range
 from tests.factories import NodeFactory
+from tests.support.threads import run_threads
 
 THREADS = 32
 RANGES = 2000
@@ -22,30 +23,16 @@ def test_32_connections_lease_2000_ranges_and_each_is_leased_exactly_once():
     group = Group.objects.create(name="alt.binaries.contention")
     create_ranges(group, [(i * 100, i * 100 + 99) for i in range(RANGES)])
     nodes = [NodeFactory() for _ in range(THREADS)]
-    barrier = threading.Barrier(THREADS)
-    claimed: list[list[int]] = [[] for _ in range(THREADS)]
-    errors: list[BaseException] = []
 
-    def work(index: int) -> None:
-        try:
-            barrier.wait(timeout=30)
-            while True:
-                offer = lease_range(nodes[index].id)
-                if offer.lease is None:
-                    break
-                claimed[index].append(offer.lease.id)
-        except BaseException as exc:  # reported below, not swallowed
-            errors.append(exc)
-        finally:
-            connections.close_all()
+    def lease_until_none_is_left(node_id: int) -> list[int]:
+        ids: list[int] = []
+        while True:
+            offer = lease_range(node_id)
+            if offer.lease is None:
+                return ids
+            ids.append(offer.lease.id)
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(THREADS)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-
-    assert not errors, errors
+    claimed = run_threads([partial(lease_until_none_is_left, node.id) for node in nodes])
     everything = [rid for ids in claimed for rid in ids]
     duplicates = [rid for rid, n in Counter(everything).items() if n > 1]
     assert duplicates == []

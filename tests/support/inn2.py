@@ -28,13 +28,13 @@ from types import TracebackType
 from typing import Any
 
 from indexer.nntp import GroupInfo
+from tests.support.net import LOOPBACK, free_port
 from tests.support.usenet import Article
 
 INN_BIN = Path("/usr/lib/news/bin")
 SYSTEM_ETC = Path("/etc/news")
 EXAMPLES = Path("/usr/lib/news/examples")
 INSTALL_HINT = "INN2 is not installed: run `sudo .ci/install-inn2` (Debian package inn2)."
-LOOPBACK = "127.0.0.1"
 
 
 class InnError(RuntimeError):
@@ -225,13 +225,6 @@ class NntpClient:
                 self._buffer += self._inflate.decompress(pending)
             self.compressed = True
         return code, text
-
-
-def free_port() -> int:
-    """An unused loopback port (the kernel's pick; freed again before the server binds)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind((LOOPBACK, 0))
-        return probe.getsockname()[1]
 
 
 class InnServer:
