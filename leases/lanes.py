@@ -26,15 +26,3 @@ def lane_bounds() -> dict[str, Any]:
         "history_max": int(settings.LEASE_PRIORITY_MAX),
         "capture_only": bool(settings.LEASE_CAPTURE_ONLY),
     }
-
-
-def lane_of(priority: int, capture: bool) -> str | None:
-    """The lane a range belongs to (Python twin of SQL group_lane_of)."""
-    bounds = lane_bounds()
-    if priority <= bounds["tail_max"]:
-        return Lane.TAIL.value
-    if bounds["history_min"] <= priority <= bounds["history_max"] and (
-        capture or not bounds["capture_only"]
-    ):
-        return Lane.HISTORY.value
-    return None

@@ -126,10 +126,6 @@ class SeedRange(models.Model):
     def __str__(self) -> str:
         return f"{self.group_id}:{self.start_id}-{self.end_id}"
 
-    @property
-    def articles(self) -> int:
-        return self.end_id - self.start_id + 1
-
 
 class HeaderRollup(models.Model):
     """Headers reported per minute, node and group: throughput without scanning ranges."""

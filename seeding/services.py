@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 
 from indexer.api.errors import Invalid, LeaseLost, NotFound
 from indexer.catalog.services import store_files
@@ -35,7 +35,6 @@ from .validation import FileReport
 ranges_sql = Queries(Path(__file__).parent / "sql" / "ranges.sql")
 dashboard_sql = Queries(Path(__file__).parent / "sql" / "dashboard.sql")
 
-ERROR_TEXT_LIMIT = 2000
 # Ids named in an audit entry's detail, at most.
 AUDIT_IDS_SHOWN = 100
 RETIRE_INTERVAL_SECONDS = 10.0
@@ -199,18 +198,11 @@ def report_batch(
         if row is None:
             raise _lease_lost(node_id, range_id, epoch)
         new_next, advanced, group_id = row
-        stored = store_reported_files(group_id, range_id, files, fragments)
+        stored = store_files(group_id, range_id, files, fragments)
     BATCHES.inc()
     if advanced:
         HEADERS.inc(headers)
     return BatchResult(next=new_next, stored=stored, advanced=advanced)
-
-
-def store_reported_files(
-    group_id: int, range_id: int, files: Sequence[FileReport], fragments: Sequence[FileReport]
-) -> int:
-    """Merge reported files into the catalog; returns how many catalog files they touched."""
-    return store_files(group_id, range_id, files, fragments)
 
 
 def heartbeat_range(node_id: int, range_id: int, epoch: int) -> None:
@@ -241,7 +233,7 @@ def release_range(
             "epoch": epoch,
             "uncounted": uncounted,
             "max_attempts": settings.MAX_ATTEMPTS,
-            "error": error[:ERROR_TEXT_LIMIT] if error else None,
+            "error": error or None,  # the statement keeps its first 2,000 characters
         },
     )
     if row is None:
@@ -293,11 +285,6 @@ def reprioritize_ranges(range_ids: Iterable[int], priority: int, *, actor: Any =
     detail = {"ids": ids[:AUDIT_IDS_SHOWN], "priority": priority}
     record_audit(actor, AuditAction.REPRIORITIZED, "seed range", count, detail)
     return count
-
-
-def ensure_connection() -> None:
-    """Open the database connection (starting the embedded server if needed)."""
-    connection.ensure_connection()
 
 
 _last_fold = 0.0

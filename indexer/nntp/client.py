@@ -336,11 +336,6 @@ class NNTPClient:
                 if last is not None and resume > last:
                     return
 
-    def over_raw(self, first: int, last: int | None = None) -> Iterator[bytes]:
-        """Like over(), but each line in wire form (dot-stuffed, CRLF) for relaying as is."""
-        for line in self.over(first, last):
-            yield (b"." + line + b"\r\n") if line[:1] == b"." else line + b"\r\n"
-
     def _over_once(self, first: int, last: int | None) -> Iterator[bytes]:
         span = f"{first}-{last}" if last is not None else f"{first}-"
         method = self.compression_in_use

@@ -262,13 +262,6 @@ SELECT gl.id, g.name, gl.snapshot_next, gl.snapshot_size
    AND gl.node_id = %(node_id)s AND gl.epoch = %(epoch)s
    FOR SHARE OF gl;
 
--- name: group_name
-SELECT name FROM news_group WHERE id = %(group_id)s;
-
--- name: live_lane_count
-SELECT count(*) FROM group_lane
- WHERE node_id IS NOT NULL AND heartbeat_at >= now() - make_interval(secs => %(ttl)s);
-
 -- name: lanes_status
 -- Lanes that are held or have done anything; live holders first.
 SELECT g.name AS "group",
