@@ -20,7 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from indexer.api.parsers import content_length
-from seeding.api import ERRORS, node_id, validated
+from seeding.api import ERRORS, node_id, validated, validated_query
 from seeding.serializers import EpochIn
 
 from . import services
@@ -28,12 +28,6 @@ from .serializers import LaneIn, LaneOfferOut, NextOut, SnapshotPutQueryIn, Snap
 from .snapshots import CHUNK_BYTES
 
 LANE_ERRORS = {**ERRORS, 404: OpenApiResponse(description="not_found: unknown group")}
-
-
-def validated_query(serializer_class: type, request: Request) -> dict[str, Any]:
-    serializer = serializer_class(data=request.query_params)
-    serializer.is_valid(raise_exception=True)
-    return dict(serializer.validated_data)
 
 
 class GroupLeaseView(APIView):

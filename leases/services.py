@@ -18,7 +18,7 @@ from typing import IO, Any
 from django.conf import settings
 from django.db import transaction
 
-from indexer.api.errors import Invalid, LeaseLost, NotFound, TooLarge
+from indexer.api.errors import Invalid, LeaseLost, NotFound, TooLarge, checked_id
 from indexer.metrics import LEASES
 from indexer.models import AuditAction
 from indexer.rulesets import current_rules
@@ -32,7 +32,6 @@ from .queries import lanes_sql
 
 # pg_advisory_xact_lock key that serializes hand-outs of group lanes ("lane").
 LEASE_LOCK_KEY = 0x6C616E65
-MAX_GROUP_ID = 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -87,9 +86,7 @@ def checked_lane(lane: str) -> str:
 
 
 def checked_group_id(group_id: int) -> int:
-    if group_id > MAX_GROUP_ID:
-        raise NotFound(f"Group {group_id} does not exist.")
-    return group_id
+    return checked_id(group_id, "Group")
 
 
 # --- the lane summaries the choice reads -------------------------------------
@@ -112,12 +109,7 @@ def ensure_lane_config() -> bool:
     )
     if row is not None and tuple(row) == wanted:
         return False
-    lanes_sql.execute("lock_ranges_for_rebuild", {})
-    lanes_sql.execute("save_lane_config", bounds)
-    lanes_sql.execute("clear_lane_work", {})
-    lanes_sql.execute("fill_lane_work", bounds)
-    lanes_sql.execute("create_worked_lanes", {})
-    lanes_sql.execute("summarize_lanes", {})
+    _rebuild_lane_work(bounds)
     return True
 
 
@@ -125,12 +117,17 @@ def rebuild_lane_work() -> None:
     """Recount every lane's planned work from the ranges (operators, benchmarks)."""
     with transaction.atomic():
         lanes_sql.fetchone("lock_group_leases", {"key": LEASE_LOCK_KEY})
-        lanes_sql.execute("lock_ranges_for_rebuild", {})
-        lanes_sql.execute("save_lane_config", lane_bounds())
-        lanes_sql.execute("clear_lane_work", {})
-        lanes_sql.execute("fill_lane_work", lane_bounds())
-        lanes_sql.execute("create_worked_lanes", {})
-        lanes_sql.execute("summarize_lanes", {})
+        _rebuild_lane_work(lane_bounds())
+
+
+def _rebuild_lane_work(bounds: dict[str, Any]) -> None:
+    """Save `bounds` for the trigger and recount the lanes' work, range writers waiting."""
+    lanes_sql.execute("lock_ranges_for_rebuild", {})
+    lanes_sql.execute("save_lane_config", bounds)
+    lanes_sql.execute("clear_lane_work", {})
+    lanes_sql.execute("fill_lane_work", bounds)
+    lanes_sql.execute("create_worked_lanes", {})
+    lanes_sql.execute("summarize_lanes", {})
 
 
 # --- the protocol --------------------------------------------------------------

@@ -18,8 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from indexer.api.errors import NotFound
-from seeding.limits import MAX_BIGINT as MAX_ID
+from indexer.api.errors import checked_id
 
 from . import relay, selectors, services
 from .authentication import NodeIdentity, NodeTokenAuthentication
@@ -55,13 +54,19 @@ def node_id(request: Request) -> int:
 
 
 def checked_range_id(range_id: int) -> int:
-    if range_id > MAX_ID:
-        raise NotFound(f"Range {range_id} does not exist.")
-    return range_id
+    return checked_id(range_id, "Range")
 
 
 def validated(serializer_class: type, request: Request) -> dict[str, Any]:
+    """The request body checked by `serializer_class` (a 400 naming the field otherwise)."""
     serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+def validated_query(serializer_class: type, request: Request) -> dict[str, Any]:
+    """The query string checked by `serializer_class`."""
+    serializer = serializer_class(data=request.query_params)
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)
 
@@ -178,9 +183,7 @@ class RangeOverviewsView(APIView):
         summary="Relay a leased range's overviews from the coordinator's news server",
     )
     def get(self, request: Request, range_id: int) -> StreamingHttpResponse:
-        query = OverviewsQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        data = query.validated_data
+        data = validated_query(OverviewsQuery, request)
         stream = relay.open_overview_relay(
             node_id(request), checked_range_id(range_id), data["epoch"], data["from"], data["to"]
         )

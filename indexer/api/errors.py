@@ -50,6 +50,17 @@ class Unavailable(ApiError):
     status, code = 503, "unavailable"
 
 
+# A row id past PostgreSQL's bigint cannot exist (and would overflow the query).
+MAX_ROW_ID = 2**63 - 1
+
+
+def checked_id(value: int, what: str) -> int:
+    """An id taken from a URL; NotFound ("Range 9… does not exist.") past bigint."""
+    if value > MAX_ROW_ID:
+        raise NotFound(f"{what} {value} does not exist.")
+    return value
+
+
 def error_response(status: int, code: str, detail: str) -> JsonResponse:
     response = JsonResponse({"error": code, "detail": detail}, status=status)
     if status == 503:

@@ -17,9 +17,9 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
-from indexer.api.errors import NotFound
+from indexer.api.errors import checked_id
+from seeding.api import validated_query
 from seeding.authentication import NodeTokenAuthentication
-from seeding.limits import MAX_BIGINT as MAX_ID
 from seeding.permissions import IsNodeOrStaff
 from seeding.serializers import ErrorOut
 
@@ -45,9 +45,7 @@ class NzbRenderer(BaseRenderer):
 
 
 def checked_file_id(file_id: int) -> int:
-    if file_id > MAX_ID:
-        raise NotFound(f"File {file_id} does not exist.")
-    return file_id
+    return checked_id(file_id, "File")
 
 
 def nzb_response(document: bytes, name: str) -> HttpResponse:
@@ -69,9 +67,7 @@ class FileListView(CatalogView):
         operation_id="files_list",
     )
     def get(self, request: Request) -> Response:
-        serializer = FileListIn(data=request.query_params)
-        serializer.is_valid(raise_exception=True)
-        params = dict(serializer.validated_data)
+        params = validated_query(FileListIn, request)
         page = selectors.file_page(**params)
         next_url = (
             replace_query_param(request.build_absolute_uri(), "page", params["page"] + 1)
