@@ -210,9 +210,13 @@ class TestNext:
         response = node.post("/api/v1/groups/999999/lanes/history/next", {})
         assert response.status_code == 400
         assert "epoch" in response.json()["detail"]
-        response = node.post("/api/v1/groups/999999/lanes/history/next", {"epoch": 1})
-        assert response.status_code == 404
-        assert response.json()["error"] == "not_found"
+        for group_id in (999999, 2**70):  # past bigint too: a 404, not an overflow
+            response = node.post(f"/api/v1/groups/{group_id}/lanes/history/next", {"epoch": 1})
+            assert response.status_code == 404
+            assert response.json() == {
+                "error": "not_found",
+                "detail": f"Group {group_id} does not exist.",
+            }
         response = node.post("/api/v1/groups/1/lanes/sideways/next", {"epoch": 1})
         assert response.status_code == 400
 
