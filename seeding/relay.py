@@ -96,11 +96,10 @@ def open_overview_relay(
 
 def _why_not(node_id: int, range_id: int, epoch: int, first: int, last: int) -> Exception:
     """Explain a relay_lease that matched nothing: 404, 409, or a span outside the range."""
-    holder = ranges_sql.fetchone("range_holder", {"range_id": range_id})
-    if holder is None or tuple(holder) != (RangeStatus.LEASED, node_id, epoch):
-        return services._lease_lost(node_id, range_id, epoch)
-    span = ranges_sql.fetchone("range_span", {"range_id": range_id})
-    start, end = span[:2] if span else ("?", "?")
+    row = services.range_holder(range_id)
+    if row is None or tuple(row[:3]) != (RangeStatus.LEASED, node_id, epoch):
+        return services._lease_lost(node_id, range_id, epoch, row)
+    start, end = row[3:5]
     return Invalid(
         f"from..to ({first}..{last}) lies outside range {range_id} ({start}..{end}): "
         "ask for articles of the range."

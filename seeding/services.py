@@ -134,7 +134,8 @@ def _lease_range(node_id: int) -> LeaseOffer:
     paused = leasing_paused()
     if paused is not None:
         return LeaseOffer(None, retry_after=settings.LEASE_RETRY_AFTER_SECONDS, paused=paused)
-    if time.monotonic() - _last_retire > RETIRE_INTERVAL_SECONDS:
+    swept = time.monotonic() - _last_retire > RETIRE_INTERVAL_SECONDS
+    if swept:
         retire_quiet_ranges()
         _fold_rollup_now_and_then()
     params = {
@@ -147,7 +148,7 @@ def _lease_range(node_id: int) -> LeaseOffer:
         **lane_bounds(),
     }
     row = ranges_sql.fetchone("lease_range", params)
-    if row is None and retire_quiet_ranges():
+    if row is None and not swept and retire_quiet_ranges():
         row = ranges_sql.fetchone("lease_range", params)
     if row is None:
         return LeaseOffer(None, retry_after=settings.LEASE_RETRY_AFTER_SECONDS)
@@ -155,11 +156,19 @@ def _lease_range(node_id: int) -> LeaseOffer:
     return LeaseOffer(RangeLease(range_id, group, start, end, epoch, group_id))
 
 
-def _lease_lost(node_id: int, range_id: int, epoch: int) -> Exception:
-    row = ranges_sql.fetchone("range_holder", {"range_id": range_id})
+def range_holder(range_id: int) -> tuple[Any, ...] | None:
+    """(status, node id, epoch, start, end) of a range, or None."""
+    return ranges_sql.fetchone("range_holder", {"range_id": range_id})
+
+
+def _lease_lost(
+    node_id: int, range_id: int, epoch: int, row: tuple[Any, ...] | None = None
+) -> Exception:
+    """Why a fenced statement matched nothing; `row` is range_holder's, if already read."""
+    row = row if row is not None else range_holder(range_id)
     if row is None:
         return NotFound(f"Range {range_id} does not exist.")
-    status, holder, current_epoch = row
+    status, holder, current_epoch = row[:3]
     if status != RangeStatus.LEASED:
         return LeaseLost(f"Range {range_id} is {status}, not leased: lease another range.")
     if holder != node_id:

@@ -89,10 +89,7 @@ RETURNING status;
 
 -- name: range_holder
 -- Only read when a fenced statement matched nothing, to say why.
-SELECT status, node_id, epoch FROM seed_range WHERE id = %(range_id)s;
-
--- name: range_span
-SELECT start_id, end_id, next_id, group_id FROM seed_range WHERE id = %(range_id)s;
+SELECT status, node_id, epoch, start_id, end_id FROM seed_range WHERE id = %(range_id)s;
 
 -- name: requeue_ranges
 UPDATE seed_range
