@@ -494,6 +494,48 @@ class Worker:
         except (LeaseLost, NotFound) as exc:
             log.info("range %s: release not needed (%s)", lease.id, exc.detail)
 
+    def reader(
+        self, lease: Lease, window: Window, reporter: Reporter, *, carry: bool
+    ) -> RangeReader:
+        return RangeReader(
+            lease,
+            window,
+            self.source,
+            reporter,
+            self.settings,
+            self.control,
+            self.stats,
+            carry=carry,
+        )
+
+    def finish_range(self, reader: RangeReader) -> bool:
+        """Read the range to its end, report it and finish it.
+
+        False if the coordinator refused a batch: the range is released with the
+        error instead. Raises Stopped when told to stop or the lease is lost.
+        """
+        lease = reader.lease
+        reader.read()
+        reader.report(final=True)
+        reader.settle()
+        if lease.rejected:
+            self.release(lease, lease.rejected, uncounted=False)
+            return False
+        self.coordinator.post(f"{lease.path}/finish", {"epoch": lease.epoch})
+        self.stats.add(ranges=1)
+        self.backoff.reset()
+        return True
+
+    def report_before_release(self, reader: RangeReader, *, drain: bool) -> None:
+        """Report what was read before giving the range back, and wait for the answer.
+
+        Not ``settle()``: this runs while handling a Stopped, and a lease lost on
+        this last batch (409, or a second signal) only means there is nothing to
+        release; the caller checks ``lease.lost``.
+        """
+        reader.report(drain=drain)
+        reader.reporter.flush()
+
     def pause_after_failure(self, what: str) -> None:
         delay = self.backoff.next_delay()
         log.warning("%s: %s; waiting %.1fs", self.name, what, delay)
@@ -533,16 +575,7 @@ class RangeWorker(Worker):
 
     def read_range(self, lease: Lease, reporter: Reporter) -> None:
         window = Window(self.rules_for(lease), lease.group, max_open=self.settings.max_open)
-        reader = RangeReader(
-            lease,
-            window,
-            self.source,
-            reporter,
-            self.settings,
-            self.control,
-            self.stats,
-            carry=False,
-        )
+        reader = self.reader(lease, window, reporter, carry=False)
         log.info(
             "%s: range %s of %s, articles %s-%s",
             self.name,
@@ -552,16 +585,8 @@ class RangeWorker(Worker):
             lease.end,
         )
         try:
-            reader.read()
-            reader.report(final=True)
-            reader.settle()
-            if lease.rejected:
-                self.release(lease, lease.rejected, uncounted=False)
-                return
-            self.coordinator.post(f"{lease.path}/finish", {"epoch": lease.epoch})
-            self.stats.add(ranges=1)
-            self.backoff.reset()
-            log.info("%s: range %s done (%s headers)", self.name, lease.id, window.headers)
+            if self.finish_range(reader):
+                log.info("%s: range %s done (%s headers)", self.name, lease.id, window.headers)
         except LeaseLost as exc:
             log.warning("%s: range %s lost: %s", self.name, lease.id, exc.detail)
         except Stopped:
@@ -585,8 +610,7 @@ class RangeWorker(Worker):
             self.release(lease, error, uncounted=True)
             return
         if lease.rejected is None:
-            reader.report(drain=True)
-            reader.settle()
+            self.report_before_release(reader, drain=True)
         if lease.lost:
             return
         self.release(lease, error or lease.rejected, uncounted=False)
@@ -673,27 +697,9 @@ class WindowWorker(Worker):
         self, lease: Lease, window: Window, reporter: Reporter, lane_path: str, epoch: int
     ) -> int | None:
         """Read one range of the lane; returns the lane's position after it, None if lost."""
-        reader = RangeReader(
-            lease,
-            window,
-            self.source,
-            reporter,
-            self.settings,
-            self.control,
-            self.stats,
-            carry=True,
-        )
+        reader = self.reader(lease, window, reporter, carry=True)
         try:
-            reader.read()
-            reader.report(final=True)
-            reader.settle()
-            if lease.rejected:
-                self.release(lease, lease.rejected, uncounted=False)
-                return None
-            self.coordinator.post(f"{lease.path}/finish", {"epoch": lease.epoch})
-            self.stats.add(ranges=1)
-            self.backoff.reset()
-            return lease.end + 1
+            return lease.end + 1 if self.finish_range(reader) else None
         except LeaseLost as exc:
             log.warning("%s: range %s lost: %s", self.name, lease.id, exc.detail)
             return None
@@ -706,9 +712,9 @@ class WindowWorker(Worker):
             else:
                 # The open files go into the snapshot; only if that fails, out as fragments.
                 saved = self.upload_snapshot(lane_path, epoch, window, reader.read_to + 1)
-                reader.report(drain=not saved)
-                reader.settle()
-                self.release(lease, error, uncounted=False)
+                self.report_before_release(reader, drain=not saved)
+                if not lease.lost:  # lost on the last batch: nothing left to release
+                    self.release(lease, error or lease.rejected, uncounted=False)
             if isinstance(exc, NewsServerFailure):
                 log.error("%s: range %s: %s", self.name, lease.id, exc)
                 self.pause_after_failure("the news server failed")

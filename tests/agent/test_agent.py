@@ -42,7 +42,8 @@ class ScriptedCoordinator:
             def answer(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
-                body = json.loads(raw) if raw else None
+                is_json = self.headers.get("Content-Type") == "application/json"
+                body = json.loads(raw) if raw and is_json else None
                 path = self.path.split("?", 1)[0].removeprefix("/api/v1")
                 with coordinator.lock:
                     coordinator.calls.append((self.command, path, body))
@@ -113,7 +114,39 @@ def binary_articles(count: int = 396) -> dict[int, Article]:
     return articles
 
 
-def run_agent(coordinator: ScriptedCoordinator, token_file: Path, *args: str) -> int:
+LANE = "/groups/5/lanes/history"
+
+
+def one_lane(*ranges: tuple[int, int]) -> dict[str, Callable[[Any], Answer]]:
+    """Routes of a coordinator that hands out one lane (group 5, history) with ``ranges``."""
+    handed: list[int] = []
+    queue = [
+        {"id": 7 + index, "start": start, "end": end, "next": start, "epoch": 3}
+        for index, (start, end) in enumerate(ranges)
+    ]
+
+    def lease(_body: Any) -> Answer:
+        if handed:
+            return NO_LEASE
+        handed.append(1)
+        lane = {
+            "group": {"id": 5, "name": "alt.binaries.x"},
+            "lane": "history",
+            "epoch": 2,
+            "rules": None,
+            "snapshot": None,
+        }
+        return 200, {"lease": lane, "retry_after": None, "paused": None}
+
+    def next_range(_body: Any) -> Answer:
+        return 200, {"range": queue.pop(0) if queue else None}
+
+    return {"/groups/lease": lease, f"{LANE}/next": next_range}
+
+
+def run_agent(
+    coordinator: ScriptedCoordinator, token_file: Path, *args: str, control: Control | None = None
+) -> int:
     return main(
         [
             "--coordinator",
@@ -127,7 +160,7 @@ def run_agent(coordinator: ScriptedCoordinator, token_file: Path, *args: str) ->
             "60",
             *args,
         ],
-        control=Control(),
+        control=control or Control(),
     )
 
 
@@ -279,3 +312,59 @@ def test_manage_py_seed_node_runs_the_agent_without_a_database(
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert coordinator.posted("/ranges/lease")
+
+
+def stopping(control: Control, answer: Callable[[Any], Answer]) -> Callable[[Any], Answer]:
+    """A route that asks the node to stop (as a first SIGTERM would) before it answers."""
+
+    def route(body: Any) -> Answer:
+        control.stop.set()
+        return answer(body)
+
+    return route
+
+
+LOST = (409, {"error": "lease_lost", "detail": "gone"})
+
+
+def test_a_range_lost_on_its_last_batch_after_a_stop_is_dropped_cleanly(
+    coordinator: ScriptedCoordinator, token_file: Path
+) -> None:
+    control = Control()
+    with NNTPServer() as news:
+        news.add_group("alt.binaries.x", binary_articles())
+        coordinator.routes["/ranges/lease"] = stopping(control, one_lease(1, 400))
+        coordinator.routes["*"] = lambda _: LOST
+        status = run_agent(
+            coordinator,
+            token_file,
+            "--news-server",
+            f"nntp://{news.host}:{news.port}",
+            control=control,
+        )
+    assert status == 0
+    assert coordinator.posted("/ranges/7/batch")  # the drained window went out, and got 409
+    assert not coordinator.posted("/ranges/7/release")
+
+
+def test_a_lane_range_lost_on_its_last_batch_after_a_stop_is_dropped_cleanly(
+    coordinator: ScriptedCoordinator, token_file: Path
+) -> None:
+    control = Control()
+    with NNTPServer() as news:
+        news.add_group("alt.binaries.x", binary_articles())
+        coordinator.routes.update(one_lane((1, 400)))
+        coordinator.routes[f"{LANE}/next"] = stopping(control, coordinator.routes[f"{LANE}/next"])
+        coordinator.routes["*"] = lambda _: LOST  # the snapshot too: the window is drained
+        status = run_agent(
+            coordinator,
+            token_file,
+            "--mode",
+            "window",
+            "--news-server",
+            f"nntp://{news.host}:{news.port}",
+            control=control,
+        )
+    assert status == 0
+    assert coordinator.posted("/ranges/7/batch")
+    assert not coordinator.posted("/ranges/7/release")
