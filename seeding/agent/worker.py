@@ -10,9 +10,10 @@ the leases alive while the worker reads.
 
 What ``next`` means in a batch: every article below it is accounted for, i.e.
 its segment went out in this or an earlier batch (or it was not a binary post).
-A range worker therefore never reports ``next`` beyond the oldest segment still
-held open in its window, so a node that is killed loses nothing: whoever takes
-the range over starts at ``next`` and reads every unreported segment again.
+A worker therefore never reports ``next`` beyond the oldest segment still held
+open in its window (in window mode as well), so a node that is killed loses
+nothing: whoever takes the range over starts at ``next`` and reads every
+unreported segment again. A window snapshot is taken at such a ``next`` too.
 The ``headers`` of a batch count exactly the articles in [previous next, next),
 so the coordinator's header counters add up to the articles in a range however
 often it changes hands.
@@ -366,7 +367,9 @@ class RangeReader:
             fragments = window.take_fragments_before(self.read_to + 1 - self.settings.fragment_lag)
             if final:
                 fragments += window.take_open_copies()
-            elif not self.carry:
+            else:
+                # In window mode too: a quiet lane's range in work passes to a range
+                # lease at its `next`, and no snapshot of ours covers that.
                 oldest = window.oldest_open_article()
                 if oldest is not None:
                     next_id = min(next_id, oldest)
@@ -710,9 +713,18 @@ class WindowWorker(Worker):
             if not reader.fetched:
                 self.release(lease, error, uncounted=True)
             else:
-                # The open files go into the snapshot; only if that fails, out as fragments.
-                saved = self.upload_snapshot(lane_path, epoch, window, reader.read_to + 1)
-                self.report_before_release(reader, drain=not saved)
+                # Report up to the oldest open segment, then snapshot the window at
+                # that same article (a snapshot at N only once batches reach N: the
+                # takeover reset moves resume points to it); only if the snapshot
+                # fails do the open files go out as fragments.
+                self.report_before_release(reader, drain=False)
+                saved = (
+                    not lease.lost
+                    and lease.rejected is None
+                    and self.upload_snapshot(lane_path, epoch, window, reader.reported)
+                )
+                if not saved:
+                    self.report_before_release(reader, drain=True)
                 if not lease.lost:  # lost on the last batch: nothing left to release
                     self.release(lease, error or lease.rejected, uncounted=False)
             if isinstance(exc, NewsServerFailure):

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 import pytest
 
@@ -42,9 +43,12 @@ class ScriptedCoordinator:
             def answer(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
-                is_json = self.headers.get("Content-Type") == "application/json"
-                body = json.loads(raw) if raw and is_json else None
-                path = self.path.split("?", 1)[0].removeprefix("/api/v1")
+                path, _, query = self.path.partition("?")
+                path = path.removeprefix("/api/v1")
+                if self.headers.get("Content-Type") == "application/json":
+                    body = json.loads(raw) if raw else None
+                else:  # a snapshot upload: record its query instead
+                    body = {key: int(value) for key, value in parse_qsl(query)} or None
                 with coordinator.lock:
                     coordinator.calls.append((self.command, path, body))
                 route = coordinator.routes.get(path) or coordinator.routes.get("*")
@@ -368,3 +372,74 @@ def test_a_lane_range_lost_on_its_last_batch_after_a_stop_is_dropped_cleanly(
     assert status == 0
     assert coordinator.posted("/ranges/7/batch")
     assert not coordinator.posted("/ranges/7/release")
+
+
+def reported_segments_stay_below_next(batches: list[dict[str, Any]]) -> None:
+    """After every batch, each binary segment below its `next` has been reported."""
+    reported: set[int] = set()
+    binary = {n for n, a in binary_articles().items() if "yEnc" in a.subject}
+    for batch in batches:
+        for item in batch["files"] + batch["fragments"]:
+            reported.update(segment[1] for segment in item["segments"])
+        assert {n for n in binary if n < batch["next"]} <= reported, batch["next"]
+
+
+def test_a_lane_batch_never_skips_a_segment_still_held_open(
+    coordinator: ScriptedCoordinator, token_file: Path
+) -> None:
+    """A window node killed mid-range loses nothing to whoever resumes the range at `next`.
+
+    That may be a range lease, which never sees the lane's snapshot.
+    """
+    with NNTPServer() as news:
+        news.add_group("alt.binaries.x", binary_articles())
+        coordinator.routes.update(one_lane((1, 400)))
+        coordinator.routes["*"] = lambda _: (200, {"next": 0, "stored": 0})
+        status = run_agent(
+            coordinator,
+            token_file,
+            "--mode",
+            "window",
+            "--news-server",
+            f"nntp://{news.host}:{news.port}",
+            "--batch-headers",
+            "10",
+        )
+    assert status == 0
+    batches = coordinator.posted("/ranges/7/batch")
+    assert len(batches) > 5 and batches[-1]["next"] == 401
+    reported_segments_stay_below_next(batches)
+    assert coordinator.posted("/ranges/7/finish") == [{"epoch": 3}]
+
+
+def test_a_stopped_lane_snapshots_its_window_where_its_batches_reached(
+    coordinator: ScriptedCoordinator, token_file: Path
+) -> None:
+    control = Control()
+    with NNTPServer() as news:
+        news.add_group("alt.binaries.x", binary_articles())
+        coordinator.routes.update(one_lane((1, 400)))
+        coordinator.routes["/ranges/7/batch"] = stopping(
+            control, lambda _: (200, {"next": 0, "stored": 0})
+        )
+        coordinator.routes["*"] = lambda _: (204, None)
+        status = run_agent(
+            coordinator,
+            token_file,
+            "--mode",
+            "window",
+            "--news-server",
+            f"nntp://{news.host}:{news.port}",
+            "--batch-headers",
+            "10",
+            control=control,
+        )
+    assert status == 0
+    batches = coordinator.posted("/ranges/7/batch")
+    reported_segments_stay_below_next(batches)
+    # The takeover reset moves resume points to the snapshot's article: never past a batch.
+    (snapshot,) = coordinator.posted(f"{LANE}/snapshot")
+    assert snapshot == {"epoch": 2, "next": batches[-1]["next"]}
+    (release,) = coordinator.posted("/ranges/7/release")
+    assert release["uncounted"] is False
+    assert not coordinator.posted("/ranges/7/finish")
