@@ -39,11 +39,12 @@ from indexer.rules import RuleSet
 # batch a 400, so the agent leaves it out and counts it.
 from seeding.limits import (
     MAX_DATE,
-    MAX_MESSAGE_ID,
+    MAX_FILES_PER_BATCH,
     MAX_POSTER,
     MAX_SUBJECT,
     MAX_TOTAL,
-    MESSAGE_ID,
+    storable_segment,
+    storable_text,
 )
 
 from .aggregate import Window
@@ -377,7 +378,8 @@ class RangeReader:
         numbers = self._numbers
         headers = bisect.bisect_left(numbers, next_id)
         del numbers[:headers]
-        moved = next_id > self.reported
+        previous = self.reported
+        moved = next_id > previous
         self.reported = next_id
         self._headers_at_batch = window.headers
         self._batch_due = time.monotonic() + self.settings.batch_seconds
@@ -387,6 +389,21 @@ class RangeReader:
             self.stats.add(skipped=skipped + skipped_fragments)
         if not (moved or files or fragments or final):
             return
+        # A drained window can hold more files than the coordinator takes in one
+        # batch. Those sent first keep the previous next; only the last moves it.
+        limit = MAX_FILES_PER_BATCH
+        while len(files) > limit or len(fragments) > limit:
+            self._submit(previous, 0, files[:limit], fragments[:limit])
+            files, fragments = files[limit:], fragments[limit:]
+        self._submit(next_id, headers, files, fragments)
+
+    def _submit(
+        self,
+        next_id: int,
+        headers: int,
+        files: list[dict[str, Any]],
+        fragments: list[dict[str, Any]],
+    ) -> None:
         body = {
             "epoch": self.lease.epoch,
             "next": next_id,
@@ -404,34 +421,37 @@ class RangeReader:
 
 
 def reportable(files: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
-    """The files the coordinator will accept (see MAX_*), with dates as it wants them."""
+    """The files the coordinator will accept, with dates as it wants them.
+
+    The coordinator's own rules (seeding/limits.py): a segment it would refuse is
+    left out of its file, and a file it would refuse (or with no segment left) is
+    left out and counted.
+    """
     kept = []
     skipped = 0
     for item in files:
         if item["date"] is None or not 0 <= item["date"] <= MAX_DATE:
             item["date"] = 0  # no readable date on any segment
-        if (
-            len(item["subject"]) > MAX_SUBJECT
-            or len(item["poster"]) > MAX_POSTER
-            or not 1 <= item["total"] <= MAX_TOTAL
-            or "\x00" in item["subject"]
-            or "\x00" in item["poster"]
-            or not item["subject"].strip()
+        total = item["total"]
+        if not (
+            1 <= total <= MAX_TOTAL
+            and storable_text(item["subject"], MAX_SUBJECT)
+            and storable_text(item["poster"], MAX_POSTER)
+            and item["subject"].strip()
         ):
             skipped += 1
             continue
-        segments = [s for s in item["segments"] if _good_message_id(s[2])]
+        segments = [
+            segment
+            for segment in item["segments"]
+            if storable_segment(segment[0], segment[1], segment[2], segment[3], total)
+        ]
         if not segments:
             skipped += 1
             continue
         item["segments"] = segments
         kept.append(item)
     return kept, skipped
-
-
-def _good_message_id(message_id: str) -> bool:
-    # The coordinator's own rule (seeding/limits.py), so no batch is refused for it.
-    return len(message_id) <= MAX_MESSAGE_ID and MESSAGE_ID.match(message_id) is not None
 
 
 # --- workers ---------------------------------------------------------------------------

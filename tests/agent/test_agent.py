@@ -18,9 +18,12 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 import pytest
+from rest_framework.exceptions import ValidationError
 
+from indexer.api.errors import ApiError
 from seeding.agent.cli import main
 from seeding.agent.worker import EXIT_UNAUTHENTICATED, Control
+from seeding.serializers import BatchIn
 from tests.nntpd import Article, NNTPServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -443,3 +446,77 @@ def test_a_stopped_lane_snapshots_its_window_where_its_batches_reached(
     (release,) = coordinator.posted("/ranges/7/release")
     assert release["uncounted"] is False
     assert not coordinator.posted("/ranges/7/finish")
+
+
+def checked_batch(body: Any) -> Answer:
+    """A batch answered as the coordinator would: its own validation first."""
+    try:
+        BatchIn(data=body).is_valid(raise_exception=True)
+    except (ApiError, ValidationError) as exc:
+        return 400, {"error": "invalid", "detail": str(exc)}
+    return 200, {"next": body["next"], "stored": 0}
+
+
+def test_a_segment_the_coordinator_would_refuse_is_left_out_not_the_range(
+    coordinator: ScriptedCoordinator, token_file: Path
+) -> None:
+    articles = binary_articles()
+    articles[3].bytes = 2**31  # over MAX_SEGMENT_BYTES: one such segment made a batch a 400
+    with NNTPServer() as news:
+        news.add_group("alt.binaries.x", articles)
+        coordinator.routes["/ranges/lease"] = one_lease(1, 400)
+        coordinator.routes["/ranges/7/batch"] = checked_batch
+        coordinator.routes["*"] = lambda _: (204, None)
+        status = run_agent(
+            coordinator, token_file, "--news-server", f"nntp://{news.host}:{news.port}"
+        )
+    assert status == 0
+    assert not coordinator.posted("/ranges/7/release")
+    assert coordinator.posted("/ranges/7/finish") == [{"epoch": 3}]
+    reported = [
+        segment[1]
+        for batch in coordinator.posted("/ranges/7/batch")
+        for item in batch["files"] + batch["fragments"]
+        for segment in item["segments"]
+    ]
+    binary = [n for n, a in articles.items() if "yEnc" in a.subject]
+    assert sorted(reported) == [n for n in binary if n != 3]
+
+
+def test_files_beyond_the_batch_limit_go_out_in_further_batches(
+    coordinator: ScriptedCoordinator, token_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The same small limit on both sides: the coordinator refuses a batch over it.
+    monkeypatch.setattr("seeding.agent.worker.MAX_FILES_PER_BATCH", 2)
+    monkeypatch.setattr("seeding.serializers.MAX_FILES_PER_BATCH", 2)
+    with NNTPServer() as news:
+        news.add_group("alt.binaries.x", binary_articles())
+        coordinator.routes["/ranges/lease"] = one_lease(1, 400)
+        coordinator.routes["/ranges/7/batch"] = checked_batch
+        coordinator.routes["*"] = lambda _: (204, None)
+        status = run_agent(
+            coordinator,
+            token_file,
+            "--news-server",
+            f"nntp://{news.host}:{news.port}",
+            "--batch-headers",
+            "100",
+        )
+    assert status == 0
+    assert not coordinator.posted("/ranges/7/release")
+    assert coordinator.posted("/ranges/7/finish") == [{"epoch": 3}]
+    batches = coordinator.posted("/ranges/7/batch")
+    assert all(len(b["files"]) <= 2 and len(b["fragments"]) <= 2 for b in batches)
+    assert sum(batch["headers"] for batch in batches) == len(binary_articles())
+    nexts = [batch["next"] for batch in batches]
+    assert nexts == sorted(nexts) and nexts[-1] == 401
+    # A batch that did not move `next` counts no headers: only the last of a split does.
+    assert all(b["headers"] == 0 for b, after in zip(batches[1:], nexts[:-1]) if b["next"] == after)
+    reported_segments_stay_below_next(batches)
+    segments = sorted(
+        segment[1]
+        for batch in batches
+        for item in batch["files"] + batch["fragments"]
+        for segment in item["segments"]
+    )
+    assert segments == [n for n, a in binary_articles().items() if "yEnc" in a.subject]
