@@ -520,3 +520,46 @@ def test_files_beyond_the_batch_limit_go_out_in_further_batches(
         for segment in item["segments"]
     )
     assert segments == [n for n, a in binary_articles().items() if "yEnc" in a.subject]
+
+
+# --- configuration from the environment ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("SEED_WORKERS", "abc"),
+        ("SEED_BATCH_SECONDS", "soon"),
+        ("SEED_MODE", "Window"),
+        ("SEED_LANE", "newest"),
+        ("SEED_RELAY", "maybe"),
+    ],
+)
+def test_a_bad_environment_value_is_a_usage_error(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    value: str,
+) -> None:
+    coordinator.routes["/ranges/lease"] = lambda _: NO_LEASE
+    monkeypatch.setenv(name, value)
+    assert run_agent(coordinator, token_file, "--relay") == 2
+    assert repr(value) in capsys.readouterr().err
+    assert not coordinator.calls  # nothing ran in a mode it was not asked for
+
+
+def test_yes_no_variables_and_empty_ones_configure_the_agent(
+    coordinator: ScriptedCoordinator, token_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    coordinator.routes["/ranges/lease"] = lambda _: NO_LEASE
+    monkeypatch.setenv("SEED_COORDINATOR", coordinator.url)
+    monkeypatch.setenv("SEED_TOKEN_FILE", str(token_file))
+    monkeypatch.setenv("SEED_RELAY", "Yes")
+    monkeypatch.setenv("SEED_EXIT_WHEN_IDLE", "on")
+    monkeypatch.setenv("SEED_MODE", "ranges")
+    monkeypatch.setenv("SEED_WORKERS", "2")
+    monkeypatch.setenv("SEED_BATCH_HEADERS", "")  # empty: the default
+    assert main([], control=Control()) == 0
+    assert len(coordinator.posted("/ranges/lease")) == 2  # one per worker, then idle
