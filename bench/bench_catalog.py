@@ -18,20 +18,12 @@ there and TRUNCATES catalog_file: never point it at a real catalog).
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "indexer.settings")
-os.environ.setdefault("EMBEDDED_DATABASE_NAME", "bench_catalog")
+from django_setup import setup
 
-import django
+setup("bench_catalog")
 
-django.setup()
-
-from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 
 from indexer.catalog.services import store_files  # noqa: E402
@@ -173,7 +165,6 @@ def main() -> None:
     parser.add_argument("--stored", type=int, default=10_000_000, help="segments preloaded")
     args = parser.parse_args()
 
-    call_command("migrate", verbosity=0)
     with connection.cursor() as cursor:
         cursor.execute("TRUNCATE catalog_file")
         cursor.execute("SELECT version()")
