@@ -91,7 +91,7 @@ SELECT %(group_id)s, decode(md5('preload' || g), 'hex'), NULL, 1,
        p.parts, p.articles, p.sizes,
        ARRAY(SELECT g || '.' || n || '.x7Qp2@nyuu.invalid' FROM generate_series(1, 50) AS n),
        '{}', 50, 50 * 716800, true, 0, now(), now()
-  FROM generate_series(%(first)s, %(last)s) AS g,
+  FROM generate_series(%(first)s::bigint, %(last)s::bigint) AS g,
        LATERAL (SELECT array_agg(n ORDER BY n) AS parts,
                        array_agg(5000000000 + g * 50 + n ORDER BY n) AS articles,
                        array_agg(716800 ORDER BY n) AS sizes
