@@ -28,7 +28,6 @@ from indexer.nntp import NewsServerConfig, NNTPPool
 from .http import Coordinator
 from .sources import NewsServerSource, OverviewSource, RelaySource
 from .worker import (
-    EXIT_OK,
     EXIT_UNEXPECTED,
     EXIT_USAGE,
     Control,
@@ -270,7 +269,7 @@ def run(args: argparse.Namespace, control: Control) -> int:
     report_progress(threads, stats, args.log_interval)
     source.close()
     log.info("seed-node: stopped (exit %s); %s", control.exit_code, stats.snapshot())
-    return control.exit_code if control.exit_code != EXIT_OK else EXIT_OK
+    return control.exit_code
 
 
 def install_signal_handlers(control: Control) -> dict[int, Any]:
