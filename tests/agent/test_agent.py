@@ -7,6 +7,7 @@ checked call by call.
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
@@ -22,7 +23,9 @@ from rest_framework.exceptions import ValidationError
 
 from indexer.api.errors import ApiError
 from seeding.agent.cli import main
-from seeding.agent.worker import EXIT_UNAUTHENTICATED, Control
+from seeding.agent.http import Aborted, Coordinator
+from seeding.agent.sources import RelaySource
+from seeding.agent.worker import EXIT_UNAUTHENTICATED, Control, Lease
 from seeding.serializers import BatchIn
 from tests.nntpd import Article, NNTPServer
 
@@ -56,9 +59,13 @@ class ScriptedCoordinator:
                     coordinator.calls.append((self.command, path, body))
                 route = coordinator.routes.get(path) or coordinator.routes.get("*")
                 status, payload = route(body) if route else (404, {"error": "not_found"})
-                data = b"" if payload is None else json.dumps(payload).encode()
+                if isinstance(payload, bytes):  # a stream, e.g. gzip'd overview lines
+                    data, content_type = payload, "application/octet-stream"
+                else:
+                    data = b"" if payload is None else json.dumps(payload).encode()
+                    content_type = "application/json"
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
@@ -563,3 +570,20 @@ def test_yes_no_variables_and_empty_ones_configure_the_agent(
     monkeypatch.setenv("SEED_BATCH_HEADERS", "")  # empty: the default
     assert main([], control=Control()) == 0
     assert len(coordinator.posted("/ranges/lease")) == 2  # one per worker, then idle
+
+
+def test_a_relay_stream_broken_while_the_node_aborts_is_not_taken_as_read(
+    coordinator: ScriptedCoordinator,
+) -> None:
+    abort = threading.Event()
+    lines = b"".join(Article().overview(n) + b"\r\n" for n in range(1, 11))
+
+    def broken_stream(_body: Any) -> Answer:
+        abort.set()  # a second signal while the stream is on the wire
+        return 200, gzip.compress(lines)[:-8]  # cut short: the gzip trailer is missing
+
+    coordinator.routes["/ranges/7/overviews"] = broken_stream
+    relay = RelaySource(Coordinator(coordinator.url, "sn_test", max_backoff=1, abort=abort))
+    lease = Lease(id=7, group="alt.binaries.x", start=1, end=20, epoch=3)
+    with pytest.raises(Aborted):
+        list(relay.lines(lease, 1, 20))
