@@ -28,7 +28,7 @@ import tempfile
 import threading
 import time
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -141,7 +141,7 @@ class Lease:
     epoch: int
     lost: bool = False
     rejected: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    rules: dict[str, Any] | None = None  # a rule set the lease carries, if any
 
     @property
     def path(self) -> str:
@@ -582,7 +582,7 @@ class RangeWorker(Worker):
                 start=data["start"],
                 end=data["end"],
                 epoch=data["epoch"],
-                extra=data,
+                rules=data.get("rules"),
             )
             heartbeat.hold(lease.path, lease.epoch, lease)
             try:
@@ -593,8 +593,7 @@ class RangeWorker(Worker):
     def rules_for(self, lease: Lease) -> RuleSet:
         # Range leases carry no rules in protocol v1; the coordinator re-derives
         # identities itself, so the default rules only decide what is grouped here.
-        rules = lease.extra.get("rules")
-        return RuleSet.from_dict(rules) if rules else RuleSet.default()
+        return RuleSet.from_dict(lease.rules) if lease.rules else RuleSet.default()
 
     def read_range(self, lease: Lease, reporter: Reporter) -> None:
         window = Window(self.rules_for(lease), lease.group, max_open=self.settings.max_open)
