@@ -18,20 +18,12 @@ there and TRUNCATES catalog_file: never point it at a real catalog).
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "indexer.settings")
-os.environ.setdefault("EMBEDDED_DATABASE_NAME", "bench_catalog")
+from django_setup import setup
 
-import django
+setup("bench_catalog")
 
-django.setup()
-
-from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 
 from indexer.catalog.services import store_files  # noqa: E402
@@ -99,7 +91,7 @@ SELECT %(group_id)s, decode(md5('preload' || g), 'hex'), NULL, 1,
        p.parts, p.articles, p.sizes,
        ARRAY(SELECT g || '.' || n || '.x7Qp2@nyuu.invalid' FROM generate_series(1, 50) AS n),
        '{}', 50, 50 * 716800, true, 0, now(), now()
-  FROM generate_series(%(first)s, %(last)s) AS g,
+  FROM generate_series(%(first)s::bigint, %(last)s::bigint) AS g,
        LATERAL (SELECT array_agg(n ORDER BY n) AS parts,
                        array_agg(5000000000 + g * 50 + n ORDER BY n) AS articles,
                        array_agg(716800 ORDER BY n) AS sizes
@@ -173,7 +165,6 @@ def main() -> None:
     parser.add_argument("--stored", type=int, default=10_000_000, help="segments preloaded")
     args = parser.parse_args()
 
-    call_command("migrate", verbosity=0)
     with connection.cursor() as cursor:
         cursor.execute("TRUNCATE catalog_file")
         cursor.execute("SELECT version()")

@@ -18,21 +18,15 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "indexer.settings")
-os.environ.setdefault("EMBEDDED_DATABASE_NAME", "bench_dashboard")
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 
-import django
+from django_setup import setup
 
-django.setup()
+setup("bench_dashboard")
 
 from django.contrib.auth.models import User  # noqa: E402
-from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 
@@ -115,7 +109,6 @@ def main() -> None:
     parser.add_argument("--renders", type=int, default=50)
     parser.add_argument("--no-load", action="store_true", help="reuse the loaded data")
     args = parser.parse_args()
-    call_command("migrate", verbosity=0)
     if not args.no_load:
         print(f"loading {args.groups:,} groups, {args.ranges:,} ranges, {args.nodes:,} nodes ...")
         load(args.groups, args.ranges, args.nodes)

@@ -18,26 +18,18 @@ DATABASE_URL is set; the bench's tables are emptied first.
 from __future__ import annotations
 
 import argparse
-import os
 import socket
-import sys
 import time
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "indexer.settings")
-os.environ.setdefault("EMBEDDED_DATABASE_NAME", "bench_planning")
+from django_setup import setup
 
-import django
-
-django.setup()
+setup("bench_planning")
 # ruff: noqa: E402  (Django must be set up before the project's modules are imported)
 import logging
 
 logging.getLogger("seeding.planning").setLevel(logging.WARNING)
 
-from django.core.management import call_command
 from django.db import connection, transaction
 
 from indexer.models import Group
@@ -161,7 +153,6 @@ def bench_overview(articles: int) -> None:
 
 
 def bench_planning(groups: int, per_group: int) -> None:
-    call_command("migrate", verbosity=0)
     size = 1_000
     with connection.cursor() as cursor:
         cursor.execute("TRUNCATE seed_range, news_group RESTART IDENTITY CASCADE")

@@ -10,7 +10,7 @@ any bad file is rejected whole.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from indexer.api.errors import Invalid
 
@@ -23,6 +23,8 @@ from .limits import (
     MAX_SUBJECT,
     MAX_TOTAL,
     MESSAGE_ID,
+    storable_segment,
+    storable_text,
 )
 
 Segment = tuple[int, int, str, int]
@@ -47,19 +49,17 @@ def _int(value: Any, path: str, low: int, high: int) -> int:
 
 
 def _text(value: Any, path: str, limit: int) -> str:
-    if not isinstance(value, str):
+    if storable_text(value, limit):
+        return value
+    # The shared rule said no (seeding/limits.py); say why.
+    if type(value) is not str:
         raise Invalid(f"{path}: must be a string.")
     if len(value) > limit:
         raise Invalid(f"{path}: is {len(value)} characters long; at most {limit} are allowed.")
     if "\x00" in value:
         raise Invalid(f"{path}: must not contain NUL characters.")
-    if not value.isascii():
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            # JSON lets "\ud800" through; PostgreSQL cannot store it.
-            raise Invalid(f"{path}: is not valid Unicode (it holds a lone surrogate).") from None
-    return value
+    # JSON lets "\ud800" through; PostgreSQL cannot store it.
+    raise Invalid(f"{path}: is not valid Unicode (it holds a lone surrogate).")
 
 
 def validate_file(item: Any, path: str) -> FileReport:
@@ -89,29 +89,24 @@ def validate_file(item: Any, path: str) -> FileReport:
         if not isinstance(seg, list) or len(seg) != 4:
             raise Invalid(f"{spath}: must be [part, article, message-id, bytes].")
         part, article, message_id, size = seg
-        # Inline fast path for the common, valid case; slow path names the error.
-        if not (
-            type(part) is int
-            and 1 <= part <= total
-            and type(article) is int
-            and 0 <= article <= MAX_ARTICLE
-            and type(size) is int
-            and 0 <= size <= MAX_SEGMENT_BYTES
-            and type(message_id) is str
-            and message_id.isascii()
-            and len(message_id) <= MAX_MESSAGE_ID
-            and MESSAGE_ID.match(message_id)
-        ):
-            _int(part, f"{spath}[0]", 1, total)
-            _int(article, f"{spath}[1]", 0, MAX_ARTICLE)
-            _text(message_id, f"{spath}[2]", MAX_MESSAGE_ID)
-            if not MESSAGE_ID.match(message_id):
-                raise Invalid(
-                    f"{spath}[2]: {message_id[:80]!r} is not a message-id like <part@host>."
-                )
-            _int(size, f"{spath}[3]", 0, MAX_SEGMENT_BYTES)
+        # The agent drops what this refuses, by the same rule (seeding/limits.py).
+        if not storable_segment(part, article, message_id, size, total):
+            _refuse_segment(seg, spath, total)
         segments.append((part, article, message_id, size))
     return FileReport(subject, poster, date, total, segments)
+
+
+def _refuse_segment(seg: list[Any], spath: str, total: int) -> NoReturn:
+    """Name what makes a segment unstorable (``storable_segment`` said it is)."""
+    part, article, message_id, size = seg
+    _int(part, f"{spath}[0]", 1, total)
+    _int(article, f"{spath}[1]", 0, MAX_ARTICLE)
+    _text(message_id, f"{spath}[2]", MAX_MESSAGE_ID)
+    if not MESSAGE_ID.match(message_id):
+        raise Invalid(f"{spath}[2]: {message_id[:80]!r} is not a message-id like <part@host>.")
+    _int(size, f"{spath}[3]", 0, MAX_SEGMENT_BYTES)
+    # Not reached while the checks above follow storable_segment.
+    raise Invalid(f"{spath}: is not a segment the coordinator stores.")
 
 
 def validate_files(value: Any, field: str, limit: int) -> list[FileReport]:

@@ -28,7 +28,6 @@ from indexer.nntp import NewsServerConfig, NNTPPool
 from .http import Coordinator
 from .sources import NewsServerSource, OverviewSource, RelaySource
 from .worker import (
-    EXIT_OK,
     EXIT_UNEXPECTED,
     EXIT_USAGE,
     Control,
@@ -48,11 +47,36 @@ class UsageError(Exception):
     pass
 
 
+MODES = ("ranges", "window")
+LANES = ("history", "tail")
+_YES = ("1", "true", "yes", "on")
+_NO = ("0", "false", "no", "off")
+
+
 def _env(name: str, default: str | None = None) -> str | None:
-    return os.environ.get(ENV_PREFIX + name, default)
+    """SEED_<NAME>, raw: argparse converts it with the option's type (an empty one is unset)."""
+    return os.environ.get(ENV_PREFIX + name) or default
+
+
+def _env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    # argparse checks choices on the command line only, never on a default.
+    value = _env(name, default) or default
+    if value not in choices:
+        raise UsageError(f"{ENV_PREFIX}{name}={value!r} is not one of {', '.join(choices)}")
+    return value
+
+
+def _env_flag(name: str) -> bool:
+    value = _env(name) or "0"
+    if value.lower() not in _YES + _NO:
+        raise UsageError(
+            f"{ENV_PREFIX}{name}={value!r} is neither yes/true/1/on nor no/false/0/off"
+        )
+    return value.lower() in _YES
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The options; every default comes from SEED_<OPTION>. Raises UsageError for a bad one."""
     parser = argparse.ArgumentParser(
         prog="seed-node",
         description="Read Usenet overviews for a seed coordinator. Every option can also be "
@@ -67,9 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=_env("TOKEN_FILE"),
         help="file holding the node token (or SEED_TOKEN with the token itself)",
     )
-    add("--mode", choices=("ranges", "window"), default=_env("MODE", "ranges"))
-    add("--lane", choices=("history", "tail"), default=_env("LANE", "history"))
-    add("--workers", type=int, default=int(_env("WORKERS", "1") or 1))
+    add("--mode", choices=MODES, default=_env_choice("MODE", "ranges", MODES))
+    add("--lane", choices=LANES, default=_env_choice("LANE", "history", LANES))
+    add("--workers", type=int, default=_env("WORKERS", "1"))
     source = parser.add_mutually_exclusive_group()
     source.add_argument(
         "--news-server",
@@ -79,34 +103,34 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument(
         "--relay",
         action="store_true",
-        default=(_env("RELAY", "0") or "0").lower() in ("1", "true", "yes"),
+        default=_env_flag("RELAY"),
         help="read overviews through the coordinator's relay instead of a news server",
     )
-    add("--batch-headers", type=int, default=int(_env("BATCH_HEADERS", "20000") or 0))
-    add("--batch-seconds", type=float, default=float(_env("BATCH_SECONDS", "30") or 0))
-    add("--snapshot-every", type=int, default=int(_env("SNAPSHOT_EVERY", "10") or 0))
-    add("--log-interval", type=float, default=float(_env("LOG_INTERVAL", "60") or 0))
-    add("--heartbeat-seconds", type=float, default=float(_env("HEARTBEAT_SECONDS", "30") or 0))
+    add("--batch-headers", type=int, default=_env("BATCH_HEADERS", "20000"))
+    add("--batch-seconds", type=float, default=_env("BATCH_SECONDS", "30"))
+    add("--snapshot-every", type=int, default=_env("SNAPSHOT_EVERY", "10"))
+    add("--log-interval", type=float, default=_env("LOG_INTERVAL", "60"))
+    add("--heartbeat-seconds", type=float, default=_env("HEARTBEAT_SECONDS", "30"))
     add(
         "--fragment-lag",
         type=int,
-        default=int(_env("FRAGMENT_LAG", "100000") or 0),
+        default=_env("FRAGMENT_LAG", "100000"),
         help="articles after which an incomplete file is given up as a fragment",
     )
-    add("--max-open", type=int, default=int(_env("MAX_OPEN", "200000") or 0))
+    add("--max-open", type=int, default=_env("MAX_OPEN", "200000"))
     add(
         "--max-headers-per-second",
         type=float,
-        default=float(_env("MAX_HEADERS_PER_SECOND", "0") or 0),
+        default=_env("MAX_HEADERS_PER_SECOND", "0"),
         help="per worker; 0 means no limit",
     )
-    add("--http-timeout", type=float, default=float(_env("HTTP_TIMEOUT", "60") or 0))
-    add("--max-backoff", type=float, default=float(_env("MAX_BACKOFF", "60") or 0))
+    add("--http-timeout", type=float, default=_env("HTTP_TIMEOUT", "60"))
+    add("--max-backoff", type=float, default=_env("MAX_BACKOFF", "60"))
     add("--work-dir", default=_env("WORK_DIR"), help="where window snapshots are spooled")
     add(
         "--exit-when-idle",
         action="store_true",
-        default=(_env("EXIT_WHEN_IDLE", "0") or "0").lower() in ("1", "true", "yes"),
+        default=_env_flag("EXIT_WHEN_IDLE"),
         help="exit 0 when the coordinator has nothing to hand out",
     )
     add("--duplicate-batches", action="store_true", help=argparse.SUPPRESS)  # for tests
@@ -162,11 +186,15 @@ def main(argv: Sequence[str] | None = None, control: Control | None = None) -> i
 
 
 def _main(argv: Sequence[str] | None, control: Control) -> int:
-    parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        # A bad SEED_* value: UsageError from the parser's defaults, or argparse's own
+        # error when it converts a default with the option's type.
+        args = build_parser().parse_args(argv)
     except SystemExit as exc:  # argparse: 0 for --help, 2 for a usage error
         return int(exc.code or 0)
+    except UsageError as exc:
+        print(f"seed-node: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     logging.basicConfig(
         level=getattr(logging, str(args.log_level).upper(), logging.INFO),
         format="%(asctime)s %(levelname)s %(threadName)s %(name)s: %(message)s",
@@ -241,7 +269,7 @@ def run(args: argparse.Namespace, control: Control) -> int:
     report_progress(threads, stats, args.log_interval)
     source.close()
     log.info("seed-node: stopped (exit %s); %s", control.exit_code, stats.snapshot())
-    return control.exit_code if control.exit_code != EXIT_OK else EXIT_OK
+    return control.exit_code
 
 
 def install_signal_handlers(control: Control) -> dict[int, Any]:

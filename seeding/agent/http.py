@@ -114,9 +114,6 @@ class Coordinator:
         response = self._call("POST", path, payload, {"Content-Type": "application/json"})
         return _read_json(response)
 
-    def get_json(self, path: str, query: Mapping[str, Any] | None = None) -> Any:
-        return _read_json(self._call("GET", _with_query(path, query)))
-
     # --- streamed calls ---------------------------------------------------------
 
     def open_stream(

@@ -16,7 +16,7 @@ from typing import Protocol
 
 from indexer.nntp import NNTPError, NNTPPool, NoArticles
 
-from .http import Backoff, Coordinator, CoordinatorError, LeaseLost
+from .http import Aborted, Backoff, Coordinator, CoordinatorError, LeaseLost
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +107,10 @@ class RelaySource:
                     "relay stream for range %s broke (%s); again from %s", lease.id, exc, resume
                 )
                 if self.coordinator.abort.wait(delay):
-                    return
+                    # Not `return`: the reader would take the rest of the span as read.
+                    raise Aborted(
+                        f"relay for range {lease.id} abandoned: the node is stopping now"
+                    ) from exc
             finally:
                 response.close()
 

@@ -10,9 +10,10 @@ the leases alive while the worker reads.
 
 What ``next`` means in a batch: every article below it is accounted for, i.e.
 its segment went out in this or an earlier batch (or it was not a binary post).
-A range worker therefore never reports ``next`` beyond the oldest segment still
-held open in its window, so a node that is killed loses nothing: whoever takes
-the range over starts at ``next`` and reads every unreported segment again.
+A worker therefore never reports ``next`` beyond the oldest segment still held
+open in its window (in window mode as well), so a node that is killed loses
+nothing: whoever takes the range over starts at ``next`` and reads every
+unreported segment again. A window snapshot is taken at such a ``next`` too.
 The ``headers`` of a batch count exactly the articles in [previous next, next),
 so the coordinator's header counters add up to the articles in a range however
 often it changes hands.
@@ -27,7 +28,7 @@ import tempfile
 import threading
 import time
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +39,12 @@ from indexer.rules import RuleSet
 # batch a 400, so the agent leaves it out and counts it.
 from seeding.limits import (
     MAX_DATE,
-    MAX_MESSAGE_ID,
+    MAX_FILES_PER_BATCH,
     MAX_POSTER,
     MAX_SUBJECT,
     MAX_TOTAL,
-    MESSAGE_ID,
+    storable_segment,
+    storable_text,
 )
 
 from .aggregate import Window
@@ -139,7 +141,7 @@ class Lease:
     epoch: int
     lost: bool = False
     rejected: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    rules: dict[str, Any] | None = None  # a rule set the lease carries, if any
 
     @property
     def path(self) -> str:
@@ -366,7 +368,9 @@ class RangeReader:
             fragments = window.take_fragments_before(self.read_to + 1 - self.settings.fragment_lag)
             if final:
                 fragments += window.take_open_copies()
-            elif not self.carry:
+            else:
+                # In window mode too: a quiet lane's range in work passes to a range
+                # lease at its `next`, and no snapshot of ours covers that.
                 oldest = window.oldest_open_article()
                 if oldest is not None:
                     next_id = min(next_id, oldest)
@@ -374,7 +378,8 @@ class RangeReader:
         numbers = self._numbers
         headers = bisect.bisect_left(numbers, next_id)
         del numbers[:headers]
-        moved = next_id > self.reported
+        previous = self.reported
+        moved = next_id > previous
         self.reported = next_id
         self._headers_at_batch = window.headers
         self._batch_due = time.monotonic() + self.settings.batch_seconds
@@ -384,6 +389,21 @@ class RangeReader:
             self.stats.add(skipped=skipped + skipped_fragments)
         if not (moved or files or fragments or final):
             return
+        # A drained window can hold more files than the coordinator takes in one
+        # batch. Those sent first keep the previous next; only the last moves it.
+        limit = MAX_FILES_PER_BATCH
+        while len(files) > limit or len(fragments) > limit:
+            self._submit(previous, 0, files[:limit], fragments[:limit])
+            files, fragments = files[limit:], fragments[limit:]
+        self._submit(next_id, headers, files, fragments)
+
+    def _submit(
+        self,
+        next_id: int,
+        headers: int,
+        files: list[dict[str, Any]],
+        fragments: list[dict[str, Any]],
+    ) -> None:
         body = {
             "epoch": self.lease.epoch,
             "next": next_id,
@@ -401,34 +421,37 @@ class RangeReader:
 
 
 def reportable(files: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
-    """The files the coordinator will accept (see MAX_*), with dates as it wants them."""
+    """The files the coordinator will accept, with dates as it wants them.
+
+    The coordinator's own rules (seeding/limits.py): a segment it would refuse is
+    left out of its file, and a file it would refuse (or with no segment left) is
+    left out and counted.
+    """
     kept = []
     skipped = 0
     for item in files:
         if item["date"] is None or not 0 <= item["date"] <= MAX_DATE:
             item["date"] = 0  # no readable date on any segment
-        if (
-            len(item["subject"]) > MAX_SUBJECT
-            or len(item["poster"]) > MAX_POSTER
-            or not 1 <= item["total"] <= MAX_TOTAL
-            or "\x00" in item["subject"]
-            or "\x00" in item["poster"]
-            or not item["subject"].strip()
+        total = item["total"]
+        if not (
+            1 <= total <= MAX_TOTAL
+            and storable_text(item["subject"], MAX_SUBJECT)
+            and storable_text(item["poster"], MAX_POSTER)
+            and item["subject"].strip()
         ):
             skipped += 1
             continue
-        segments = [s for s in item["segments"] if _good_message_id(s[2])]
+        segments = [
+            segment
+            for segment in item["segments"]
+            if storable_segment(segment[0], segment[1], segment[2], segment[3], total)
+        ]
         if not segments:
             skipped += 1
             continue
         item["segments"] = segments
         kept.append(item)
     return kept, skipped
-
-
-def _good_message_id(message_id: str) -> bool:
-    # The coordinator's own rule (seeding/limits.py), so no batch is refused for it.
-    return len(message_id) <= MAX_MESSAGE_ID and MESSAGE_ID.match(message_id) is not None
 
 
 # --- workers ---------------------------------------------------------------------------
@@ -494,6 +517,48 @@ class Worker:
         except (LeaseLost, NotFound) as exc:
             log.info("range %s: release not needed (%s)", lease.id, exc.detail)
 
+    def reader(
+        self, lease: Lease, window: Window, reporter: Reporter, *, carry: bool
+    ) -> RangeReader:
+        return RangeReader(
+            lease,
+            window,
+            self.source,
+            reporter,
+            self.settings,
+            self.control,
+            self.stats,
+            carry=carry,
+        )
+
+    def finish_range(self, reader: RangeReader) -> bool:
+        """Read the range to its end, report it and finish it.
+
+        False if the coordinator refused a batch: the range is released with the
+        error instead. Raises Stopped when told to stop or the lease is lost.
+        """
+        lease = reader.lease
+        reader.read()
+        reader.report(final=True)
+        reader.settle()
+        if lease.rejected:
+            self.release(lease, lease.rejected, uncounted=False)
+            return False
+        self.coordinator.post(f"{lease.path}/finish", {"epoch": lease.epoch})
+        self.stats.add(ranges=1)
+        self.backoff.reset()
+        return True
+
+    def report_before_release(self, reader: RangeReader, *, drain: bool) -> None:
+        """Report what was read before giving the range back, and wait for the answer.
+
+        Not ``settle()``: this runs while handling a Stopped, and a lease lost on
+        this last batch (409, or a second signal) only means there is nothing to
+        release; the caller checks ``lease.lost``.
+        """
+        reader.report(drain=drain)
+        reader.reporter.flush()
+
     def pause_after_failure(self, what: str) -> None:
         delay = self.backoff.next_delay()
         log.warning("%s: %s; waiting %.1fs", self.name, what, delay)
@@ -517,7 +582,7 @@ class RangeWorker(Worker):
                 start=data["start"],
                 end=data["end"],
                 epoch=data["epoch"],
-                extra=data,
+                rules=data.get("rules"),
             )
             heartbeat.hold(lease.path, lease.epoch, lease)
             try:
@@ -528,21 +593,11 @@ class RangeWorker(Worker):
     def rules_for(self, lease: Lease) -> RuleSet:
         # Range leases carry no rules in protocol v1; the coordinator re-derives
         # identities itself, so the default rules only decide what is grouped here.
-        rules = lease.extra.get("rules")
-        return RuleSet.from_dict(rules) if rules else RuleSet.default()
+        return RuleSet.from_dict(lease.rules) if lease.rules else RuleSet.default()
 
     def read_range(self, lease: Lease, reporter: Reporter) -> None:
         window = Window(self.rules_for(lease), lease.group, max_open=self.settings.max_open)
-        reader = RangeReader(
-            lease,
-            window,
-            self.source,
-            reporter,
-            self.settings,
-            self.control,
-            self.stats,
-            carry=False,
-        )
+        reader = self.reader(lease, window, reporter, carry=False)
         log.info(
             "%s: range %s of %s, articles %s-%s",
             self.name,
@@ -552,16 +607,8 @@ class RangeWorker(Worker):
             lease.end,
         )
         try:
-            reader.read()
-            reader.report(final=True)
-            reader.settle()
-            if lease.rejected:
-                self.release(lease, lease.rejected, uncounted=False)
-                return
-            self.coordinator.post(f"{lease.path}/finish", {"epoch": lease.epoch})
-            self.stats.add(ranges=1)
-            self.backoff.reset()
-            log.info("%s: range %s done (%s headers)", self.name, lease.id, window.headers)
+            if self.finish_range(reader):
+                log.info("%s: range %s done (%s headers)", self.name, lease.id, window.headers)
         except LeaseLost as exc:
             log.warning("%s: range %s lost: %s", self.name, lease.id, exc.detail)
         except Stopped:
@@ -585,8 +632,7 @@ class RangeWorker(Worker):
             self.release(lease, error, uncounted=True)
             return
         if lease.rejected is None:
-            reader.report(drain=True)
-            reader.settle()
+            self.report_before_release(reader, drain=True)
         if lease.lost:
             return
         self.release(lease, error or lease.rejected, uncounted=False)
@@ -673,27 +719,9 @@ class WindowWorker(Worker):
         self, lease: Lease, window: Window, reporter: Reporter, lane_path: str, epoch: int
     ) -> int | None:
         """Read one range of the lane; returns the lane's position after it, None if lost."""
-        reader = RangeReader(
-            lease,
-            window,
-            self.source,
-            reporter,
-            self.settings,
-            self.control,
-            self.stats,
-            carry=True,
-        )
+        reader = self.reader(lease, window, reporter, carry=True)
         try:
-            reader.read()
-            reader.report(final=True)
-            reader.settle()
-            if lease.rejected:
-                self.release(lease, lease.rejected, uncounted=False)
-                return None
-            self.coordinator.post(f"{lease.path}/finish", {"epoch": lease.epoch})
-            self.stats.add(ranges=1)
-            self.backoff.reset()
-            return lease.end + 1
+            return lease.end + 1 if self.finish_range(reader) else None
         except LeaseLost as exc:
             log.warning("%s: range %s lost: %s", self.name, lease.id, exc.detail)
             return None
@@ -704,11 +732,20 @@ class WindowWorker(Worker):
             if not reader.fetched:
                 self.release(lease, error, uncounted=True)
             else:
-                # The open files go into the snapshot; only if that fails, out as fragments.
-                saved = self.upload_snapshot(lane_path, epoch, window, reader.read_to + 1)
-                reader.report(drain=not saved)
-                reader.settle()
-                self.release(lease, error, uncounted=False)
+                # Report up to the oldest open segment, then snapshot the window at
+                # that same article (a snapshot at N only once batches reach N: the
+                # takeover reset moves resume points to it); only if the snapshot
+                # fails do the open files go out as fragments.
+                self.report_before_release(reader, drain=False)
+                saved = (
+                    not lease.lost
+                    and lease.rejected is None
+                    and self.upload_snapshot(lane_path, epoch, window, reader.reported)
+                )
+                if not saved:
+                    self.report_before_release(reader, drain=True)
+                if not lease.lost:  # lost on the last batch: nothing left to release
+                    self.release(lease, error or lease.rejected, uncounted=False)
             if isinstance(exc, NewsServerFailure):
                 log.error("%s: range %s: %s", self.name, lease.id, exc)
                 self.pause_after_failure("the news server failed")

@@ -7,6 +7,7 @@ checked call by call.
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
@@ -15,11 +16,17 @@ from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 import pytest
+from rest_framework.exceptions import ValidationError
 
+from indexer.api.errors import ApiError
 from seeding.agent.cli import main
-from seeding.agent.worker import EXIT_UNAUTHENTICATED, Control
+from seeding.agent.http import Aborted, Coordinator
+from seeding.agent.sources import RelaySource
+from seeding.agent.worker import EXIT_UNAUTHENTICATED, Control, Lease
+from seeding.serializers import BatchIn
 from tests.nntpd import Article, NNTPServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,15 +49,23 @@ class ScriptedCoordinator:
             def answer(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
-                body = json.loads(raw) if raw else None
-                path = self.path.split("?", 1)[0].removeprefix("/api/v1")
+                path, _, query = self.path.partition("?")
+                path = path.removeprefix("/api/v1")
+                if self.headers.get("Content-Type") == "application/json":
+                    body = json.loads(raw) if raw else None
+                else:  # a snapshot upload: record its query instead
+                    body = {key: int(value) for key, value in parse_qsl(query)} or None
                 with coordinator.lock:
                     coordinator.calls.append((self.command, path, body))
                 route = coordinator.routes.get(path) or coordinator.routes.get("*")
                 status, payload = route(body) if route else (404, {"error": "not_found"})
-                data = b"" if payload is None else json.dumps(payload).encode()
+                if isinstance(payload, bytes):  # a stream, e.g. gzip'd overview lines
+                    data, content_type = payload, "application/octet-stream"
+                else:
+                    data = b"" if payload is None else json.dumps(payload).encode()
+                    content_type = "application/json"
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
@@ -113,7 +128,39 @@ def binary_articles(count: int = 396) -> dict[int, Article]:
     return articles
 
 
-def run_agent(coordinator: ScriptedCoordinator, token_file: Path, *args: str) -> int:
+LANE = "/groups/5/lanes/history"
+
+
+def one_lane(*ranges: tuple[int, int]) -> dict[str, Callable[[Any], Answer]]:
+    """Routes of a coordinator that hands out one lane (group 5, history) with ``ranges``."""
+    handed: list[int] = []
+    queue = [
+        {"id": 7 + index, "start": start, "end": end, "next": start, "epoch": 3}
+        for index, (start, end) in enumerate(ranges)
+    ]
+
+    def lease(_body: Any) -> Answer:
+        if handed:
+            return NO_LEASE
+        handed.append(1)
+        lane = {
+            "group": {"id": 5, "name": "alt.binaries.x"},
+            "lane": "history",
+            "epoch": 2,
+            "rules": None,
+            "snapshot": None,
+        }
+        return 200, {"lease": lane, "retry_after": None, "paused": None}
+
+    def next_range(_body: Any) -> Answer:
+        return 200, {"range": queue.pop(0) if queue else None}
+
+    return {"/groups/lease": lease, f"{LANE}/next": next_range}
+
+
+def run_agent(
+    coordinator: ScriptedCoordinator, token_file: Path, *args: str, control: Control | None = None
+) -> int:
     return main(
         [
             "--coordinator",
@@ -127,7 +174,7 @@ def run_agent(coordinator: ScriptedCoordinator, token_file: Path, *args: str) ->
             "60",
             *args,
         ],
-        control=Control(),
+        control=control or Control(),
     )
 
 
@@ -279,3 +326,264 @@ def test_manage_py_seed_node_runs_the_agent_without_a_database(
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert coordinator.posted("/ranges/lease")
+
+
+def stopping(control: Control, answer: Callable[[Any], Answer]) -> Callable[[Any], Answer]:
+    """A route that asks the node to stop (as a first SIGTERM would) before it answers."""
+
+    def route(body: Any) -> Answer:
+        control.stop.set()
+        return answer(body)
+
+    return route
+
+
+LOST = (409, {"error": "lease_lost", "detail": "gone"})
+
+
+def test_a_range_lost_on_its_last_batch_after_a_stop_is_dropped_cleanly(
+    coordinator: ScriptedCoordinator, token_file: Path
+) -> None:
+    control = Control()
+    with NNTPServer() as news:
+        news.add_group("alt.binaries.x", binary_articles())
+        coordinator.routes["/ranges/lease"] = stopping(control, one_lease(1, 400))
+        coordinator.routes["*"] = lambda _: LOST
+        status = run_agent(
+            coordinator,
+            token_file,
+            "--news-server",
+            f"nntp://{news.host}:{news.port}",
+            control=control,
+        )
+    assert status == 0
+    assert coordinator.posted("/ranges/7/batch")  # the drained window went out, and got 409
+    assert not coordinator.posted("/ranges/7/release")
+
+
+def test_a_lane_range_lost_on_its_last_batch_after_a_stop_is_dropped_cleanly(
+    coordinator: ScriptedCoordinator, token_file: Path
+) -> None:
+    control = Control()
+    with NNTPServer() as news:
+        news.add_group("alt.binaries.x", binary_articles())
+        coordinator.routes.update(one_lane((1, 400)))
+        coordinator.routes[f"{LANE}/next"] = stopping(control, coordinator.routes[f"{LANE}/next"])
+        coordinator.routes["*"] = lambda _: LOST  # the snapshot too: the window is drained
+        status = run_agent(
+            coordinator,
+            token_file,
+            "--mode",
+            "window",
+            "--news-server",
+            f"nntp://{news.host}:{news.port}",
+            control=control,
+        )
+    assert status == 0
+    assert coordinator.posted("/ranges/7/batch")
+    assert not coordinator.posted("/ranges/7/release")
+
+
+def reported_segments_stay_below_next(batches: list[dict[str, Any]]) -> None:
+    """After every batch, each binary segment below its `next` has been reported."""
+    reported: set[int] = set()
+    binary = {n for n, a in binary_articles().items() if "yEnc" in a.subject}
+    for batch in batches:
+        for item in batch["files"] + batch["fragments"]:
+            reported.update(segment[1] for segment in item["segments"])
+        assert {n for n in binary if n < batch["next"]} <= reported, batch["next"]
+
+
+def test_a_lane_batch_never_skips_a_segment_still_held_open(
+    coordinator: ScriptedCoordinator, token_file: Path
+) -> None:
+    """A window node killed mid-range loses nothing to whoever resumes the range at `next`.
+
+    That may be a range lease, which never sees the lane's snapshot.
+    """
+    with NNTPServer() as news:
+        news.add_group("alt.binaries.x", binary_articles())
+        coordinator.routes.update(one_lane((1, 400)))
+        coordinator.routes["*"] = lambda _: (200, {"next": 0, "stored": 0})
+        status = run_agent(
+            coordinator,
+            token_file,
+            "--mode",
+            "window",
+            "--news-server",
+            f"nntp://{news.host}:{news.port}",
+            "--batch-headers",
+            "10",
+        )
+    assert status == 0
+    batches = coordinator.posted("/ranges/7/batch")
+    assert len(batches) > 5 and batches[-1]["next"] == 401
+    reported_segments_stay_below_next(batches)
+    assert coordinator.posted("/ranges/7/finish") == [{"epoch": 3}]
+
+
+def test_a_stopped_lane_snapshots_its_window_where_its_batches_reached(
+    coordinator: ScriptedCoordinator, token_file: Path
+) -> None:
+    control = Control()
+    with NNTPServer() as news:
+        news.add_group("alt.binaries.x", binary_articles())
+        coordinator.routes.update(one_lane((1, 400)))
+        coordinator.routes["/ranges/7/batch"] = stopping(
+            control, lambda _: (200, {"next": 0, "stored": 0})
+        )
+        coordinator.routes["*"] = lambda _: (204, None)
+        status = run_agent(
+            coordinator,
+            token_file,
+            "--mode",
+            "window",
+            "--news-server",
+            f"nntp://{news.host}:{news.port}",
+            "--batch-headers",
+            "10",
+            control=control,
+        )
+    assert status == 0
+    batches = coordinator.posted("/ranges/7/batch")
+    reported_segments_stay_below_next(batches)
+    # The takeover reset moves resume points to the snapshot's article: never past a batch.
+    (snapshot,) = coordinator.posted(f"{LANE}/snapshot")
+    assert snapshot == {"epoch": 2, "next": batches[-1]["next"]}
+    (release,) = coordinator.posted("/ranges/7/release")
+    assert release["uncounted"] is False
+    assert not coordinator.posted("/ranges/7/finish")
+
+
+def checked_batch(body: Any) -> Answer:
+    """A batch answered as the coordinator would: its own validation first."""
+    try:
+        BatchIn(data=body).is_valid(raise_exception=True)
+    except (ApiError, ValidationError) as exc:
+        return 400, {"error": "invalid", "detail": str(exc)}
+    return 200, {"next": body["next"], "stored": 0}
+
+
+def test_a_segment_the_coordinator_would_refuse_is_left_out_not_the_range(
+    coordinator: ScriptedCoordinator, token_file: Path
+) -> None:
+    articles = binary_articles()
+    articles[3].bytes = 2**31  # over MAX_SEGMENT_BYTES: one such segment made a batch a 400
+    with NNTPServer() as news:
+        news.add_group("alt.binaries.x", articles)
+        coordinator.routes["/ranges/lease"] = one_lease(1, 400)
+        coordinator.routes["/ranges/7/batch"] = checked_batch
+        coordinator.routes["*"] = lambda _: (204, None)
+        status = run_agent(
+            coordinator, token_file, "--news-server", f"nntp://{news.host}:{news.port}"
+        )
+    assert status == 0
+    assert not coordinator.posted("/ranges/7/release")
+    assert coordinator.posted("/ranges/7/finish") == [{"epoch": 3}]
+    reported = [
+        segment[1]
+        for batch in coordinator.posted("/ranges/7/batch")
+        for item in batch["files"] + batch["fragments"]
+        for segment in item["segments"]
+    ]
+    binary = [n for n, a in articles.items() if "yEnc" in a.subject]
+    assert sorted(reported) == [n for n in binary if n != 3]
+
+
+def test_files_beyond_the_batch_limit_go_out_in_further_batches(
+    coordinator: ScriptedCoordinator, token_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The same small limit on both sides: the coordinator refuses a batch over it.
+    monkeypatch.setattr("seeding.agent.worker.MAX_FILES_PER_BATCH", 2)
+    monkeypatch.setattr("seeding.serializers.MAX_FILES_PER_BATCH", 2)
+    with NNTPServer() as news:
+        news.add_group("alt.binaries.x", binary_articles())
+        coordinator.routes["/ranges/lease"] = one_lease(1, 400)
+        coordinator.routes["/ranges/7/batch"] = checked_batch
+        coordinator.routes["*"] = lambda _: (204, None)
+        status = run_agent(
+            coordinator,
+            token_file,
+            "--news-server",
+            f"nntp://{news.host}:{news.port}",
+            "--batch-headers",
+            "100",
+        )
+    assert status == 0
+    assert not coordinator.posted("/ranges/7/release")
+    assert coordinator.posted("/ranges/7/finish") == [{"epoch": 3}]
+    batches = coordinator.posted("/ranges/7/batch")
+    assert all(len(b["files"]) <= 2 and len(b["fragments"]) <= 2 for b in batches)
+    assert sum(batch["headers"] for batch in batches) == len(binary_articles())
+    nexts = [batch["next"] for batch in batches]
+    assert nexts == sorted(nexts) and nexts[-1] == 401
+    # A batch that did not move `next` counts no headers: only the last of a split does.
+    assert all(b["headers"] == 0 for b, after in zip(batches[1:], nexts[:-1]) if b["next"] == after)
+    reported_segments_stay_below_next(batches)
+    segments = sorted(
+        segment[1]
+        for batch in batches
+        for item in batch["files"] + batch["fragments"]
+        for segment in item["segments"]
+    )
+    assert segments == [n for n, a in binary_articles().items() if "yEnc" in a.subject]
+
+
+# --- configuration from the environment ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("SEED_WORKERS", "abc"),
+        ("SEED_BATCH_SECONDS", "soon"),
+        ("SEED_MODE", "Window"),
+        ("SEED_LANE", "newest"),
+        ("SEED_RELAY", "maybe"),
+    ],
+)
+def test_a_bad_environment_value_is_a_usage_error(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    value: str,
+) -> None:
+    coordinator.routes["/ranges/lease"] = lambda _: NO_LEASE
+    monkeypatch.setenv(name, value)
+    assert run_agent(coordinator, token_file, "--relay") == 2
+    assert repr(value) in capsys.readouterr().err
+    assert not coordinator.calls  # nothing ran in a mode it was not asked for
+
+
+def test_yes_no_variables_and_empty_ones_configure_the_agent(
+    coordinator: ScriptedCoordinator, token_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    coordinator.routes["/ranges/lease"] = lambda _: NO_LEASE
+    monkeypatch.setenv("SEED_COORDINATOR", coordinator.url)
+    monkeypatch.setenv("SEED_TOKEN_FILE", str(token_file))
+    monkeypatch.setenv("SEED_RELAY", "Yes")
+    monkeypatch.setenv("SEED_EXIT_WHEN_IDLE", "on")
+    monkeypatch.setenv("SEED_MODE", "ranges")
+    monkeypatch.setenv("SEED_WORKERS", "2")
+    monkeypatch.setenv("SEED_BATCH_HEADERS", "")  # empty: the default
+    assert main([], control=Control()) == 0
+    assert len(coordinator.posted("/ranges/lease")) == 2  # one per worker, then idle
+
+
+def test_a_relay_stream_broken_while_the_node_aborts_is_not_taken_as_read(
+    coordinator: ScriptedCoordinator,
+) -> None:
+    abort = threading.Event()
+    lines = b"".join(Article().overview(n) + b"\r\n" for n in range(1, 11))
+
+    def broken_stream(_body: Any) -> Answer:
+        abort.set()  # a second signal while the stream is on the wire
+        return 200, gzip.compress(lines)[:-8]  # cut short: the gzip trailer is missing
+
+    coordinator.routes["/ranges/7/overviews"] = broken_stream
+    relay = RelaySource(Coordinator(coordinator.url, "sn_test", max_backoff=1, abort=abort))
+    lease = Lease(id=7, group="alt.binaries.x", start=1, end=20, epoch=3)
+    with pytest.raises(Aborted):
+        list(relay.lines(lease, 1, 20))
