@@ -126,8 +126,26 @@ def run_fleet(
             # The ranger reads through the relay: without it, the test must fail,
             # not quietly read the news server directly.
             assert fleet.has_path("/overviews"), "the coordinator serves no overview relay"
-            # The window agent starts first and takes a lane, so the range
-            # agents (which skip held lanes) cannot finish everything first.
+            # The victim reads slowly (a range takes it seconds), so it cannot
+            # finish the plan before the others start and is surely in the
+            # middle of a range when it is killed. It starts first: a window
+            # agent started first could read every group before the victim
+            # leased anything.
+            fleet.start_agent(
+                "victim",
+                "--mode",
+                "ranges",
+                "--news-server",
+                news,
+                "--max-headers-per-second",
+                "40",
+                "--batch-headers",
+                "20",
+                *extra,
+            )
+            wait_for_progress(fleet, "victim")
+            # The window agent takes a lane before the fast range agent starts,
+            # so the range agents (which skip held lanes) cannot finish it all.
             fleet.start_agent(
                 "windower",
                 "--mode",
@@ -143,20 +161,7 @@ def run_fleet(
                 *extra,
             )
             wait_for_lane(fleet, "windower")
-            # The victim reads slowly so that it is surely in the middle of a range.
-            fleet.start_agent(
-                "victim",
-                "--mode",
-                "ranges",
-                "--news-server",
-                news,
-                "--max-headers-per-second",
-                "40",
-                "--batch-headers",
-                "20",
-                *extra,
-            )
-            victim_range = wait_for_progress(fleet, "victim")
+            victim_range = wait_for_progress(fleet, "victim")  # the range it is in now
             fleet.agents["victim"].kill()
             fleet.agents["victim"].wait()
             fleet.start_agent(
