@@ -30,7 +30,7 @@ test-deps:
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy indexer seeding leases
+	$(VENV)/bin/mypy coordinator usenet seed_node indexer seeding leases console
 
 bench: $(STAMP)
 	$(PY) bench/bench_lease.py

@@ -32,11 +32,11 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_aggregate import GROUP, bench_window, generate_lines  # noqa: E402
 
-from indexer.nntp import NewsServerConfig, NNTPPool  # noqa: E402
-from indexer.rules import RuleSet  # noqa: E402
-from seeding.agent.aggregate import Window  # noqa: E402
-from seeding.agent.sources import NewsServerSource, RangeRef  # noqa: E402
-from seeding.agent.worker import Control, Lease, RangeReader, Settings, Stats  # noqa: E402
+from seed_node.aggregate import Window  # noqa: E402
+from seed_node.sources import NewsServerSource, RangeRef  # noqa: E402
+from seed_node.worker import Control, Lease, RangeReader, Settings, Stats  # noqa: E402
+from usenet.nntp import NewsServerConfig, NNTPPool  # noqa: E402
+from usenet.rules import RuleSet  # noqa: E402
 
 FIRST_ARTICLE = 1_000_000  # generate_lines numbers from here
 

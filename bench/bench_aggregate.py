@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from indexer.rules import RuleSet
-from seeding.agent.aggregate import Window
+from seed_node.aggregate import Window
+from usenet.rules import RuleSet
 
 GROUP = "alt.binaries.test"
 BATCH = 10_000  # lines between take_complete calls, about a batch's worth

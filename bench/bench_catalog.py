@@ -27,8 +27,8 @@ setup("bench_catalog")
 from django.db import connection, transaction  # noqa: E402
 
 from indexer.catalog.services import store_files  # noqa: E402
+from indexer.catalog.validation import FileReport  # noqa: E402
 from indexer.models import Group  # noqa: E402
-from seeding.validation import FileReport  # noqa: E402
 
 FILES_PER_BATCH = 1000
 SEGMENTS = 50

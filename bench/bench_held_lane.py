@@ -32,6 +32,7 @@ def main() -> None:
     from django.db import connection
 
     from indexer.models import Group
+    from indexer.services import issue_token
     from leases import services as lanes
     from seeding import services
 
@@ -52,8 +53,8 @@ def main() -> None:
         cursor.execute(insert, [big.id, args.ranges])
         cursor.execute(insert, [small.id, 10 * args.leases])
         cursor.execute("VACUUM ANALYZE seed_range")
-    ranger = services.issue_token("ranger")[0]
-    window = services.issue_token("window")[0]
+    ranger = issue_token("ranger")[0]
+    window = issue_token("window")[0]
 
     def time_leases() -> list[float]:
         times = []

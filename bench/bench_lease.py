@@ -70,6 +70,7 @@ def main() -> None:
     import psycopg
     from django.db import connection, connections
 
+    from indexer.services import issue_token
     from seeding import services
 
     def dsn() -> dict:
@@ -116,7 +117,7 @@ def main() -> None:
 
     def ensure_nodes(count: int) -> None:
         while len(nodes) < count:
-            node, _token, _ = services.issue_token(f"bench-{len(nodes)}")
+            node, _token, _ = issue_token(f"bench-{len(nodes)}")
             nodes.append(node.id)
 
     def run_threads(

@@ -33,10 +33,10 @@ logging.getLogger("seeding.planning").setLevel(logging.WARNING)
 from django.db import connection, transaction
 
 from indexer.models import Group
-from indexer.nntp import NNTPClient
 from seeding.models import SeedRange
 from seeding.planning import GroupPlan, PlanSummary, commit_plan, cut, interleave
 from seeding.relay import gzip_stream
+from usenet.nntp import NNTPClient
 
 
 def best(runs: int, work):

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def setup(database: str) -> None:
     sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "indexer.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "coordinator.settings")
     if not os.environ.get("DATABASE_URL"):
         os.environ["EMBEDDED_DATABASE_NAME"] = database
     import django

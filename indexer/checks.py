@@ -75,7 +75,7 @@ def check_leasing_settings(app_configs: Any, **kwargs: Any) -> list[Error]:
 
 @register()
 def check_news_server(app_configs: Any, **kwargs: Any) -> list[Error]:
-    from indexer.nntp.config import NewsServerConfig
+    from usenet.nntp.config import NewsServerConfig
 
     errors = []
     if settings.NEWS_SERVER_URL:

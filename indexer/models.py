@@ -1,4 +1,4 @@
-"""Newsgroups the coordinator indexes."""
+"""The base records: newsgroups, seed nodes (with their token digests) and the audit log."""
 
 from __future__ import annotations
 
@@ -42,6 +42,22 @@ class Group(models.Model):
             and self.backfill_until_id is not None
             and self.backfill_next_id > self.backfill_until_id
         )
+
+
+class Node(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    # SHA-256 hex of the bearer token; the token itself is never stored.
+    token_hash = models.CharField(max_length=64, unique=True)
+    disabled = models.BooleanField(default=False)
+    last_seen_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "seed_node"
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
 
 
 class AuditAction(models.TextChoices):
@@ -91,4 +107,4 @@ class AuditEntry(models.Model):
 # migrations are in indexer/migrations).
 from indexer.catalog.models import CatalogFile, RuleSetVersion  # noqa: E402
 
-__all__ = ["AuditAction", "AuditEntry", "CatalogFile", "Group", "RuleSetVersion"]
+__all__ = ["AuditAction", "AuditEntry", "CatalogFile", "Group", "Node", "RuleSetVersion"]

@@ -14,7 +14,7 @@ from dataclasses import replace
 from django.conf import settings
 
 from indexer.api.errors import Unavailable
-from indexer.nntp import NewsServerConfig, NNTPPool
+from usenet.nntp import NewsServerConfig, NNTPPool
 
 
 class NewsServerNotConfigured(Unavailable):

@@ -15,9 +15,9 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 
+from indexer.api.authentication import NodeIdentity
 from indexer.metrics import CONFLICTS
 from indexer.middleware import API_PREFIX
-from seeding.authentication import NodeIdentity
 
 logger = logging.getLogger("indexer.requests")
 

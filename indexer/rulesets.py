@@ -15,21 +15,21 @@ import time
 
 from django.conf import settings
 
-from indexer.rules import RuleSet
+from usenet.rules import RuleSet
 
-from .catalog.sql import catalog_sql
+from .sql import queries
 
 _lock = threading.Lock()
 _cached: tuple[float, RuleSet] | None = None
 
 
 def _newest_version() -> int | None:
-    row = catalog_sql.fetchone("newest_rule_version", {})
+    row = queries.fetchone("newest_rule_version", {})
     return None if row is None or row[0] is None else int(row[0])
 
 
 def rules_of_version(version: int) -> RuleSet:
-    row = catalog_sql.fetchone("rule_set_of_version", {"version": version})
+    row = queries.fetchone("rule_set_of_version", {"version": version})
     if row is None:
         raise LookupError(f"Rule set version {version} does not exist.")
     # Django has psycopg hand jsonb over as text (its JSONField decodes it).

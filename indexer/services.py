@@ -1,15 +1,17 @@
-"""Writes of the indexer app: groups taken from the news server's list, the audit log."""
+"""Writes of the indexer app: groups taken from the news server's list, node tokens, the audit log."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from indexer.models import AuditAction, AuditEntry, Group
+from indexer.api.errors import Invalid
+from indexer.models import AuditAction, AuditEntry, Group, Node
 from indexer.newsserver import news_pool
-from indexer.nntp import NNTPPool
 from indexer.sql import PARAMETER_BATCH, slices
+from indexer.tokens import hash_token, new_token
+from usenet.nntp import NNTPPool
 
 
 @dataclass
@@ -87,3 +89,37 @@ def record_audit(
         count=count,
         detail=detail or {},
     )
+
+
+# Ids named in an audit entry's detail, at most.
+AUDIT_IDS_SHOWN = 100
+
+
+# --- tokens -----------------------------------------------------------------
+
+
+def issue_token(name: str, *, actor: Any = None) -> tuple[Node, str, bool]:
+    """Issue a token for `name`: a new node, or a rotation that re-enables it.
+
+    Returns (node, token, created). The token is shown once and only its
+    SHA-256 digest is kept; the old token stops working at once. The audit
+    entry names the node, never the token.
+    """
+    name = name.strip()
+    if not name or len(name) > 100:
+        raise Invalid("name: a node name is 1 to 100 characters.")
+    token = new_token()
+    node, created = Node.objects.update_or_create(
+        name=name, defaults={"token_hash": hash_token(token), "disabled": False}
+    )
+    action = AuditAction.TOKEN_ISSUED if created else AuditAction.TOKEN_ROTATED
+    record_audit(actor, action, "node", 1, {"node": node.name, "node_id": node.pk})
+    return node, token, created
+
+
+def set_nodes_disabled(node_ids: Iterable[int], disabled: bool, *, actor: Any = None) -> int:
+    ids = list(node_ids)
+    count = Node.objects.filter(id__in=ids).exclude(disabled=disabled).update(disabled=disabled)
+    action = AuditAction.NODES_DISABLED if disabled else AuditAction.NODES_ENABLED
+    record_audit(actor, action, "node", count, {"ids": ids[:AUDIT_IDS_SHOWN]})
+    return count

@@ -19,8 +19,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from indexer.api.edge import ERRORS, node_id, validated, validated_query
 from indexer.api.parsers import content_length
-from seeding.api import ERRORS, node_id, validated, validated_query
 from seeding.serializers import EpochIn
 
 from . import services

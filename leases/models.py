@@ -18,8 +18,8 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import F, Q
 
-from indexer.models import Group
-from seeding.models import Node, SeedRange
+from indexer.models import Group, Node
+from seeding.models import SeedRange
 
 
 class Lane(models.TextChoices):

@@ -6,11 +6,11 @@ from typing import Any
 
 from django.conf import settings
 
-from .queries import lanes_sql
+from .sql import queries
 
 STATUS_LIMIT = 500
 
 
 def lanes_status(limit: int = STATUS_LIMIT) -> list[dict[str, Any]]:
     """Lanes that are held or have done work, live holders first (at most `limit`)."""
-    return lanes_sql.fetchdicts("lanes_status", {"ttl": settings.LEASE_TTL_SECONDS, "limit": limit})
+    return queries.fetchdicts("lanes_status", {"ttl": settings.LEASE_TTL_SECONDS, "limit": limit})

@@ -28,7 +28,7 @@ from indexer.space import leasing_paused, room
 from . import snapshots
 from .lanes import LANES, lane_bounds
 from .models import Lane
-from .queries import lanes_sql
+from .sql import queries
 
 # pg_advisory_xact_lock key that serializes hand-outs of group lanes ("lane").
 LEASE_LOCK_KEY = 0x6C616E65
@@ -100,7 +100,7 @@ def ensure_lane_config() -> bool:
     this is one primary-key read.
     """
     bounds = lane_bounds()
-    row = lanes_sql.fetchone("lane_config", {})
+    row = queries.fetchone("lane_config", {})
     wanted = (
         bounds["tail_max"],
         bounds["history_min"],
@@ -116,18 +116,18 @@ def ensure_lane_config() -> bool:
 def rebuild_lane_work() -> None:
     """Recount every lane's planned work from the ranges (operators, benchmarks)."""
     with transaction.atomic():
-        lanes_sql.fetchone("lock_group_leases", {"key": LEASE_LOCK_KEY})
+        queries.fetchone("lock_group_leases", {"key": LEASE_LOCK_KEY})
         _rebuild_lane_work(lane_bounds())
 
 
 def _rebuild_lane_work(bounds: dict[str, Any]) -> None:
     """Save `bounds` for the trigger and recount the lanes' work, range writers waiting."""
-    lanes_sql.execute("lock_ranges_for_rebuild", {})
-    lanes_sql.execute("save_lane_config", bounds)
-    lanes_sql.execute("clear_lane_work", {})
-    lanes_sql.execute("fill_lane_work", bounds)
-    lanes_sql.execute("create_worked_lanes", {})
-    lanes_sql.execute("summarize_lanes", {})
+    queries.execute("lock_ranges_for_rebuild", {})
+    queries.execute("save_lane_config", bounds)
+    queries.execute("clear_lane_work", {})
+    queries.execute("fill_lane_work", bounds)
+    queries.execute("create_worked_lanes", {})
+    queries.execute("summarize_lanes", {})
 
 
 # --- the protocol --------------------------------------------------------------
@@ -145,20 +145,20 @@ def lease_lane(node_id: int, lane: str) -> LaneOffer:
     ttl = settings.LEASE_TTL_SECONDS
     bounds = lane_bounds()
     with transaction.atomic():
-        lanes_sql.fetchone("lock_group_leases", {"key": LEASE_LOCK_KEY})
+        queries.fetchone("lock_group_leases", {"key": LEASE_LOCK_KEY})
         ensure_lane_config()
-        turn = lanes_sql.fetchone("next_turn", {})
+        turn = queries.fetchone("next_turn", {})
         by_size = turn is not None and turn[0] % 2 == 1
         pick = "pick_most_planned" if by_size else "pick_unheld_longest"
-        chosen = lanes_sql.fetchone(pick, {"lane": lane, "ttl": ttl})
+        chosen = queries.fetchone(pick, {"lane": lane, "ttl": ttl})
         if chosen is None:
             return LaneOffer(None, retry_after=retry)
         lane_id = chosen[0]
-        free = lanes_sql.fetchone("lock_free_lane", {"lane_id": lane_id, "ttl": ttl})
+        free = queries.fetchone("lock_free_lane", {"lane_id": lane_id, "ttl": ttl})
         if free is None:  # cannot happen under the lock; say "retry" rather than fail
             return LaneOffer(None, retry_after=retry)
         group_id, last_holder, range_in_work, snap_next, snap_at = free
-        lanes_sql.execute(
+        queries.execute(
             "reset_lane_ranges",
             {
                 **bounds,
@@ -171,7 +171,7 @@ def lease_lane(node_id: int, lane: str) -> LaneOffer:
                 "snap_at": snap_at,
             },
         )
-        taken = lanes_sql.fetchone("take_lane", {"lane_id": lane_id, "node_id": node_id})
+        taken = queries.fetchone("take_lane", {"lane_id": lane_id, "node_id": node_id})
     assert taken is not None  # the row was locked above
     group_id, name, priority, epoch, snapshot_next, snapshot_size = taken
     snapshot = None if snapshot_next is None else SnapshotRef(snapshot_next, snapshot_size or 0)
@@ -188,7 +188,7 @@ def lease_lane(node_id: int, lane: str) -> LaneOffer:
 
 
 def _lane_lost(node_id: int, group_id: int, lane: str, epoch: int) -> Exception:
-    row = lanes_sql.fetchone("lane_holder", {"group_id": group_id, "lane": lane})
+    row = queries.fetchone("lane_holder", {"group_id": group_id, "lane": lane})
     if row is None:
         return NotFound(f"Group {group_id} does not exist.")
     _group, holder, current_epoch = row
@@ -205,7 +205,7 @@ def _lane_lost(node_id: int, group_id: int, lane: str, epoch: int) -> Exception:
 
 def _fence(node_id: int, group_id: int, lane: str, epoch: int) -> tuple[int, int | None]:
     """The holder's heartbeat; returns (lane row id, range in work) or raises."""
-    row = lanes_sql.fetchone(
+    row = queries.fetchone(
         "touch_lane", {"group_id": group_id, "lane": lane, "node_id": node_id, "epoch": epoch}
     )
     if row is None:
@@ -219,7 +219,7 @@ def next_lane_range(node_id: int, group_id: int, lane: str, epoch: int) -> LaneR
     checked_group_id(group_id)
     with transaction.atomic():
         lane_id, range_in_work = _fence(node_id, group_id, lane, epoch)
-        row = lanes_sql.fetchone(
+        row = queries.fetchone(
             "next_lane_range",
             {
                 **lane_bounds(),
@@ -233,7 +233,7 @@ def next_lane_range(node_id: int, group_id: int, lane: str, epoch: int) -> LaneR
         handed = None if row is None else LaneRange(*row)
         new_range = None if handed is None else handed.id
         if new_range != range_in_work:
-            lanes_sql.execute("set_lane_range", {"lane_id": lane_id, "range_id": new_range})
+            queries.execute("set_lane_range", {"lane_id": lane_id, "range_id": new_range})
     return handed
 
 
@@ -246,16 +246,16 @@ def release_lane(node_id: int, group_id: int, lane: str, epoch: int) -> None:
     """Give the lane back: its range in work is queued at its resume point."""
     checked_lane(lane)
     checked_group_id(group_id)
-    row = lanes_sql.fetchone(
+    row = queries.fetchone(
         "release_lane", {"group_id": group_id, "lane": lane, "node_id": node_id, "epoch": epoch}
     )
     if row is None or row[0] != 1:
         raise _lane_lost(node_id, group_id, lane, epoch)
 
 
-def count_finished_range(range_id: int, group_id: int, headers: int) -> None:
-    """A finished range counts on the lane that handed it out (range protocol's finish)."""
-    lanes_sql.execute(
+def count_finished_range(range_id: int, group_id: int, headers: int, **_signal: Any) -> None:
+    """A finished range counts on the lane that handed it out (seeding's `range_finished`)."""
+    queries.execute(
         "count_finished_range", {"range_id": range_id, "group_id": group_id, "headers": headers}
     )
 
@@ -263,7 +263,7 @@ def count_finished_range(range_id: int, group_id: int, headers: int) -> None:
 def force_release_lanes(lane_ids: Iterable[int], *, actor: Any = None) -> int:
     """An operator takes lanes back; their holders are fenced. Returns how many were held."""
     ids = list(lane_ids)
-    row = lanes_sql.fetchone("force_release_lanes", {"ids": ids})
+    row = queries.fetchone("force_release_lanes", {"ids": ids})
     count = int(row[0]) if row else 0
     detail = {"ids": ids[:100], "ranges_requeued": int(row[1]) if row else 0}
     record_audit(actor, AuditAction.LEASE_FORCE_RELEASED, "group lane", count, detail)
@@ -274,7 +274,7 @@ def force_release_lanes(lane_ids: Iterable[int], *, actor: Any = None) -> int:
 
 
 def _locked_lane(node_id: int, group_id: int, lane: str, epoch: int) -> tuple[int, str]:
-    row = lanes_sql.fetchone(
+    row = queries.fetchone(
         "lock_lane_snapshot",
         {"group_id": group_id, "lane": lane, "node_id": node_id, "epoch": epoch},
     )
@@ -311,7 +311,7 @@ def store_snapshot(
         with transaction.atomic():
             lane_id, _name = _locked_lane(node_id, group_id, lane, epoch)
             snapshots.install(part, final)
-            lanes_sql.execute(
+            queries.execute(
                 "record_snapshot", {"lane_id": lane_id, "next": next_article, "size": size}
             )
     finally:
@@ -324,7 +324,7 @@ def open_snapshot(node_id: int, group_id: int, lane: str, epoch: int) -> Snapsho
     checked_lane(lane)
     checked_group_id(group_id)
     with transaction.atomic():
-        row = lanes_sql.fetchone(
+        row = queries.fetchone(
             "read_lane_snapshot",
             {"group_id": group_id, "lane": lane, "node_id": node_id, "epoch": epoch},
         )

@@ -1,8 +1,10 @@
-"""Operator console for nodes and seed ranges.
+"""Operator console for seed ranges, and the groups' "Plan ranges" page.
 
 Actions filter to the rows they may touch, ask for confirmation, call one
-service and report a count. Token issuing answers with a page that shows the
-token once (never a flash message: those travel in cookies).
+service and report a count. Planning is two steps: the form's first submit
+runs the plan as a dry run and shows the summary; confirming runs it again for
+real, under the planning lock, so nothing another planner inserted in between
+is planned twice.
 """
 
 from __future__ import annotations
@@ -10,125 +12,114 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import path
+from django.urls import path, reverse
 
+from indexer.admin import GroupAdmin
 from indexer.admin_tools import CappedCountPaginator, GroupNameFilter, confirm, confirmed
+from indexer.api.errors import ApiError
+from indexer.models import Group
+from usenet.limits import MAX_BIGINT
+from usenet.nntp import NNTPError
 
 from . import services
-from .limits import MAX_BIGINT
-from .models import Node, RangeStatus, SeedRange
+from .models import RangeStatus, SeedRange
+from .planning import plan_ranges
 
 
-class IssueTokenForm(forms.Form):
-    name = forms.CharField(max_length=100, help_text="The node's name, e.g. seed-ams-1.")
+class PlanRangesForm(forms.Form):
+    groups = forms.ModelMultipleChoiceField(
+        queryset=Group.objects.order_by("name"),
+        widget=forms.SelectMultiple(attrs={"size": 12}),
+        help_text="The groups whose history to plan.",
+    )
+    days = forms.FloatField(
+        required=False, min_value=0, help_text="Only the last N days; empty: all the server has."
+    )
+    size = forms.IntegerField(min_value=1, help_text="Articles per range at most.")
+    priority = forms.IntegerField(
+        min_value=-(2**31), max_value=2**31 - 1, help_text="A lower number is more urgent."
+    )
 
 
-@admin.register(Node)
-class NodeAdmin(admin.ModelAdmin):
-    list_display = ("name", "disabled", "last_seen_at", "created_at")
-    list_filter = ("disabled",)
-    search_fields = ("name",)
-    readonly_fields = ("name", "last_seen_at", "created_at")
-    exclude = ("token_hash",)
-    actions = ("issue_tokens", "disable_nodes", "enable_nodes")
+class PlanningGroupAdmin(GroupAdmin):
+    """The groups' list with the planning page (planning lives in this app)."""
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # nodes are created by issuing a token (the page below)
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False  # ranges and audit entries name their node: disable it instead
+    actions = ("plan_selected",)
 
     def get_urls(self) -> list[Any]:
         return [
-            path("issue/", self.admin_site.admin_view(self.issue_view), name="seeding_node_issue"),
+            path("plan/", self.admin_site.admin_view(self.plan_view), name="indexer_group_plan"),
             *super().get_urls(),
         ]
-
-    def issue_view(self, request: HttpRequest) -> HttpResponse:
-        if not self.has_change_permission(request):
-            return HttpResponse(status=403)
-        form = IssueTokenForm(request.POST or None)
-        if request.method == "POST" and form.is_valid():
-            node, token, _created = services.issue_token(
-                form.cleaned_data["name"], actor=request.user
-            )
-            verb = "Issued" if _created else "Rotated"
-            self.message_user(request, f"{verb} 1 token ({node.name}).", messages.SUCCESS)
-            return self._show_tokens(request, [(node, token)])
-        context = {
-            **self.admin_site.each_context(request),
-            "title": "Issue a node token",
-            "form": form,
-            "opts": self.model._meta,
-        }
-        return TemplateResponse(request, "admin/seeding/issue_token.html", context)
-
-    def _show_tokens(
-        self, request: HttpRequest, issued: list[tuple[Node, str]]
-    ) -> TemplateResponse:
-        context = {
-            **self.admin_site.each_context(request),
-            "title": "Tokens issued",
-            "issued": issued,
-            "opts": self.model._meta,
-        }
-        response = TemplateResponse(request, "admin/seeding/token_issued.html", context)
-        response["Cache-Control"] = "no-store"
-        return response
 
     def changelist_view(
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None
     ) -> HttpResponse:
-        extra_context = {**(extra_context or {}), "issue_url": "issue/"}
+        extra_context = {**(extra_context or {}), "plan_url": reverse("admin:indexer_group_plan")}
         return super().changelist_view(request, extra_context)
 
-    @admin.action(description="Issue or rotate tokens (shown once; old tokens stop working)")
-    def issue_tokens(self, request: HttpRequest, queryset: QuerySet[Node]) -> HttpResponse | None:
-        if not confirmed(request):
-            return confirm(
-                self,
-                request,
-                queryset,
-                title="Rotate tokens",
-                question="Rotate the tokens of these nodes? Their current tokens stop working at once.",
-            )
-        issued = [services.issue_token(node.name, actor=request.user)[:2] for node in queryset]
-        self.message_user(request, f"Rotated {len(issued)} token(s).", messages.SUCCESS)
-        return self._show_tokens(request, issued)
+    @admin.action(description="Plan ranges for the selected groups")
+    def plan_selected(self, request: HttpRequest, queryset: QuerySet[Group]) -> HttpResponse:
+        ids = ",".join(str(pk) for pk in queryset.values_list("id", flat=True))
+        return HttpResponseRedirect(f"{reverse('admin:indexer_group_plan')}?ids={ids}")
 
-    @admin.action(description="Disable the selected nodes")
-    def disable_nodes(self, request: HttpRequest, queryset: QuerySet[Node]) -> HttpResponse | None:
-        queryset = queryset.filter(disabled=False)
-        if not confirmed(request):
-            return confirm(
-                self,
-                request,
-                queryset,
-                title="Disable nodes",
-                question="Disable these nodes? Their calls get 401 until enabled.",
+    def plan_view(self, request: HttpRequest) -> HttpResponse:
+        if not self.has_change_permission(request):
+            return HttpResponse(status=403)
+        summary = None
+        if request.method == "POST":
+            form = PlanRangesForm(request.POST)
+            if form.is_valid():
+                data = form.cleaned_data
+                commit = request.POST.get("confirmed") == "yes"
+                try:
+                    summary = plan_ranges(
+                        list(data["groups"]),
+                        data["days"],
+                        data["size"],
+                        data["priority"],
+                        dry_run=not commit,
+                        actor=request.user,
+                    )
+                except (ApiError, NNTPError) as exc:
+                    detail = exc.detail if isinstance(exc, ApiError) else str(exc)
+                    self.message_user(request, f"Nothing was planned: {detail}", messages.ERROR)
+                    summary = None
+                else:
+                    if commit:
+                        self.message_user(
+                            request,
+                            f"Planned {summary.ranges:,} ranges ({summary.articles:,} articles) "
+                            f"for {len(summary.groups)} group(s).",
+                            messages.SUCCESS,
+                        )
+                        return HttpResponseRedirect(reverse("admin:seeding_seedrange_changelist"))
+        else:
+            ids = [int(i) for i in request.GET.get("ids", "").split(",") if i.isdigit()]
+            form = PlanRangesForm(
+                initial={
+                    "groups": ids,
+                    "size": settings.PLAN_RANGE_SIZE,
+                    "priority": settings.DEFAULT_PRIORITY,
+                }
             )
-        count = services.set_nodes_disabled(
-            queryset.values_list("id", flat=True), True, actor=request.user
-        )
-        self.message_user(request, f"Disabled {count} node(s).", messages.SUCCESS)
-        return None
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Plan ranges",
+            "form": form,
+            "summary": summary,
+            "opts": self.model._meta,
+        }
+        return TemplateResponse(request, "admin/indexer/group/plan_ranges.html", context)
 
-    @admin.action(description="Enable the selected nodes")
-    def enable_nodes(self, request: HttpRequest, queryset: QuerySet[Node]) -> HttpResponse | None:
-        queryset = queryset.filter(disabled=True)
-        if not confirmed(request):
-            return confirm(
-                self, request, queryset, title="Enable nodes", question="Enable these nodes?"
-            )
-        count = services.set_nodes_disabled(
-            queryset.values_list("id", flat=True), False, actor=request.user
-        )
-        self.message_user(request, f"Enabled {count} node(s).", messages.SUCCESS)
-        return None
+
+admin.site.unregister(Group)
+admin.site.register(Group, PlanningGroupAdmin)
 
 
 class PriorityForm(forms.Form):

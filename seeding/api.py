@@ -11,64 +11,27 @@ from typing import Any
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework.authentication import SessionAuthentication
-from rest_framework.exceptions import NotAuthenticated
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from indexer.api.edge import ERRORS, node_id, validated, validated_query
 from indexer.api.errors import checked_id
 
-from . import relay, selectors, services
-from .authentication import NodeIdentity, NodeTokenAuthentication
-from .permissions import IsNodeOrStaff
+from . import relay, services
 from .serializers import (
     BatchIn,
     BatchOut,
     EpochIn,
-    ErrorOut,
     LeaseOfferOut,
     OverviewsQuery,
     ReleaseIn,
 )
 
-ERRORS = {
-    400: OpenApiResponse(ErrorOut, description="invalid: a field is missing or out of range"),
-    401: OpenApiResponse(ErrorOut, description="unauthenticated"),
-    404: OpenApiResponse(ErrorOut, description="not_found: unknown range"),
-    409: OpenApiResponse(
-        ErrorOut, description="lease_lost: not this node's lease, or a stale epoch"
-    ),
-    413: OpenApiResponse(ErrorOut, description="too_large"),
-    503: OpenApiResponse(ErrorOut, description="unavailable: retry with backoff"),
-}
-
-
-def node_id(request: Request) -> int:
-    """The calling node's id (IsNode has already admitted only nodes)."""
-    user = request.user
-    if not isinstance(user, NodeIdentity):
-        raise NotAuthenticated()
-    return user.id
-
 
 def checked_range_id(range_id: int) -> int:
     return checked_id(range_id, "Range")
-
-
-def validated(serializer_class: type, request: Request) -> dict[str, Any]:
-    """The request body checked by `serializer_class` (a 400 naming the field otherwise)."""
-    serializer = serializer_class(data=request.data)
-    serializer.is_valid(raise_exception=True)
-    return dict(serializer.validated_data)
-
-
-def validated_query(serializer_class: type, request: Request) -> dict[str, Any]:
-    """The query string checked by `serializer_class`."""
-    serializer = serializer_class(data=request.query_params)
-    serializer.is_valid(raise_exception=True)
-    return dict(serializer.validated_data)
 
 
 class RangeLeaseView(APIView):
@@ -172,11 +135,9 @@ class RangeOverviewsView(APIView):
             ),
             **ERRORS,
             404: OpenApiResponse(
-                ErrorOut,
                 description="not_found: unknown range, or its group is not on the news server",
             ),
             503: OpenApiResponse(
-                ErrorOut,
                 description="unavailable: the database or the coordinator's news server is unreachable",
             ),
         },
@@ -192,14 +153,3 @@ class RangeOverviewsView(APIView):
         response["X-Overview-Last"] = str(stream.last)
         response["Cache-Control"] = "no-store"
         return response
-
-
-class StatusView(APIView):
-    authentication_classes = [NodeTokenAuthentication, SessionAuthentication]
-    permission_classes = [IsNodeOrStaff]
-
-    @extend_schema(
-        responses={200: dict, 401: ERRORS[401]}, summary="Ranges, nodes, lanes and throughput"
-    )
-    def get(self, request: Request) -> Response:
-        return Response(selectors.seed_status())

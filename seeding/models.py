@@ -11,23 +11,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
-from indexer.models import Group
-
-
-class Node(models.Model):
-    name = models.CharField(max_length=100, unique=True)
-    # SHA-256 hex of the bearer token; the token itself is never stored.
-    token_hash = models.CharField(max_length=64, unique=True)
-    disabled = models.BooleanField(default=False)
-    last_seen_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        db_table = "seed_node"
-        ordering = ["name"]
-
-    def __str__(self) -> str:
-        return self.name
+from indexer.models import Group, Node
 
 
 class RangeStatus(models.TextChoices):

@@ -25,7 +25,6 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -34,16 +33,16 @@ from django.db import transaction
 from indexer.api.errors import Invalid, NotFound
 from indexer.models import AuditAction, Group
 from indexer.newsserver import news_pool
-from indexer.nntp import NNTPClient, NNTPPool, NoArticles, NoSuchGroup, find_article_at_date
-from indexer.nntp.client import GroupInfo
-from indexer.overview import parse_date
 from indexer.services import record_audit
-from indexer.sql import Queries, slices
+from indexer.sql import slices
+from usenet.nntp import NNTPClient, NNTPPool, NoArticles, NoSuchGroup, find_article_at_date
+from usenet.nntp.client import GroupInfo
+from usenet.overview import parse_date
 
 from .models import RangeStatus
+from .sql import queries
 
 log = logging.getLogger(__name__)
-planning_sql = Queries(Path(__file__).parent / "sql" / "planning.sql")
 
 Span = tuple[int, int]
 Progress = Callable[["GroupPlan", int, int], None]
@@ -250,7 +249,7 @@ def plan_tail(
     if not rows:
         return summary
     pool = pool or news_pool()
-    highest = dict(planning_sql.fetchall("highest_planned", {"group_ids": [g.id for g in rows]}))
+    highest = dict(queries.fetchall("highest_planned", {"group_ids": [g.id for g in rows]}))
     for index, group in enumerate(rows, 1):
         plan = GroupPlan(group.name, group.id)
         try:
@@ -315,7 +314,7 @@ def resolve_groups(groups: Iterable[Group | str]) -> list[Group]:
 
 
 def database_now() -> tuple[datetime, int]:
-    row = planning_sql.fetchone("database_now", {})
+    row = queries.fetchone("database_now", {})
     assert row is not None
     return row[0], int(row[1])
 
@@ -327,11 +326,11 @@ def commit_plan(summary: PlanSummary, *, hand_off_backfill: bool) -> None:
         return
     group_ids = [plan.group_id for plan in targets]
     with transaction.atomic():
-        planning_sql.fetchone("planning_lock", {})
+        queries.fetchone("planning_lock", {})
         if hand_off_backfill:
             points = {
                 gid: (next_id, until)
-                for gid, next_id, until in planning_sql.fetchall(
+                for gid, next_id, until in queries.fetchall(
                     "backfill_points", {"group_ids": group_ids}
                 )
             }
@@ -348,7 +347,7 @@ def commit_plan(summary: PlanSummary, *, hand_off_backfill: bool) -> None:
                     plan.note = plan.note or "bottom lowered to the running backfill's target"
                     plan.low = until
         covered: dict[int, list[Span]] = defaultdict(list)
-        for gid, start, end in planning_sql.fetchall("covered_spans", {"group_ids": group_ids}):
+        for gid, start, end in queries.fetchall("covered_spans", {"group_ids": group_ids}):
             covered[gid].append((start, end))
         per_group: list[list[Span]] = []
         for plan in targets:
@@ -363,7 +362,7 @@ def commit_plan(summary: PlanSummary, *, hand_off_backfill: bool) -> None:
         ordered = ((targets[index].group_id, span) for index, span in interleave(per_group))
         insert_ranges(ordered, summary.priority)
         if hand_off_backfill:
-            planning_sql.execute("hand_off_backfill", {"group_ids": group_ids})
+            queries.execute("hand_off_backfill", {"group_ids": group_ids})
     for plan in targets:
         if plan.ranges:
             log.info(
@@ -383,7 +382,7 @@ def insert_ranges(rows: Iterable[tuple[int, Span]], priority: int) -> int:
     """
     created_at, _ = database_now()
     queued = RangeStatus.QUEUED.value
-    return planning_sql.copy_rows(
+    return queries.copy_rows(
         "copy_ranges",
         (
             (gid, start, end, start, queued, priority, False, 0, 0, 0, 0, 0, "", created_at)

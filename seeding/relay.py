@@ -20,11 +20,11 @@ from dataclasses import dataclass
 
 from indexer.api.errors import ApiError, Invalid, NotFound, Unavailable
 from indexer.newsserver import news_pool
-from indexer.nntp import NNTPError, NNTPPool, NoArticles, NoSuchGroup
+from usenet.nntp import NNTPError, NNTPPool, NoArticles, NoSuchGroup
 
 from . import services
 from .models import RangeStatus
-from .services import ranges_sql
+from .sql import queries
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ def open_overview_relay(
     """Check the lease, keep it alive, and start relaying first..last of the range."""
     if first > last:
         raise Invalid(f"from ({first}) is after to ({last}).")
-    row = ranges_sql.fetchone(
+    row = queries.fetchone(
         "relay_lease",
         {"range_id": range_id, "node_id": node_id, "epoch": epoch, "first": first, "last": last},
     )

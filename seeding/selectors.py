@@ -1,99 +1,10 @@
-"""Reads of the seeding app: the status report nodes and operators see."""
+"""Reads of the seeding app: range totals by status (the status report, the
+dashboard and /metrics read them)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
-
-from django.conf import settings
-
-from indexer.space import catalog_full, leasing_paused
-from indexer.sql import Queries
-from leases.selectors import lanes_status
-
 from .models import RangeStatus
-
-status_sql = Queries(Path(__file__).parent / "sql" / "status.sql")
-
-
-def paused_reason() -> str | None:
-    """Why range leasing is paused, if it is (the database or the catalog is too big)."""
-    return leasing_paused()
-
-
-def seed_status() -> dict[str, Any]:
-    nodes = [
-        {
-            "name": row["name"],
-            "last_seen": row["last_seen_at"].isoformat() if row["last_seen_at"] else None,
-            "disabled": row["disabled"],
-            "live_leases": int(row["live_leases"]),
-            "headers_last_hour": int(row["headers_last_hour"]),
-        }
-        for row in status_sql.fetchdicts("nodes_status", {"ttl": settings.LEASE_TTL_SECONDS})
-    ]
-    last_hour = status_sql.fetchone("headers_since", {"seconds": 3600})
-    return {
-        "ranges": range_totals(),
-        "nodes": nodes,
-        "lanes": lanes_status(),
-        "headers_last_hour": int(last_hour[0]) if last_hour else 0,
-        "paused": paused_reason(),
-        "catalog_full": catalog_full(),
-    }
-
-
-# --- the operators' dashboard -------------------------------------------------
-
-dashboard_sql = Queries(Path(__file__).parent / "sql" / "dashboard.sql")
-
-DASHBOARD_GROUPS = 20
-DASHBOARD_BINS = 120
-DASHBOARD_NODES = 25
-DASHBOARD_LANES = 25
-
-
-@dataclass
-class Coverage:
-    """A group's coverage map: bins over its article span, and resume points."""
-
-    low: int
-    high: int
-    bins: list[str]  # status per bin: done, reached, leased, queued, failed, gap
-    resume_points: list[int] = field(default_factory=list)
-
-
-@dataclass
-class GroupRow:
-    id: int
-    name: str
-    active: bool
-    headers_per_hour: int
-    planned: int
-    reached: int
-    headers: int
-    files: int
-    open: int
-    ranges: dict[str, int]
-    eta_seconds: float | None
-    coverage: Coverage | None = None
-
-
-@dataclass
-class Dashboard:
-    totals: dict[str, int]
-    by_status: dict[str, dict[str, int]]
-    groups: list[GroupRow]
-    groups_matching: int
-    page: int
-    pages: int
-    search: str
-    hourly: list[tuple[Any, int]]
-    node_counts: dict[str, int]
-    nodes: list[dict[str, Any]]
-    lanes: list[dict[str, Any]]
-    paused: str | None
+from .sql import queries
 
 
 def range_totals() -> dict[str, dict[str, int]]:
@@ -106,101 +17,12 @@ def range_totals() -> dict[str, dict[str, int]]:
         s.value: {"ranges": 0, "articles": 0, "reached": 0, "headers": 0, "files": 0}
         for s in RangeStatus
     }
-    for row in dashboard_sql.fetchdicts("totals_by_status", {}):
+    for row in queries.fetchdicts("totals_by_status", {}):
         name = row.pop("status")
         if name in by_status:
             by_status[name].update({k: int(v or 0) for k, v in row.items()})
-    live = dashboard_sql.fetchdicts("leased_progress", {})[0]
+    live = queries.fetchdicts("leased_progress", {})[0]
     leased = by_status[RangeStatus.LEASED]
     for key in ("reached", "headers", "files"):
         leased[key] = int(live[key])
     return by_status
-
-
-def _coverage(rows: list[dict[str, Any]], leased: list[dict[str, Any]]) -> Coverage:
-    low, high = int(rows[0]["lo"]), int(rows[0]["hi"])
-    width = high - low + 1
-    bins: list[str] = []
-    points: set[int] = set()
-    for index, row in enumerate(rows):
-        status = row["status"]
-        article = low + (width * (2 * index + 1)) // (2 * len(rows))
-        if status in (RangeStatus.QUEUED, RangeStatus.LEASED) and row["next_id"] > article:
-            status = "reached"  # the covering range is read past this bin already
-        bins.append(status)
-        if status != "gap" and row["start_id"] < row["next_id"] <= row["end_id"]:
-            points.add(int(row["next_id"]))
-    points.update(int(r["next_id"]) for r in leased if r["next_id"] <= r["end_id"])
-    return Coverage(low, high, bins, sorted(points))
-
-
-def dashboard(search: str = "", page: int = 1) -> Dashboard:
-    """Everything the dashboard shows, in a bounded number of bounded queries."""
-    search = search.strip()[:200]
-    page = max(page, 1)
-    ttl = settings.LEASE_TTL_SECONDS
-    by_status = range_totals()
-    catalog = dashboard_sql.fetchdicts("catalog_estimate", {})[0]
-    totals = {
-        "planned": sum(v["articles"] for v in by_status.values()),
-        "reached": sum(v["reached"] for v in by_status.values()),
-        "headers": sum(v["headers"] for v in by_status.values()),
-        "files": sum(v["files"] for v in by_status.values()),
-        "catalog_files": int(catalog["files"]),
-        "complete_files": int(catalog["complete"]),
-    }
-    rows = dashboard_sql.fetchdicts(
-        "group_page",
-        {"search": search, "limit": DASHBOARD_GROUPS, "offset": (page - 1) * DASHBOARD_GROUPS},
-    )
-    matching = int(rows[0]["matching"]) if rows else 0
-    ids = [int(r["id"]) for r in rows]
-    leased: dict[int, list[dict[str, Any]]] = {}
-    for r in dashboard_sql.fetchdicts("leased_in_groups", {"group_ids": ids}):
-        leased.setdefault(int(r["group_id"]), []).append(r)
-    bins: dict[int, list[dict[str, Any]]] = {}
-    if ids:
-        for r in dashboard_sql.fetchdicts(
-            "coverage_bins", {"group_ids": ids, "bins": DASHBOARD_BINS}
-        ):
-            bins.setdefault(int(r["group_id"]), []).append(r)
-    groups = []
-    for r in rows:
-        gid = int(r["id"])
-        in_work = leased.get(gid, [])
-        reached = int(r["reached"]) + sum(x["next_id"] - x["start_id"] for x in in_work)
-        remaining = max(int(r["open"]) - sum(x["next_id"] - x["start_id"] for x in in_work), 0)
-        rate = int(r["recent_headers"])
-        groups.append(
-            GroupRow(
-                id=gid,
-                name=r["name"],
-                active=r["active"],
-                headers_per_hour=rate,
-                planned=int(r["planned"]),
-                reached=reached,
-                headers=int(r["headers"]) + sum(int(x["headers"]) for x in in_work),
-                files=int(r["files"]) + sum(int(x["files"]) for x in in_work),
-                open=remaining,
-                ranges={s: int(r[f"{s}_ranges"]) for s in RangeStatus.values},
-                eta_seconds=(0.0 if remaining == 0 else remaining / rate * 3600 if rate else None),
-                coverage=_coverage(bins[gid], in_work) if gid in bins else None,
-            )
-        )
-    hourly = [(r[0], int(r[1])) for r in dashboard_sql.fetchall("headers_per_hour", {})]
-    counts = dashboard_sql.fetchdicts("node_counts", {"ttl": ttl})[0]
-    nodes = dashboard_sql.fetchdicts("busiest_nodes", {"ttl": ttl, "limit": DASHBOARD_NODES})
-    return Dashboard(
-        totals=totals,
-        by_status=by_status,
-        groups=groups,
-        groups_matching=matching,
-        page=page,
-        pages=max((matching + DASHBOARD_GROUPS - 1) // DASHBOARD_GROUPS, 1),
-        search=search,
-        hourly=hourly,
-        node_counts={k: int(v) for k, v in counts.items()},
-        nodes=nodes,
-        lanes=lanes_status(DASHBOARD_LANES),
-        paused=paused_reason(),
-    )

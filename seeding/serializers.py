@@ -7,8 +7,8 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from .limits import MAX_ARTICLE, MAX_EPOCH, MAX_FILES_PER_BATCH, MAX_HEADERS_PER_BATCH
-from .validation import FileReport, validate_files
+from indexer.catalog.validation import FileReport, validate_files
+from usenet.limits import MAX_ARTICLE, MAX_EPOCH, MAX_FILES_PER_BATCH, MAX_HEADERS_PER_BATCH
 
 
 class FileDocSerializer(serializers.Serializer):
@@ -75,11 +75,6 @@ class LeaseOfferOut(serializers.Serializer):
 class BatchOut(serializers.Serializer):
     next = serializers.IntegerField()
     stored = serializers.IntegerField()
-
-
-class ErrorOut(serializers.Serializer):
-    error = serializers.CharField()
-    detail = serializers.CharField()
 
 
 class OverviewsQuery(serializers.Serializer):

@@ -11,32 +11,24 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 
-from indexer.api.errors import Invalid, LeaseLost, NotFound
+from indexer.api.errors import LeaseLost, NotFound
 from indexer.catalog.services import store_files
+from indexer.catalog.validation import FileReport
 from indexer.metrics import BATCHES, HEADERS, LEASE_SECONDS, LEASES
 from indexer.models import AuditAction, Group
 from indexer.rulesets import current_rules
-from indexer.services import record_audit
+from indexer.services import AUDIT_IDS_SHOWN, record_audit
 from indexer.space import leasing_paused
-from indexer.sql import Queries
-from leases.lanes import lane_bounds
-from leases.services import count_finished_range
 
-from .models import Node, RangeStatus, SeedRange
-from .tokens import hash_token, new_token
-from .validation import FileReport
+from .models import RangeStatus, SeedRange
+from .signals import range_finished
+from .sql import queries
 
-ranges_sql = Queries(Path(__file__).parent / "sql" / "ranges.sql")
-dashboard_sql = Queries(Path(__file__).parent / "sql" / "dashboard.sql")
-
-# Ids named in an audit entry's detail, at most.
-AUDIT_IDS_SHOWN = 100
 RETIRE_INTERVAL_SECONDS = 10.0
 
 
@@ -64,36 +56,6 @@ class BatchResult:
     advanced: bool
 
 
-# --- tokens -----------------------------------------------------------------
-
-
-def issue_token(name: str, *, actor: Any = None) -> tuple[Node, str, bool]:
-    """Issue a token for `name`: a new node, or a rotation that re-enables it.
-
-    Returns (node, token, created). The token is shown once and only its
-    SHA-256 digest is kept; the old token stops working at once. The audit
-    entry names the node, never the token.
-    """
-    name = name.strip()
-    if not name or len(name) > 100:
-        raise Invalid("name: a node name is 1 to 100 characters.")
-    token = new_token()
-    node, created = Node.objects.update_or_create(
-        name=name, defaults={"token_hash": hash_token(token), "disabled": False}
-    )
-    action = AuditAction.TOKEN_ISSUED if created else AuditAction.TOKEN_ROTATED
-    record_audit(actor, action, "node", 1, {"node": node.name, "node_id": node.pk})
-    return node, token, created
-
-
-def set_nodes_disabled(node_ids: Iterable[int], disabled: bool, *, actor: Any = None) -> int:
-    ids = list(node_ids)
-    count = Node.objects.filter(id__in=ids).exclude(disabled=disabled).update(disabled=disabled)
-    action = AuditAction.NODES_DISABLED if disabled else AuditAction.NODES_ENABLED
-    record_audit(actor, action, "node", count, {"ids": ids[:AUDIT_IDS_SHOWN]})
-    return count
-
-
 # --- the lease protocol -----------------------------------------------------
 
 
@@ -109,7 +71,7 @@ def retire_quiet_ranges() -> int:
     """Take quiet leases back: done if fully reported, failed if out of attempts, else queued."""
     global _last_retire
     _last_retire = time.monotonic()
-    return ranges_sql.execute(
+    return queries.execute(
         "retire_quiet_ranges",
         {"ttl": settings.LEASE_TTL_SECONDS, "max_attempts": settings.MAX_ATTEMPTS},
     )
@@ -144,12 +106,10 @@ def _lease_range(node_id: int) -> LeaseOffer:
         "max_attempts": settings.MAX_ATTEMPTS,
         "urgent_below": settings.DEFAULT_PRIORITY,
         "rule_version": current_rule_version(),
-        # Ranges of a lane held by a live group lease are skipped.
-        **lane_bounds(),
     }
-    row = ranges_sql.fetchone("lease_range", params)
+    row = queries.fetchone("lease_range", params)
     if row is None and not swept and retire_quiet_ranges():
-        row = ranges_sql.fetchone("lease_range", params)
+        row = queries.fetchone("lease_range", params)
     if row is None:
         return LeaseOffer(None, retry_after=settings.LEASE_RETRY_AFTER_SECONDS)
     range_id, group, start, end, epoch, group_id = row
@@ -158,7 +118,7 @@ def _lease_range(node_id: int) -> LeaseOffer:
 
 def range_holder(range_id: int) -> tuple[Any, ...] | None:
     """(status, node id, epoch, start, end) of a range, or None."""
-    return ranges_sql.fetchone("range_holder", {"range_id": range_id})
+    return queries.fetchone("range_holder", {"range_id": range_id})
 
 
 def _lease_lost(
@@ -192,7 +152,7 @@ def report_batch(
 ) -> BatchResult:
     """Record a batch: resume point, heartbeat, counters and the files, all or nothing."""
     with transaction.atomic():
-        row = ranges_sql.fetchone(
+        row = queries.fetchone(
             "report_batch",
             {
                 "range_id": range_id,
@@ -216,25 +176,25 @@ def report_batch(
 
 def heartbeat_range(node_id: int, range_id: int, epoch: int) -> None:
     params = {"range_id": range_id, "node_id": node_id, "epoch": epoch}
-    if ranges_sql.execute("heartbeat_range", params) != 1:
+    if queries.execute("heartbeat_range", params) != 1:
         raise _lease_lost(node_id, range_id, epoch)
 
 
 def finish_range(node_id: int, range_id: int, epoch: int) -> None:
     params = {"range_id": range_id, "node_id": node_id, "epoch": epoch}
     with transaction.atomic():
-        row = ranges_sql.fetchone("finish_range", params)
+        row = queries.fetchone("finish_range", params)
         if row is None:
             raise _lease_lost(node_id, range_id, epoch)
-        # Finishing a range a lane handed out counts it on that lane's lease.
-        count_finished_range(range_id, row[0], row[1])
+        # The lane that handed the range out counts it (leases listens).
+        range_finished.send(None, range_id=range_id, group_id=row[0], headers=row[1])
 
 
 def release_range(
     node_id: int, range_id: int, epoch: int, error: str | None = None, uncounted: bool = False
 ) -> str:
     """Give a range back: queued again, or failed once its attempts are used up."""
-    row = ranges_sql.fetchone(
+    row = queries.fetchone(
         "release_range",
         {
             "range_id": range_id,
@@ -272,7 +232,7 @@ def create_ranges(
 def requeue_ranges(range_ids: Iterable[int], from_start: bool = False, *, actor: Any = None) -> int:
     """Queue ranges again (failed, done or stuck), optionally from their first article."""
     ids = list(range_ids)
-    count = ranges_sql.execute("requeue_ranges", {"ids": ids, "from_start": from_start})
+    count = queries.execute("requeue_ranges", {"ids": ids, "from_start": from_start})
     detail = {"ids": ids[:AUDIT_IDS_SHOWN], "from_start": from_start}
     record_audit(actor, AuditAction.REQUEUED, "seed range", count, detail)
     return count
@@ -282,7 +242,7 @@ def fail_ranges(
     range_ids: Iterable[int], reason: str = "marked failed by an operator", *, actor: Any = None
 ) -> int:
     ids = list(range_ids)
-    count = ranges_sql.execute("fail_ranges", {"ids": ids, "reason": reason})
+    count = queries.execute("fail_ranges", {"ids": ids, "reason": reason})
     detail = {"ids": ids[:AUDIT_IDS_SHOWN], "reason": reason}
     record_audit(actor, AuditAction.FAILED, "seed range", count, detail)
     return count
@@ -290,7 +250,7 @@ def fail_ranges(
 
 def reprioritize_ranges(range_ids: Iterable[int], priority: int, *, actor: Any = None) -> int:
     ids = list(range_ids)
-    count = ranges_sql.execute("reprioritize_ranges", {"ids": ids, "priority": priority})
+    count = queries.execute("reprioritize_ranges", {"ids": ids, "priority": priority})
     detail = {"ids": ids[:AUDIT_IDS_SHOWN], "priority": priority}
     record_audit(actor, AuditAction.REPRIORITIZED, "seed range", count, detail)
     return count
@@ -314,10 +274,8 @@ def fold_rollup_hours() -> int:
     Each hour is aggregated once (five minutes after it ends), so the hourly
     chart reads 24 small rows and at most the last hour and a bit live.
     """
-    folded = dashboard_sql.execute("fold_rollup_hours", {})
+    folded = queries.execute("fold_rollup_hours", {})
     if folded:
         # Once an hour (when an hour was folded), drop minutes no reader needs.
-        dashboard_sql.execute(
-            "prune_rollup_minutes", {"keep_hours": settings.ROLLUP_MINUTES_KEEP_HOURS}
-        )
+        queries.execute("prune_rollup_minutes", {"keep_hours": settings.ROLLUP_MINUTES_KEEP_HOURS})
     return folded

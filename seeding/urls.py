@@ -15,5 +15,4 @@ urlpatterns = [
     path(
         "ranges/<int:range_id>/overviews", api.RangeOverviewsView.as_view(), name="range-overviews"
     ),
-    path("status", api.StatusView.as_view(), name="status"),
 ]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import factory
 
-from indexer.models import Group
-from seeding.models import Node, SeedRange
-from seeding.tokens import hash_token, new_token
+from indexer.models import Group, Node
+from indexer.tokens import hash_token, new_token
+from seeding.models import SeedRange
 
 
 class GroupFactory(factory.django.DjangoModelFactory):

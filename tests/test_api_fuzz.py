@@ -17,7 +17,7 @@ from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 
-from indexer.wsgi import application
+from coordinator.wsgi import application
 from tests.factories import GroupFactory, NodeFactory, SeedRangeFactory
 
 schema = schemathesis.openapi.from_wsgi("/api/v1/schema/", application)

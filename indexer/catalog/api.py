@@ -17,11 +17,10 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
+from indexer.api.authentication import NodeTokenAuthentication
+from indexer.api.edge import ErrorOut, validated_query
 from indexer.api.errors import checked_id
-from seeding.api import validated_query
-from seeding.authentication import NodeTokenAuthentication
-from seeding.permissions import IsNodeOrStaff
-from seeding.serializers import ErrorOut
+from indexer.api.permissions import IsNodeOrStaff
 
 from . import selectors
 from .nzb import CONTENT_TYPE, content_disposition

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from indexer.rules import RuleSet, file_key, keyed_digest
+from usenet.rules import RuleSet, file_key, keyed_digest
 
 RELEASE_KEY_PERSON = b"usenet-release1"
 

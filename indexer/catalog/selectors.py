@@ -16,11 +16,11 @@ from django.conf import settings
 from indexer.admin_tools import COUNT_CAP
 from indexer.api.errors import NotFound
 from indexer.models import Group
+from indexer.sql import queries
 
 from .identity import release_stem
 from .models import CatalogFile
 from .nzb import NzbFile, render_nzb
-from .sql import catalog_sql
 
 LIST_FIELDS = (
     "id", "group__name", "name", "subject", "poster", "date", "total", "segments", "bytes",
@@ -56,9 +56,7 @@ def summary(row: dict[str, Any]) -> dict[str, Any]:
 
 def file_ids_by_message_id(message_id: str) -> list[int]:
     """Every catalog file holding this message-id (one per group it was posted to)."""
-    return [
-        row[0] for row in catalog_sql.fetchall("files_by_message_id", {"message_id": message_id})
-    ]
+    return [row[0] for row in queries.fetchall("files_by_message_id", {"message_id": message_id})]
 
 
 def file_page(
@@ -127,7 +125,7 @@ def release_file_ids(file_id: int) -> list[int]:
     """The files of the post `file_id` belongs to (itself alone when it has no file counter)."""
     ids = [
         row[0]
-        for row in catalog_sql.fetchall(
+        for row in queries.fetchall(
             "release_file_ids", {"file_id": file_id, "limit": RELEASE_LIMIT}
         )
     ]

@@ -6,7 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from seeding.validation import MAX_DATE, MAX_MESSAGE_ID, MESSAGE_ID
+from indexer.catalog.validation import MAX_DATE, MAX_MESSAGE_ID, MESSAGE_ID
 
 MAX_PAGE = 1000
 

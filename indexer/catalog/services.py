@@ -21,17 +21,16 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from indexer.api.errors import Invalid, NotFound
+from indexer.catalog.validation import FileReport, Segment
 from indexer.models import AuditAction
 from indexer.pgarrays import Int4Array, Int8Array
-from indexer.rules import RuleSet
 from indexer.rulesets import current_rules, forget_current_rules
 from indexer.services import record_audit
-from indexer.sql import slices
-from seeding.validation import FileReport, Segment
+from indexer.sql import queries, slices
+from usenet.rules import RuleSet
 
 from .identity import identify_report, release_key
 from .models import CatalogFile, RuleSetVersion
-from .sql import catalog_sql
 
 __all__ = [
     "PruneSummary",
@@ -197,7 +196,7 @@ def store_files(
     """
     if not files and not fragments:
         return 0
-    row = catalog_sql.fetchone("group_name", {"group_id": group_id})
+    row = queries.fetchone("group_name", {"group_id": group_id})
     if row is None:
         raise NotFound(f"Group {group_id} does not exist.")
     rules = current_rules()
@@ -208,7 +207,7 @@ def store_files(
     params = _merge_params(ordered)
     params["group_id"] = group_id
     params["rule_version"] = rules.version
-    result = catalog_sql.fetchone_bound("merge_files", params)
+    result = queries.fetchone_bound("merge_files", params)
     return int(result[0]) if result else 0
 
 
@@ -237,7 +236,7 @@ def publish_rules(
     for attempt in range(3):
         try:
             with transaction.atomic():
-                row = catalog_sql.fetchone(
+                row = queries.fetchone(
                     "publish_rule_set",
                     {"rules": json.dumps(stored), "created_by": created_by[:150], "note": note},
                 )
@@ -295,12 +294,12 @@ def prune_incomplete_files(
         raise Invalid("older_than_hours: must be a positive number of hours.")
     if batch_size < 1:
         raise Invalid("batch_size: must be at least 1.")
-    row = catalog_sql.fetchone("prune_cutoff", {"seconds": older_than_hours * 3600})
+    row = queries.fetchone("prune_cutoff", {"seconds": older_than_hours * 3600})
     assert row is not None
     summary = PruneSummary(cutoff=row[0])
     while True:
         with transaction.atomic():
-            result = catalog_sql.fetchone(
+            result = queries.fetchone(
                 "prune_incomplete", {"cutoff": summary.cutoff, "limit": batch_size}
             )
         files, segments, size = (int(v) for v in (result or (0, 0, 0)))

@@ -6,7 +6,7 @@ from django.db import migrations
 
 
 def create_version_one(apps, schema_editor):
-    from indexer.rules import RuleSet
+    from usenet.rules import RuleSet
 
     RuleSetVersion = apps.get_model("indexer", "RuleSetVersion")
     if RuleSetVersion.objects.exists():

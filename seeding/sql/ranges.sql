@@ -21,19 +21,9 @@ UPDATE seed_range
    AND heartbeat_at < now() - make_interval(secs => %(ttl)s);
 
 -- name: lease_range
--- Claim one queued range: the statement is the function claim_seed_range
--- (seeding/migrations/0006_claim_function.py), which runs it with its
--- generic plan. In one statement: `head` is the first claimable entry of the
--- claim index (most urgent, then plan order). When it is not urgent nothing
--- urgent is queued and it is taken: the common case reads the claim index
--- once, like a bare claim. When it is urgent, urgent ranges go first only
--- while they hold less than half of the live leases; past that the first
--- non-urgent range goes first (or `head`, when there is none). A range whose
--- lane is held by a live group lease is skipped (one probe of group_lane's
--- key per candidate). Nothing scans the table.
+-- Claim one queued range: the function claim_seed_range (sql/claim.sql).
 SELECT out_id, out_group, out_next, out_end, out_epoch, out_group_id
-  FROM claim_seed_range(%(node_id)s, %(ttl)s, %(urgent_below)s, %(rule_version)s,
-                        %(tail_max)s, %(history_min)s, %(history_max)s, %(capture_only)s);
+  FROM claim_seed_range(%(node_id)s, %(ttl)s, %(urgent_below)s, %(rule_version)s);
 
 -- name: report_batch
 -- Moves the resume point to max(current, min(next, end + 1)) and adds the

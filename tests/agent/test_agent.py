@@ -22,10 +22,10 @@ import pytest
 from rest_framework.exceptions import ValidationError
 
 from indexer.api.errors import ApiError
-from seeding.agent.cli import main
-from seeding.agent.http import Aborted, Coordinator
-from seeding.agent.sources import RelaySource
-from seeding.agent.worker import EXIT_UNAUTHENTICATED, Control, Lease
+from seed_node.cli import main
+from seed_node.http import Aborted, Coordinator
+from seed_node.sources import RelaySource
+from seed_node.worker import EXIT_UNAUTHENTICATED, Control, Lease
 from seeding.serializers import BatchIn
 from tests.nntpd import Article, NNTPServer
 
@@ -184,7 +184,7 @@ def test_running_the_agent_needs_no_database(
     coordinator.routes["/ranges/lease"] = lambda _: NO_LEASE
     code = (
         "import sys\n"
-        "from seeding.agent.cli import main\n"
+        "from seed_node.cli import main\n"
         f"status = main(['--coordinator', {coordinator.url!r}, '--token-file', {str(token_file)!r},"
         " '--relay', '--exit-when-idle'])\n"
         "assert status == 0, status\n"
@@ -494,7 +494,7 @@ def test_files_beyond_the_batch_limit_go_out_in_further_batches(
     coordinator: ScriptedCoordinator, token_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The same small limit on both sides: the coordinator refuses a batch over it.
-    monkeypatch.setattr("seeding.agent.worker.MAX_FILES_PER_BATCH", 2)
+    monkeypatch.setattr("seed_node.worker.MAX_FILES_PER_BATCH", 2)
     monkeypatch.setattr("seeding.serializers.MAX_FILES_PER_BATCH", 2)
     with NNTPServer() as news:
         news.add_group("alt.binaries.x", binary_articles())

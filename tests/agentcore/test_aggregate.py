@@ -6,10 +6,10 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.overview import parse_over_line
-from indexer.rules import RuleSet
-from seeding.agent.aggregate import Window
+from seed_node.aggregate import Window
 from tests.agentcore.overview_lines import over_line
+from usenet.overview import parse_over_line
+from usenet.rules import RuleSet
 
 GROUP = "alt.binaries.test"
 RULES = RuleSet.default()

@@ -1,4 +1,4 @@
-"""parse_date (indexer.overview): the fast path, the tolerant fallback and junk."""
+"""parse_date (usenet.overview): the fast path, the tolerant fallback and junk."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from indexer.overview import parse_date
+from usenet.overview import parse_date
 
 BASE = calendar.timegm((2006, 1, 2, 15, 4, 5, 0, 0, 0))
 

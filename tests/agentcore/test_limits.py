@@ -1,4 +1,4 @@
-"""The agent and the coordinator judge a segment by one rule (seeding/limits.py)."""
+"""The agent and the coordinator judge a segment by one rule (usenet/limits.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from indexer.api.errors import Invalid
-from seeding.limits import MAX_SEGMENT_BYTES, storable_segment
-from seeding.validation import validate_file
+from indexer.catalog.validation import validate_file
+from usenet.limits import MAX_SEGMENT_BYTES, storable_segment
 
 
 def coordinator_accepts(segment: list[Any], total: int) -> bool:

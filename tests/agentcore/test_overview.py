@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from indexer.overview import Overview, parse_date, parse_over_line
 from tests.agentcore.overview_lines import over_line
+from usenet.overview import Overview, parse_date, parse_over_line
 
 
 def test_a_full_overview_line_gives_its_fields():

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from indexer.rules import ParsedSubject, RuleSet, file_key
+from usenet.rules import ParsedSubject, RuleSet, file_key
 
 RULES = RuleSet.default()
 PINNED = "dccc7779d7fa4778257dd499730de274"

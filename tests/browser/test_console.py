@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
+from indexer.models import Node
 from leases.models import GroupLane
 from seeding import services
-from seeding.models import Node, SeedRange
+from seeding.models import SeedRange
 from tests.browser.conftest import shot
 from tests.factories import GroupFactory, NodeFactory
 
@@ -17,7 +18,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_a_token_is_shown_once(page: Any) -> None:
-    page.goto("/admin/seeding/node/issue/")
+    page.goto("/admin/indexer/node/issue/")
     page.fill("#id_name", "seed-browser-1")
     page.click("input[type=submit]")
     token = page.locator("code.issued-token").inner_text()
@@ -27,7 +28,7 @@ def test_a_token_is_shown_once(page: Any) -> None:
     # Opening the page again (and the node's own pages) never shows it again.
     page.goto(page.url)
     assert token not in page.content()
-    page.goto(f"/admin/seeding/node/{node.id}/change/")
+    page.goto(f"/admin/indexer/node/{node.id}/change/")
     assert token not in page.content()
     page.reload()
     assert token not in page.content()

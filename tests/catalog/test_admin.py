@@ -8,11 +8,11 @@ import pytest
 from lxml import etree
 
 from indexer.models import CatalogFile, RuleSetVersion
-from indexer.rules import RuleSet
 from indexer.rulesets import current_rules
 from tests.catalog.reports import report
 from tests.catalog.test_api import DTD, store
 from tests.factories import GroupFactory
+from usenet.rules import RuleSet
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,8 @@ import pytest
 from lxml import etree
 
 from indexer.catalog.services import store_files
+from indexer.catalog.validation import FileReport
 from indexer.models import CatalogFile
-from seeding.validation import FileReport
 from tests.catalog.reports import POSTER, msgid, report
 from tests.factories import GroupFactory
 

@@ -6,10 +6,10 @@ import pytest
 
 from indexer.catalog.services import publish_rules
 from indexer.models import CatalogFile
-from indexer.rules import RuleSet
 from seeding.models import SeedRange
 from tests.catalog.reports import as_json, catalog_snapshot, report
 from tests.factories import GroupFactory, SeedRangeFactory
+from usenet.rules import RuleSet
 
 pytestmark = pytest.mark.django_db
 

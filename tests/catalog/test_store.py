@@ -16,13 +16,13 @@ from hypothesis import strategies as st
 
 from indexer.catalog.selectors import file_ids_by_message_id
 from indexer.catalog.services import publish_rules, store_files
+from indexer.catalog.validation import FileReport
 from indexer.models import CatalogFile, Group
-from indexer.rules import RuleSet, file_key
-from seeding.validation import FileReport
 from tests.catalog.reports import POSTER, catalog_snapshot, msgid, report
 from tests.factories import GroupFactory
 from tests.support.system_postgres import SystemPostgres
 from tests.support.threads import run_threads
+from usenet.rules import RuleSet, file_key
 
 ROOT = Path(__file__).resolve().parents[2]
 

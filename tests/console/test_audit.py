@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
-from indexer.models import AuditEntry
+from indexer.models import AuditEntry, Node
 from leases.models import GroupLane
-from seeding.models import Node, SeedRange
+from seeding.models import SeedRange
 from tests.factories import GroupFactory, NodeFactory, SeedRangeFactory
 
 pytestmark = pytest.mark.django_db
@@ -51,7 +51,7 @@ def test_range_actions_confirm_then_report_and_log_a_count(admin_client, admin_u
 
 def test_node_actions_are_logged(admin_client):
     node = NodeFactory(name="seed-audit")
-    url = "/admin/seeding/node/"
+    url = "/admin/indexer/node/"
     data = {"_selected_action": [node.id], "confirmed": "yes"}
     admin_client.post(url, {"action": "disable_nodes", **data})
     assert (last().action, last().count) == ("nodes disabled", 1)
@@ -66,7 +66,7 @@ def test_node_actions_are_logged(admin_client):
 
 
 def test_issuing_a_token_in_the_admin_and_from_the_command_line(admin_client, admin_user):
-    admin_client.post("/admin/seeding/node/issue/", {"name": "seed-new"})
+    admin_client.post("/admin/indexer/node/issue/", {"name": "seed-new"})
     assert (last().action, last().user) == ("token issued", admin_user)
     call_command("issue_token", "seed-cli", stdout=open("/dev/null", "w"))
     assert (last().action, last().user, last().actor) == ("token issued", None, "manage.py")

@@ -118,7 +118,7 @@ class Fleet:
         result = subprocess.run(
             [sys.executable, "-c", script, *args],
             cwd=ROOT,
-            env=self.env(DJANGO_SETTINGS_MODULE="indexer.settings"),
+            env=self.env(DJANGO_SETTINGS_MODULE="coordinator.settings"),
             capture_output=True,
             text=True,
             timeout=120,
@@ -132,7 +132,7 @@ class Fleet:
         self.gunicorn = subprocess.Popen(
             [
                 str(BIN / "gunicorn"),
-                "indexer.wsgi",
+                "coordinator.wsgi",
                 "--bind",
                 f"127.0.0.1:{self.port}",
                 "--workers",

@@ -25,12 +25,12 @@ from xml.etree import ElementTree
 
 import pytest
 
-from indexer.nntp import NNTPClient
-from indexer.overview import parse_over_line
 from tests.e2e.fleet import Fleet, fresh_database
 from tests.support.fixtures import inn_server  # noqa: F401
 from tests.support.inn2 import InnServer
 from tests.support.usenet import Manifest, make_binary_posts
+from usenet.nntp import NNTPClient
+from usenet.overview import parse_over_line
 
 pytestmark = pytest.mark.e2e
 

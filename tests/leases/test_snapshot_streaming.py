@@ -54,7 +54,7 @@ class Coordinator:
         self.snapshots = tmp_path / "snapshots"
         env = {
             **os.environ,
-            "DJANGO_SETTINGS_MODULE": "indexer.settings",
+            "DJANGO_SETTINGS_MODULE": "coordinator.settings",
             "DATABASE_URL": f"postgres://{params.get('user', 'postgres')}@/{settings.DATABASES['default']['NAME']}",
             "PGHOST": str(params["host"]),
             "PGPORT": str(params.get("port") or 5432),
@@ -68,7 +68,7 @@ class Coordinator:
         self.process = subprocess.Popen(
             [
                 gunicorn,
-                "indexer.wsgi",
+                "coordinator.wsgi",
                 "--bind",
                 f"127.0.0.1:{self.port}",
                 "--workers",

@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from indexer.nntp.client import NNTPClient
 from tests.nntpd import Article, NNTPServer
+from usenet.nntp.client import NNTPClient
 
 
 def numbered_articles(count: int, holes: int = 7) -> dict[int, Article]:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from indexer.nntp.client import NNTPClient
-from indexer.nntp.errors import (
+from tests.nntp.conftest import numbered_articles
+from tests.nntpd import NNTPServer
+from usenet.nntp.client import NNTPClient
+from usenet.nntp.errors import (
     AccessDenied,
     AuthRequired,
     NNTPConnectionError,
@@ -14,8 +16,6 @@ from indexer.nntp.errors import (
     NoSuchGroup,
     ServiceDiscontinued,
 )
-from tests.nntp.conftest import numbered_articles
-from tests.nntpd import NNTPServer
 
 
 def expected_lines(server: NNTPServer, name: str, first: int, last: int) -> list[bytes]:

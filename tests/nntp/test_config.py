@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from indexer.nntp.config import NewsServerConfig
+from usenet.nntp.config import NewsServerConfig
 
 
 def test_full_url_is_parsed():

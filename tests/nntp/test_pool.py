@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from indexer.nntp.config import NewsServerConfig
-from indexer.nntp.errors import NNTPConnectionError, NoSuchGroup, PoolExhausted
-from indexer.nntp.pool import NNTPPool
 from tests.nntp.conftest import numbered_articles
+from usenet.nntp.config import NewsServerConfig
+from usenet.nntp.errors import NNTPConnectionError, NoSuchGroup, PoolExhausted
+from usenet.nntp.pool import NNTPPool
 
 
 def make_pool(server, connections=2, **kwargs):

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from indexer.nntp.client import NNTPClient
-from indexer.nntp.search import PROBE_SIZE, article_at_date, find_article_at_date
 from tests.nntpd import Article, NNTPServer
+from usenet.nntp.client import NNTPClient
+from usenet.nntp.search import PROBE_SIZE, article_at_date, find_article_at_date
 
 START = 1_600_000_000
 

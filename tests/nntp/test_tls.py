@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from indexer.nntp.client import NNTPClient
-from indexer.nntp.errors import NNTPConnectionError
 from tests.nntp.conftest import numbered_articles
 from tests.nntpd import NNTPServer
+from usenet.nntp.client import NNTPClient
+from usenet.nntp.errors import NNTPConnectionError
 
 
 def write_self_signed_cert(directory: Path) -> tuple[Path, Path]:

@@ -18,12 +18,12 @@ from django.test import override_settings
 
 from indexer.models import Group
 from indexer.newsserver import close_news_pool
-from indexer.nntp import NNTPClient, find_article_at_date
 from seeding.models import SeedRange
 from seeding.planning import plan_ranges
 from seeding.services import create_ranges
 from tests.support.inn2 import InnServer
 from tests.support.usenet import make_binary_posts
+from usenet.nntp import NNTPClient, find_article_at_date
 
 pytestmark = pytest.mark.inn
 

@@ -10,9 +10,10 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from seeding.models import Node, RangeStatus, SeedRange
-from seeding.services import issue_token
-from seeding.tokens import hash_token
+from indexer.models import Node
+from indexer.services import issue_token
+from indexer.tokens import hash_token
+from seeding.models import RangeStatus, SeedRange
 from tests.conftest import NodeClient
 from tests.factories import NodeFactory, SeedRangeFactory
 
@@ -71,24 +72,24 @@ def test_seed_status_prints_a_table_and_json():
 
 class TestAdmin:
     def test_issuing_a_token_in_the_admin_shows_it_once(self, admin_client):
-        page = admin_client.get("/admin/seeding/node/issue/")
+        page = admin_client.get("/admin/indexer/node/issue/")
         assert page.status_code == 200
-        response = admin_client.post("/admin/seeding/node/issue/", {"name": "seed-web"})
+        response = admin_client.post("/admin/indexer/node/issue/", {"name": "seed-web"})
         assert response.status_code == 200
         token = re.search(r"sn_[A-Za-z0-9_-]{32}", response.content.decode()).group(0)
         assert "no-store" in response["Cache-Control"]
         assert Node.objects.get(name="seed-web").token_hash == hash_token(token)
-        listing = admin_client.get("/admin/seeding/node/").content.decode()
+        listing = admin_client.get("/admin/indexer/node/").content.decode()
         assert token not in listing
 
     def test_disabling_asks_first_then_reports_a_count(self, admin_client):
         nodes = [NodeFactory(), NodeFactory()]
         data = {"action": "disable_nodes", "_selected_action": [n.id for n in nodes]}
-        confirm = admin_client.post("/admin/seeding/node/", data)
+        confirm = admin_client.post("/admin/indexer/node/", data)
         assert confirm.status_code == 200
         assert b"Disable these nodes?" in confirm.content
         assert not Node.objects.filter(disabled=True).exists()
-        done = admin_client.post("/admin/seeding/node/", {**data, "confirmed": "yes"}, follow=True)
+        done = admin_client.post("/admin/indexer/node/", {**data, "confirmed": "yes"}, follow=True)
         assert b"Disabled 2 node(s)." in done.content
         assert Node.objects.filter(disabled=True).count() == 2
 
@@ -157,10 +158,10 @@ def test_the_range_pages_cannot_edit_or_add_ranges_and_search_by_id(admin_client
 
 def test_nodes_are_disabled_not_deleted_and_their_page_hides_the_token_hash(admin_client):
     node = NodeFactory()
-    page = admin_client.get(f"/admin/seeding/node/{node.id}/change/").content.decode()
+    page = admin_client.get(f"/admin/indexer/node/{node.id}/change/").content.decode()
     assert node.token_hash not in page
-    assert admin_client.get(f"/admin/seeding/node/{node.id}/delete/").status_code == 403
-    listing = admin_client.get("/admin/seeding/node/").content.decode()
+    assert admin_client.get(f"/admin/indexer/node/{node.id}/delete/").status_code == 403
+    listing = admin_client.get("/admin/indexer/node/").content.decode()
     assert "delete_selected" not in listing
     assert Node.objects.filter(id=node.id).exists()
 

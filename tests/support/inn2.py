@@ -27,9 +27,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from indexer.nntp import GroupInfo
 from tests.support.net import LOOPBACK, free_port
 from tests.support.usenet import Article
+from usenet.nntp import GroupInfo
 
 INN_BIN = Path("/usr/lib/news/bin")
 SYSTEM_ETC = Path("/etc/news")

@@ -7,10 +7,10 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from indexer.api.errors import ApiError
-from indexer.nntp import NNTPError
 from indexer.progress import ProgressBar
 from indexer.services import AddedGroups, add_groups
 from indexer.tables import format_table
+from usenet.nntp import NNTPError
 
 
 class Command(BaseCommand):

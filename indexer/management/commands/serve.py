@@ -55,7 +55,7 @@ class Command(BaseCommand):
             gunicorn,
             [
                 gunicorn,
-                "indexer.wsgi",
+                "coordinator.wsgi",
                 "--bind",
                 bind,
                 "--workers",

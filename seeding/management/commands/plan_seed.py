@@ -8,10 +8,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from indexer.api.errors import ApiError
 from indexer.models import Group
-from indexer.nntp import NNTPError
 from indexer.progress import ProgressBar
 from indexer.tables import format_table
 from seeding.planning import GroupPlan, PlanSummary, plan_ranges
+from usenet.nntp import NNTPError
 
 
 def render_plan(summary: PlanSummary) -> str:

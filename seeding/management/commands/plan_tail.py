@@ -10,8 +10,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import close_old_connections, connection
 
 from indexer.api.errors import ApiError
-from indexer.nntp import NNTPError
 from seeding.planning import GroupPlan, PlanSummary, plan_tail
+from usenet.nntp import NNTPError
 
 from .plan_seed import render_plan
 

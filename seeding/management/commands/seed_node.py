@@ -11,7 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from seeding.agent.cli import main
+from seed_node.cli import main
 
 
 class Command(BaseCommand):

@@ -1,0 +1,26 @@
+"""The status report over HTTP: `GET /api/v1/status` for nodes and staff."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.authentication import SessionAuthentication
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from indexer.api.authentication import NodeTokenAuthentication
+from indexer.api.edge import ERRORS
+from indexer.api.permissions import IsNodeOrStaff
+
+from . import selectors
+
+
+class StatusView(APIView):
+    authentication_classes = [NodeTokenAuthentication, SessionAuthentication]
+    permission_classes = [IsNodeOrStaff]
+
+    @extend_schema(
+        responses={200: dict, 401: ERRORS[401]}, summary="Ranges, nodes, lanes and throughput"
+    )
+    def get(self, request: Request) -> Response:
+        return Response(selectors.seed_status())

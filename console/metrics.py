@@ -1,0 +1,63 @@
+"""/metrics: the services' counters and gauges read from the database at scrape time.
+
+Under gunicorn with several workers set PROMETHEUS_MULTIPROC_DIR (an empty
+directory, cleared at start; `manage.py serve` uses var/prometheus): every
+worker writes its counters to files there and a scrape sums them
+(prometheus_client's multiprocess mode). The gauges (ranges by status,
+paused) are cheap queries on the range summary.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterator
+
+from prometheus_client import generate_latest
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from indexer.metrics import counter_registry
+from indexer.space import leasing_paused
+from seeding.selectors import range_totals
+
+
+class DatabaseCollector(Collector):
+    """Gauges read at scrape time: ranges by status (the summary) and whether leasing is paused."""
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        ranges = GaugeMetricFamily("seed_ranges", "Seed ranges by status.", labels=["status"])
+        articles = GaugeMetricFamily(
+            "seed_range_articles", "Articles in seed ranges by status.", labels=["status"]
+        )
+        for status, values in range_totals().items():
+            ranges.add_metric([status], values["ranges"])
+            articles.add_metric([status], values["articles"])
+        yield ranges
+        yield articles
+        yield GaugeMetricFamily(
+            "seed_leasing_paused",
+            "1 while range leasing is paused for lack of space.",
+            value=1 if leasing_paused() else 0,
+        )
+
+
+def render_metrics() -> bytes:
+    """The exposition text: the counters and the gauges read from the database."""
+    registry = counter_registry()
+    registry.register(DatabaseCollector())
+    return generate_latest(registry)
+
+
+def address_allowed(address: str, allowed: list[str]) -> bool:
+    """Whether `address` is one of `allowed` (addresses or networks, e.g. 10.0.0.0/8)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    for entry in allowed:
+        try:
+            if ip in ipaddress.ip_network(entry, strict=False):
+                return True
+        except ValueError:
+            continue
+    return False

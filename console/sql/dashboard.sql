@@ -1,0 +1,142 @@
+-- Reads of the operators' dashboard (seeding/selectors.py: dashboard). Every
+-- query is bounded: totals come from group_range_summary (a few rows per
+-- group), throughput from header_rollup by bucket, coverage from index
+-- probes on one page of groups; only leased ranges (few, a partial index)
+-- are read from seed_range whole.
+
+-- name: catalog_estimate
+-- Catalog files and the complete ones, from the planner's statistics (as of
+-- the last ANALYZE): counting hundreds of millions of rows per render is not an option.
+SELECT greatest(c.reltuples, 0)::bigint AS files,
+       (greatest(c.reltuples, 0) * coalesce(
+            (SELECT s.most_common_freqs[array_position(s.most_common_vals::text::text[], 'true')]
+               FROM pg_stats AS s
+              WHERE s.schemaname = current_schema() AND s.tablename = 'catalog_file'
+                AND s.attname = 'complete'), 0))::bigint AS complete
+  FROM pg_class AS c
+ WHERE c.oid = 'catalog_file'::regclass;
+
+-- name: group_page
+-- One page of groups: the most headers in the last hour first, then the most
+-- open (queued or leased) articles, then by name. A search keeps the groups
+-- whose name contains the text.
+WITH recent AS (
+    SELECT group_id, sum(headers)::bigint AS headers
+      FROM header_rollup
+     WHERE bucket >= now() - interval '1 hour'
+     GROUP BY group_id
+), work AS (
+    SELECT group_id,
+           sum(ranges)::bigint AS ranges,
+           sum(articles)::bigint AS planned,
+           sum(reached)::bigint AS reached,
+           sum(headers)::bigint AS headers,
+           sum(files)::bigint AS files,
+           coalesce(sum(articles) FILTER (WHERE status IN ('queued', 'leased')), 0)::bigint AS open,
+           coalesce(sum(ranges) FILTER (WHERE status = 'done'), 0)::bigint AS done_ranges,
+           coalesce(sum(ranges) FILTER (WHERE status = 'leased'), 0)::bigint AS leased_ranges,
+           coalesce(sum(ranges) FILTER (WHERE status = 'queued'), 0)::bigint AS queued_ranges,
+           coalesce(sum(ranges) FILTER (WHERE status = 'failed'), 0)::bigint AS failed_ranges
+      FROM group_range_summary
+     GROUP BY group_id
+)
+SELECT g.id, g.name, g.active,
+       coalesce(recent.headers, 0) AS recent_headers,
+       coalesce(work.ranges, 0) AS ranges, coalesce(work.planned, 0) AS planned,
+       coalesce(work.reached, 0) AS reached, coalesce(work.headers, 0) AS headers,
+       coalesce(work.files, 0) AS files, coalesce(work.open, 0) AS open,
+       coalesce(work.done_ranges, 0) AS done_ranges,
+       coalesce(work.leased_ranges, 0) AS leased_ranges,
+       coalesce(work.queued_ranges, 0) AS queued_ranges,
+       coalesce(work.failed_ranges, 0) AS failed_ranges,
+       count(*) OVER () AS matching
+  FROM news_group AS g
+  LEFT JOIN work ON work.group_id = g.id
+  LEFT JOIN recent ON recent.group_id = g.id
+ WHERE %(search)s = '' OR strpos(lower(g.name), lower(%(search)s)) > 0
+ ORDER BY coalesce(recent.headers, 0) DESC, coalesce(work.open, 0) DESC, g.name
+ LIMIT %(limit)s OFFSET %(offset)s;
+
+-- name: leased_in_groups
+-- The ranges in work of some groups: their live progress and resume points.
+SELECT group_id, id, start_id, end_id, next_id, headers, files
+  FROM seed_range
+ WHERE status = 'leased' AND group_id = ANY(%(group_ids)s::bigint[]);
+
+-- name: coverage_bins
+-- Per group, its article span (first range's start to last range's end) cut
+-- into %(bins)s bins; each bin shows the range covering its middle article
+-- (an index probe on seed_range_group_start_idx), or a gap. Bounded:
+-- groups x bins probes, however many ranges a group has.
+WITH span AS (
+    SELECT g.id AS group_id, lo.start_id AS lo, hi.end_id AS hi
+      FROM unnest(%(group_ids)s::bigint[]) AS g(id)
+     CROSS JOIN LATERAL (SELECT start_id FROM seed_range
+                          WHERE group_id = g.id ORDER BY start_id LIMIT 1) AS lo
+     CROSS JOIN LATERAL (SELECT end_id FROM seed_range
+                          WHERE group_id = g.id ORDER BY start_id DESC LIMIT 1) AS hi
+), probe AS (
+    SELECT span.group_id, span.lo, span.hi, b.bin,
+           span.lo + ((span.hi - span.lo + 1)::numeric * (2 * b.bin + 1) / (2 * %(bins)s))::bigint AS article
+      FROM span
+     CROSS JOIN generate_series(0, %(bins)s - 1) AS b(bin)
+)
+SELECT probe.group_id, probe.lo, probe.hi, probe.bin,
+       CASE WHEN r.id IS NULL OR r.end_id < probe.article THEN 'gap' ELSE r.status END AS status,
+       r.start_id, r.end_id, r.next_id
+  FROM probe
+  LEFT JOIN LATERAL (SELECT id, status, start_id, end_id, next_id FROM seed_range
+                      WHERE group_id = probe.group_id AND start_id <= probe.article
+                      ORDER BY start_id DESC LIMIT 1) AS r ON true
+ ORDER BY probe.group_id, probe.bin;
+
+-- name: headers_per_hour
+-- The last 24 hours: folded hours from header_rollup_hour, the rest live.
+WITH hours AS (
+    SELECT h.hour FROM generate_series(date_trunc('hour', now()) - interval '23 hours',
+                                       date_trunc('hour', now()), interval '1 hour') AS h(hour)
+), live AS (
+    SELECT date_trunc('hour', bucket) AS hour, sum(headers)::bigint AS headers
+      FROM header_rollup
+     WHERE bucket >= coalesce((SELECT max(hour) + interval '1 hour' FROM header_rollup_hour
+                                WHERE hour >= now() - interval '25 hours'),
+                              date_trunc('hour', now()) - interval '23 hours')
+     GROUP BY 1
+)
+SELECT hours.hour, coalesce(f.headers, live.headers, 0)::bigint AS headers
+  FROM hours
+  LEFT JOIN header_rollup_hour AS f ON f.hour = hours.hour
+  LEFT JOIN live ON live.hour = hours.hour
+ ORDER BY hours.hour;
+
+-- name: node_counts
+SELECT count(*) FILTER (WHERE NOT disabled AND last_seen_at >= now() - make_interval(secs => %(ttl)s)) AS live,
+       count(*) FILTER (WHERE NOT disabled AND (last_seen_at IS NULL OR last_seen_at < now() - make_interval(secs => %(ttl)s))) AS quiet,
+       count(*) FILTER (WHERE disabled) AS disabled
+  FROM seed_node;
+
+-- name: busiest_nodes
+-- The nodes with the most headers in the last hour, then the most leases held.
+WITH recent AS (
+    SELECT node_id, sum(headers)::bigint AS headers
+      FROM header_rollup
+     WHERE bucket >= now() - interval '1 hour'
+     GROUP BY node_id
+), held AS (
+    SELECT node_id, count(*) AS ranges FROM seed_range WHERE status = 'leased' GROUP BY node_id
+), lanes AS (
+    SELECT node_id, count(*) AS lanes FROM group_lane WHERE node_id IS NOT NULL GROUP BY node_id
+)
+SELECT n.id, n.name, n.disabled,
+       CASE WHEN n.disabled THEN 'disabled'
+            WHEN n.last_seen_at >= now() - make_interval(secs => %(ttl)s) THEN 'live'
+            ELSE 'quiet' END AS state,
+       extract(epoch FROM now() - n.last_seen_at)::bigint AS seen_seconds_ago,
+       coalesce(held.ranges, 0) AS ranges_held, coalesce(lanes.lanes, 0) AS lanes_held,
+       coalesce(recent.headers, 0) AS headers_per_hour
+  FROM seed_node AS n
+  LEFT JOIN recent ON recent.node_id = n.id
+  LEFT JOIN held ON held.node_id = n.id
+  LEFT JOIN lanes ON lanes.node_id = n.id
+ ORDER BY coalesce(recent.headers, 0) DESC, coalesce(held.ranges, 0) + coalesce(lanes.lanes, 0) DESC, n.name
+ LIMIT %(limit)s;

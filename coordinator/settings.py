@@ -1,0 +1,218 @@
+"""The coordinator's one settings module, read from the environment.
+
+Every setting has a default that works on a laptop; production sets
+SECRET_KEY, DEBUG=0, ALLOWED_HOSTS and DATABASE_URL. Misconfiguration is
+reported by system checks (see `indexer/checks.py`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = BASE_DIR / "var"
+
+env = environ.Env()
+environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+
+DEBUG = env.bool("DEBUG", default=False)
+# The development default is only accepted while DEBUG is on or for the
+# embedded database; a system check (indexer.E009) refuses it otherwise.
+SECRET_KEY = env.str("SECRET_KEY", default="dev-only-insecure-key-change-me")
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "console.apps.ConsoleAdminConfig",  # django.contrib.admin with the dashboard
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "rest_framework",
+    "drf_spectacular",
+    "indexer",
+    "seeding",
+    "leases",
+    "console",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "indexer.request_log.ApiRequestLogMiddleware",
+    "indexer.middleware.ApiErrorMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "coordinator.urls"
+WSGI_APPLICATION = "coordinator.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database ---------------------------------------------------------------
+# DATABASE_URL selects the database. Unset, the embedded PostgreSQL under
+# var/pg is started on first connect (indexer/embedded_postgres).
+EMBEDDED_DATABASE = not env.str("DATABASE_URL", default="")
+if EMBEDDED_DATABASE:
+    DATABASES = {
+        "default": {
+            "ENGINE": "indexer.embedded_postgres",
+            "NAME": env.str("EMBEDDED_DATABASE_NAME", default="coordinator"),
+            "USER": "postgres",
+            "EMBEDDED_DIR": str(env.path("EMBEDDED_DATABASE_DIR", default=VAR_DIR / "pg")),
+        }
+    }
+else:
+    DATABASES = {"default": env.db_url("DATABASE_URL")}
+    DATABASES["default"]["ENGINE"] = "django.db.backends.postgresql"
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DATABASES["default"].setdefault("OPTIONS", {})
+# A database that does not answer must not hold a worker: connecting gives up
+# after DB_CONNECT_TIMEOUT seconds (then the API answers 503).
+DATABASES["default"]["OPTIONS"].setdefault(
+    "connect_timeout", env.int("DB_CONNECT_TIMEOUT", default=5)
+)
+# Server-side binding lets psycopg prepare the hot statements (the claim is
+# planned once per connection, not on every call). DB_PREPARE=0 turns it off,
+# e.g. behind a pooler in transaction mode that cannot keep prepared statements.
+if env.bool("DB_PREPARE", default=True):
+    DATABASES["default"]["OPTIONS"].setdefault("server_side_binding", True)
+    DATABASES["default"]["OPTIONS"].setdefault("prepare_threshold", 2)
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = env.path("STATIC_ROOT", default=VAR_DIR / "static")
+
+# --- Node API ---------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["indexer.api.authentication.NodeTokenAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["indexer.api.permissions.IsNode"],
+    "DEFAULT_PARSER_CLASSES": ["indexer.api.parsers.LimitedJSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "EXCEPTION_HANDLER": "indexer.api.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": None,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Seed coordinator node API",
+    "DESCRIPTION": "The protocol between seed nodes and the coordinator (see docs/api.md).",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+}
+
+# Largest JSON body a node may send, in bytes (413 beyond).
+API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=64 * 1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = API_MAX_BODY_BYTES
+
+# --- Leasing ----------------------------------------------------------------
+# A lease whose heartbeat is older than this passes to the next node.
+LEASE_TTL_SECONDS = env.int("LEASE_TTL_SECONDS", default=15 * 60)
+# Leases a range may use up before it is marked failed.
+MAX_ATTEMPTS = env.int("MAX_ATTEMPTS", default=5)
+# Range priority: a LOWER number is MORE urgent. Ranges planned without a
+# priority get the default; anything below it is "urgent".
+DEFAULT_PRIORITY = env.int("DEFAULT_PRIORITY", default=100)
+# The tail planner plans new articles at this priority (more urgent than history).
+TAIL_PRIORITY = env.int("TAIL_PRIORITY", default=10)
+# Seconds a node is told to wait when nothing can be handed out.
+LEASE_RETRY_AFTER_SECONDS = env.int("LEASE_RETRY_AFTER_SECONDS", default=30)
+# Group leases (window indexing). The tail lane works ranges with priority
+# <= TAIL_PRIORITY; the history lane works the rest within these bounds and,
+# with LEASE_CAPTURE_ONLY, only ranges flagged capture.
+LEASE_PRIORITY_MIN = env.int("LEASE_PRIORITY_MIN", default=-(2**31))
+LEASE_PRIORITY_MAX = env.int("LEASE_PRIORITY_MAX", default=2**31 - 1)
+LEASE_CAPTURE_ONLY = env.bool("LEASE_CAPTURE_ONLY", default=False)
+# Where lane snapshots (serialized windows) are kept, and their size limit (413 beyond).
+SNAPSHOT_DIR = env.path("SNAPSHOT_DIR", default=VAR_DIR / "snapshots")
+SNAPSHOT_MAX_BYTES = env.int("SNAPSHOT_MAX_BYTES", default=8 * 2**30)
+# A node's last_seen_at is written at most this often.
+NODE_SEEN_INTERVAL_SECONDS = env.int("NODE_SEEN_INTERVAL_SECONDS", default=60)
+
+# --- News server and planning -----------------------------------------------
+# The coordinator's own news server, used to plan ranges (date search, water
+# marks) and to relay overviews to nodes, e.g.
+# nntps://user:pass@news.example.com:563/?connections=8. Unset: no news server;
+# planning and the overview relay answer a clear error. The password is only
+# ever shown masked (usenet.nntp.config). A malformed URL fails a system check.
+NEWS_SERVER_URL = env.str("NEWS_SERVER_URL", default="")
+# Use COMPRESS DEFLATE / XFEATURE COMPRESS GZIP / XZVER when the server offers them.
+NEWS_COMPRESSION = env.bool("NEWS_COMPRESSION", default=True)
+# Seconds a caller waits for a pooled news-server connection before giving up.
+NEWS_POOL_WAIT_SECONDS = env.float("NEWS_POOL_WAIT_SECONDS", default=30.0)
+# Articles per planned range: one node works through a range in one lease.
+PLAN_RANGE_SIZE = env.int("PLAN_RANGE_SIZE", default=50_000)
+
+# Per-minute throughput rows (header_rollup) are kept this many hours; older
+# ones are dropped once they are folded into hours (the dashboard's chart).
+ROLLUP_MINUTES_KEEP_HOURS = env.int("ROLLUP_MINUTES_KEEP_HOURS", default=48)
+
+# --- Space limits -----------------------------------------------------------
+# Range leases pause while pg_database_size() is over this (0: no limit).
+DB_MAX_BYTES = env.int("DB_MAX_BYTES", default=0)
+# How long a measured database size is trusted, in seconds.
+SPACE_CHECK_CACHE_SECONDS = env.float("SPACE_CHECK_CACHE_SECONDS", default=5.0)
+
+# The catalog's own tables (pg_total_relation_size: with indexes and TOAST):
+# range leases pause while they are over this (0: no limit).
+CATALOG_MAX_BYTES = env.int("CATALOG_MAX_BYTES", default=0)
+
+# --- Catalog ----------------------------------------------------------------
+# How often a process checks for a newer rule set, in seconds.
+RULES_CHECK_SECONDS = env.float("RULES_CHECK_SECONDS", default=5.0)
+# Files per page of /api/v1/files.
+CATALOG_PAGE_SIZE = env.int("CATALOG_PAGE_SIZE", default=100)
+
+# --- Operators' console -------------------------------------------------------
+# The dashboard reloads itself this often, in seconds.
+DASHBOARD_REFRESH_SECONDS = env.int("DASHBOARD_REFRESH_SECONDS", default=30)
+# /metrics answers a scrape with `Authorization: Bearer METRICS_TOKEN` (unset:
+# no token works), from an address in METRICS_ALLOW_IPS (addresses or
+# networks; REMOTE_ADDR, so list the proxy if there is one), or to a staff
+# session. Set METRICS_ALLOW_IPS to an empty value to allow no address.
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+METRICS_ALLOW_IPS = env.list("METRICS_ALLOW_IPS", default=["127.0.0.1", "::1"])
+# PROMETHEUS_MULTIPROC_DIR (read by prometheus_client itself): a directory for
+# the counters of several gunicorn workers; `manage.py serve` sets var/prometheus.
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    # indexer.requests: one key=value line per API request (indexer/request_log.py).
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {"pgserver": {"level": "WARNING"}},
+}

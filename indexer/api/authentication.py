@@ -1,0 +1,76 @@
+"""Bearer-token authentication for seed nodes.
+
+The presented token is hashed and looked up by its digest (a unique index),
+then compared again in constant time. One query per request: the same
+SELECT says whether last_seen_at is due (at most once a minute, time from the
+database), and only then is it written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import connection
+from rest_framework.authentication import BaseAuthentication
+from rest_framework.exceptions import AuthenticationFailed
+
+from indexer.tokens import TOKEN_PREFIX, hash_token, token_matches
+
+_LOOKUP = """
+SELECT id, name, token_hash, disabled,
+       (last_seen_at IS NULL OR last_seen_at < now() - make_interval(secs => %(interval)s)) AS seen_due
+  FROM seed_node
+ WHERE token_hash = %(hash)s
+"""
+_TOUCH = """
+UPDATE seed_node SET last_seen_at = now()
+ WHERE id = %(id)s
+   AND (last_seen_at IS NULL OR last_seen_at < now() - make_interval(secs => %(interval)s))
+"""
+
+
+@dataclass(frozen=True)
+class NodeIdentity:
+    """request.user for a node: the node's id and name, nothing to mutate."""
+
+    id: int
+    name: str
+    is_authenticated: bool = True
+    is_staff: bool = False
+    is_active: bool = True
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class NodeTokenAuthentication(BaseAuthentication):
+    def authenticate(self, request: Any) -> tuple[NodeIdentity, str] | None:
+        header = request.META.get("HTTP_AUTHORIZATION", "")
+        if not header:
+            return None
+        scheme, _, token = header.partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            raise AuthenticationFailed("Use 'Authorization: Bearer <token>'.")
+        if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
+            raise AuthenticationFailed("That is not a node token; tokens start with 'sn_'.")
+        digest = hash_token(token)
+        interval = settings.NODE_SEEN_INTERVAL_SECONDS
+        with connection.cursor() as cursor:
+            cursor.execute(_LOOKUP, {"hash": digest, "interval": interval})
+            row = cursor.fetchone()
+            if row is None or not token_matches(token, row[2]):
+                raise AuthenticationFailed("Unknown token: ask an operator for a new one.")
+            node_id, name, _hash, disabled, seen_due = row
+            if disabled:
+                raise AuthenticationFailed(
+                    f"Node {name!r} is disabled; ask an operator to enable it."
+                )
+            if seen_due:
+                cursor.execute(_TOUCH, {"id": node_id, "interval": interval})
+        return NodeIdentity(id=node_id, name=name), "node"
+
+    def authenticate_header(self, request: Any) -> str:
+        return 'Bearer realm="api"'

@@ -1,0 +1,142 @@
+"""Named SQL blocks loaded once from an app's `sql/*.sql` files and called by name.
+
+A file holds blocks that each start with a line `-- name: some_query`; the
+text up to the next such line is the query, with `%(param)s` placeholders.
+Each app has one registry, `<app>/sql/__init__.py: queries`, over all of its
+files (a name is defined once per app). This package is the base app's.
+Queries are never built with f-strings (docs/architecture.md, "SQL").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+import psycopg
+from django.db import connection
+from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
+
+T = TypeVar("T")
+
+# PostgreSQL takes at most 65,535 parameters in one statement (and Django's
+# `__in=` sends one per value); lists that may be longer go in slices.
+PARAMETER_BATCH = 10_000
+
+
+def slices(items: Sequence[T], size: int = PARAMETER_BATCH) -> Iterator[Sequence[T]]:
+    """`items` in consecutive slices of at most `size`."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+_NAME = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.MULTILINE)
+
+
+def parse_queries(text: str) -> dict[str, str]:
+    parts = _NAME.split(text)
+    queries: dict[str, str] = {}
+    for name, body in zip(parts[1::2], parts[2::2], strict=True):
+        if name in queries:
+            raise ValueError(f"query {name!r} is defined twice")
+        queries[name] = body.strip()
+    return queries
+
+
+@cache
+def load_queries(path: str) -> dict[str, str]:
+    """The named blocks of one `.sql` file, or of every `.sql` file in a directory."""
+    where = Path(path)
+    files = sorted(where.glob("*.sql")) if where.is_dir() else [where]
+    queries: dict[str, str] = {}
+    for file in files:
+        for name, body in parse_queries(file.read_text(encoding="utf-8")).items():
+            if name in queries:
+                raise ValueError(f"query {name!r} is defined twice in {where}")
+            queries[name] = body
+    return queries
+
+
+# A literal %% first, so "%%(x)s" (a percent sign, then text) is left alone.
+_PLACEHOLDER = re.compile(r"%%|%\((\w+)\)s")
+
+
+def binary_placeholders(query: str) -> str:
+    """`query` with every `%(param)s` placeholder turned into `%(param)b`."""
+    return _PLACEHOLDER.sub(lambda m: m[0] if m[1] is None else f"%({m[1]})b", query)
+
+
+@cache
+def _binary_query(path: str, name: str) -> str:
+    return binary_placeholders(load_queries(path)[name])
+
+
+class Queries:
+    """The named queries of one `.sql` file, or of a directory of them."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = str(path)
+
+    def __getitem__(self, name: str) -> str:
+        return load_queries(self._path)[name]
+
+    def fetchone(self, name: str, params: Mapping[str, Any]) -> tuple[Any, ...] | None:
+        with connection.cursor() as cursor:
+            cursor.execute(self[name], params)
+            return cursor.fetchone()
+
+    def fetchall(self, name: str, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        with connection.cursor() as cursor:
+            cursor.execute(self[name], params)
+            return cursor.fetchall()
+
+    def fetchdicts(self, name: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
+        with connection.cursor() as cursor:
+            cursor.execute(self[name], params)
+            columns = [col.name for col in cursor.description or ()]
+            return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+    def binary(self, name: str) -> str:
+        """The query with every `%(param)s` placeholder turned into `%(param)b`."""
+        return _binary_query(self._path, name)
+
+    def fetchone_bound(self, name: str, params: Mapping[str, Any]) -> tuple[Any, ...] | None:
+        """Like fetchone, with the parameters sent to the server in binary.
+
+        A `%s` placeholder lets psycopg send a list as an array literal in
+        text: every element quoted (bytes hex-escaped) on the client and
+        parsed again on the server. A batch merge sends tens of thousands of
+        elements; in binary that costs a tenth (docs/performance.md, "Catalog:
+        storing batches"). Same connection and transaction, and Django still
+        counts and logs the query. The query's own casts (`::int[]`) fix the
+        types, so a list psycopg sends as int2[] or all NULLs still fits.
+        """
+        connection.ensure_connection()
+        raw = psycopg.Cursor(connection.connection)
+        raw.format = psycopg.pq.Format.BINARY
+        wrapper = CursorDebugWrapper if connection.queries_logged else CursorWrapper
+        with wrapper(raw, connection) as cursor:
+            cursor.execute(self.binary(name), params)
+            return cursor.fetchone()
+
+    def execute(self, name: str, params: Mapping[str, Any]) -> int:
+        """Run a statement and return its row count."""
+        with connection.cursor() as cursor:
+            cursor.execute(self[name], params)
+            return cursor.rowcount
+
+    def copy_rows(self, name: str, rows: Iterable[Sequence[Any]]) -> int:
+        """Stream rows into a `COPY ... FROM STDIN` statement; returns how many were sent."""
+        count = 0
+        with connection.cursor() as cursor:
+            with cursor.cursor.copy(self[name]) as copy:
+                for row in rows:
+                    copy.write_row(row)
+                    count += 1
+        return count
+
+
+# The base app's registry: groups, nodes and the catalog (sql/*.sql beside this file).
+queries = Queries(Path(__file__).parent)

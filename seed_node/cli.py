@@ -1,0 +1,317 @@
+"""``seed-node``: the reference seed node agent (also ``manage.py seed_node``).
+
+Runs N workers that lease work from the coordinator, read overviews from a news
+server (or through the coordinator's relay), aggregate them into files and report
+them. Client code only: it never imports Django's database layer, so a node needs
+no database and no coordinator settings. See docs/seed-node.md.
+
+Exit codes: 0 clean shutdown, 1 unexpected error, 2 usage or configuration
+error, 3 the coordinator refused the token (401).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from usenet.nntp import NewsServerConfig, NNTPPool
+
+from .http import Coordinator
+from .sources import NewsServerSource, OverviewSource, RelaySource
+from .worker import (
+    EXIT_UNEXPECTED,
+    EXIT_USAGE,
+    Control,
+    RangeWorker,
+    Settings,
+    Stats,
+    WindowWorker,
+    Worker,
+)
+
+log = logging.getLogger("seed_node")
+
+ENV_PREFIX = "SEED_"
+
+
+class UsageError(Exception):
+    pass
+
+
+MODES = ("ranges", "window")
+LANES = ("history", "tail")
+_YES = ("1", "true", "yes", "on")
+_NO = ("0", "false", "no", "off")
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    """SEED_<NAME>, raw: argparse converts it with the option's type (an empty one is unset)."""
+    return os.environ.get(ENV_PREFIX + name) or default
+
+
+def _env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    # argparse checks choices on the command line only, never on a default.
+    value = _env(name, default) or default
+    if value not in choices:
+        raise UsageError(f"{ENV_PREFIX}{name}={value!r} is not one of {', '.join(choices)}")
+    return value
+
+
+def _env_flag(name: str) -> bool:
+    value = _env(name) or "0"
+    if value.lower() not in _YES + _NO:
+        raise UsageError(
+            f"{ENV_PREFIX}{name}={value!r} is neither yes/true/1/on nor no/false/0/off"
+        )
+    return value.lower() in _YES
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The options; every default comes from SEED_<OPTION>. Raises UsageError for a bad one."""
+    parser = argparse.ArgumentParser(
+        prog="seed-node",
+        description="Read Usenet overviews for a seed coordinator. Every option can also be "
+        "set as an environment variable SEED_<OPTION> (e.g. SEED_COORDINATOR).",
+        epilog="Exit codes: 0 clean shutdown, 1 unexpected error, 2 usage or configuration "
+        "error, 3 the coordinator refused the token (401).",
+    )
+    add = parser.add_argument
+    add("--coordinator", default=_env("COORDINATOR"), help="coordinator base URL")
+    add(
+        "--token-file",
+        default=_env("TOKEN_FILE"),
+        help="file holding the node token (or SEED_TOKEN with the token itself)",
+    )
+    add("--mode", choices=MODES, default=_env_choice("MODE", "ranges", MODES))
+    add("--lane", choices=LANES, default=_env_choice("LANE", "history", LANES))
+    add("--workers", type=int, default=_env("WORKERS", "1"))
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument(
+        "--news-server",
+        default=_env("NEWS_SERVER"),
+        help="nntp[s]://user:pass@host:port/?connections=N (the password is never logged)",
+    )
+    source.add_argument(
+        "--relay",
+        action="store_true",
+        default=_env_flag("RELAY"),
+        help="read overviews through the coordinator's relay instead of a news server",
+    )
+    add("--batch-headers", type=int, default=_env("BATCH_HEADERS", "20000"))
+    add("--batch-seconds", type=float, default=_env("BATCH_SECONDS", "30"))
+    add("--snapshot-every", type=int, default=_env("SNAPSHOT_EVERY", "10"))
+    add("--log-interval", type=float, default=_env("LOG_INTERVAL", "60"))
+    add("--heartbeat-seconds", type=float, default=_env("HEARTBEAT_SECONDS", "30"))
+    add(
+        "--fragment-lag",
+        type=int,
+        default=_env("FRAGMENT_LAG", "100000"),
+        help="articles after which an incomplete file is given up as a fragment",
+    )
+    add("--max-open", type=int, default=_env("MAX_OPEN", "200000"))
+    add(
+        "--max-headers-per-second",
+        type=float,
+        default=_env("MAX_HEADERS_PER_SECOND", "0"),
+        help="per worker; 0 means no limit",
+    )
+    add("--http-timeout", type=float, default=_env("HTTP_TIMEOUT", "60"))
+    add("--max-backoff", type=float, default=_env("MAX_BACKOFF", "60"))
+    add("--work-dir", default=_env("WORK_DIR"), help="where window snapshots are spooled")
+    add(
+        "--exit-when-idle",
+        action="store_true",
+        default=_env_flag("EXIT_WHEN_IDLE"),
+        help="exit 0 when the coordinator has nothing to hand out",
+    )
+    add("--duplicate-batches", action="store_true", help=argparse.SUPPRESS)  # for tests
+    add("--log-level", default=_env("LOG_LEVEL", "INFO"))
+    return parser
+
+
+def read_token(path: str | None) -> str:
+    if path:
+        try:
+            token = Path(path).read_text().strip()
+        except OSError as exc:
+            raise UsageError(f"cannot read the token file {path}: {exc.strerror}") from None
+    else:
+        token = (os.environ.get("SEED_TOKEN") or "").strip()
+    if not token:
+        raise UsageError("no token: give --token-file PATH (or SEED_TOKEN)")
+    return token
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    for name in ("workers", "batch_headers", "snapshot_every", "max_open"):
+        if getattr(args, name) < 1:
+            raise UsageError(f"--{name.replace('_', '-')} must be at least 1")
+    for name in ("batch_seconds", "heartbeat_seconds", "log_interval", "http_timeout"):
+        if getattr(args, name) <= 0:
+            raise UsageError(f"--{name.replace('_', '-')} must be positive")
+    return Settings(
+        batch_headers=args.batch_headers,
+        batch_seconds=args.batch_seconds,
+        snapshot_every=args.snapshot_every,
+        heartbeat_seconds=args.heartbeat_seconds,
+        fragment_lag=max(0, args.fragment_lag),
+        max_open=args.max_open,
+        exit_when_idle=args.exit_when_idle,
+        duplicate_batches=args.duplicate_batches,
+        max_headers_per_second=max(0.0, args.max_headers_per_second),
+        work_dir=Path(args.work_dir) if args.work_dir else None,
+        max_backoff=max(1.0, args.max_backoff),
+    )
+
+
+def main(argv: Sequence[str] | None = None, control: Control | None = None) -> int:
+    """Run the node; returns the exit code. ``control`` lets a caller stop it (tests)."""
+    control = control or Control()
+    # Signals first: a SIGTERM during start-up is a clean stop too, not a crash.
+    previous_handlers = install_signal_handlers(control)
+    try:
+        return _main(argv, control)
+    finally:
+        for signum, handler in previous_handlers.items():
+            signal.signal(signum, handler)
+
+
+def _main(argv: Sequence[str] | None, control: Control) -> int:
+    try:
+        # A bad SEED_* value: UsageError from the parser's defaults, or argparse's own
+        # error when it converts a default with the option's type.
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # argparse: 0 for --help, 2 for a usage error
+        return int(exc.code or 0)
+    except UsageError as exc:
+        print(f"seed-node: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    logging.basicConfig(
+        level=getattr(logging, str(args.log_level).upper(), logging.INFO),
+        format="%(asctime)s %(levelname)s %(threadName)s %(name)s: %(message)s",
+    )
+    try:
+        return run(args, control)
+    except UsageError as exc:
+        print(f"seed-node: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception:
+        log.exception("seed-node failed")
+        return EXIT_UNEXPECTED
+
+
+def run(args: argparse.Namespace, control: Control) -> int:
+    if not args.coordinator:
+        raise UsageError("give --coordinator URL (or SEED_COORDINATOR)")
+    if not args.relay and not args.news_server:
+        raise UsageError("give --news-server URL or --relay")
+    if args.relay and args.mode == "window":
+        raise UsageError("--relay serves range leases only; window mode needs --news-server")
+    token = read_token(args.token_file)
+    settings = settings_from(args)
+    try:
+        coordinator = Coordinator(
+            args.coordinator,
+            token,
+            timeout=args.http_timeout,
+            max_backoff=settings.max_backoff,
+            abort=control.abort,
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    source: OverviewSource
+    if args.relay:
+        source = RelaySource(coordinator)
+        described = f"the relay of {coordinator.base_url}"
+    else:
+        try:
+            config = NewsServerConfig.from_url(args.news_server)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        # One pool for all workers, no larger than the provider allows.
+        source = NewsServerSource(NNTPPool(config))
+        described = str(config)
+        if args.workers > config.connections:
+            log.warning(
+                "%s workers share %s news-server connections: some will wait",
+                args.workers,
+                config.connections,
+            )
+    stats = Stats()
+    workers: list[Worker] = []
+    for number in range(1, args.workers + 1):
+        name = f"worker-{number}"
+        if args.mode == "window":
+            workers.append(
+                WindowWorker(name, coordinator, source, settings, control, stats, lane=args.lane)
+            )
+        else:
+            workers.append(RangeWorker(name, coordinator, source, settings, control, stats))
+    log.info(
+        "seed-node: %s mode, %s worker(s), coordinator %s, overviews from %s",
+        args.mode,
+        args.workers,
+        coordinator.base_url,
+        described,
+    )
+    threads = [threading.Thread(target=w.run, name=w.name, daemon=True) for w in workers]
+    for thread in threads:
+        thread.start()
+    report_progress(threads, stats, args.log_interval)
+    source.close()
+    log.info("seed-node: stopped (exit %s); %s", control.exit_code, stats.snapshot())
+    return control.exit_code
+
+
+def install_signal_handlers(control: Control) -> dict[int, Any]:
+    """First SIGTERM/SIGINT: report, release and stop. A second one: stop waiting on calls."""
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        if control.stop.is_set():
+            log.warning("second %s: abandoning calls in progress", signal.Signals(signum).name)
+            control.abort.set()
+        else:
+            log.info("%s: finishing up", signal.Signals(signum).name)
+            control.stop.set()
+
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            previous[signum] = signal.signal(signum, handle)
+    return previous
+
+
+def report_progress(threads: list[threading.Thread], stats: Stats, interval: float) -> None:
+    """Wait for the workers, logging throughput every ``interval`` seconds."""
+    last = stats.snapshot()
+    last_time = time.monotonic()
+    next_log = last_time + interval
+    while any(thread.is_alive() for thread in threads):
+        for thread in threads:
+            thread.join(timeout=min(1.0, max(0.05, next_log - time.monotonic())))
+        now = time.monotonic()
+        if now >= next_log:
+            current = stats.snapshot()
+            elapsed = now - last_time
+            log.info(
+                "%.0f headers/s, %s ranges done, %s batches, %s files, %s fragments",
+                (current["headers"] - last["headers"]) / elapsed,
+                current["ranges"],
+                current["batches"],
+                current["files"],
+                current["fragments"],
+            )
+            last, last_time, next_log = current, now, now + interval
+
+
+if __name__ == "__main__":
+    sys.exit(main())

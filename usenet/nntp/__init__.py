@@ -1,0 +1,40 @@
+"""The project's news-server client: connections, a pool, dates and date search."""
+
+from __future__ import annotations
+
+from usenet.nntp.client import GroupInfo, NNTPClient
+from usenet.nntp.config import NewsServerConfig
+from usenet.nntp.errors import (
+    AccessDenied,
+    AuthRequired,
+    CompressionError,
+    NNTPConnectionError,
+    NNTPError,
+    NNTPProtocolError,
+    NoArticles,
+    NoSuchGroup,
+    PoolExhausted,
+    ServiceDiscontinued,
+)
+from usenet.nntp.pool import NNTPPool
+from usenet.nntp.search import DateSearchResult, article_at_date, find_article_at_date
+
+__all__ = [
+    "AccessDenied",
+    "AuthRequired",
+    "CompressionError",
+    "DateSearchResult",
+    "GroupInfo",
+    "NNTPClient",
+    "NNTPConnectionError",
+    "NNTPError",
+    "NNTPPool",
+    "NNTPProtocolError",
+    "NewsServerConfig",
+    "NoArticles",
+    "NoSuchGroup",
+    "PoolExhausted",
+    "ServiceDiscontinued",
+    "article_at_date",
+    "find_article_at_date",
+]

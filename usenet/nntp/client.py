@@ -1,0 +1,605 @@
+"""One connection to a news server (RFC 3977), built for reading overviews.
+
+Seed nodes read OVER/XOVER ranges of huge groups, so `over()` streams: each
+overview line is handed out as soon as it has arrived and nothing holds the
+whole response. Compressed transfers (RFC 8054 COMPRESS DEFLATE, the
+providers' XFEATURE COMPRESS GZIP and XZVER) are used when the server offers
+them; if a compressed response cannot be decoded the client reconnects,
+stops using that compression and carries on from the next article.
+"""
+
+from __future__ import annotations
+
+import calendar
+import logging
+import socket
+import ssl
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from usenet.nntp.errors import (
+    AuthRequired,
+    CompressionError,
+    NNTPConnectionError,
+    NNTPError,
+    NNTPProtocolError,
+    error_for_reply,
+)
+
+if TYPE_CHECKING:
+    from usenet.nntp.config import NewsServerConfig
+
+log = logging.getLogger(__name__)
+
+_RECV_SIZE = 256 * 1024
+# A line this long without CRLF is garbage (or a broken decompressor), not an overview.
+_MAX_LINE = 4 * 1024 * 1024
+COMPRESSIONS = ("deflate", "gzip", "xzver")
+
+_YENC_PLAIN = bytes((i - 42) % 256 for i in range(256))
+_YENC_ESCAPED = bytes((i - 106) % 256 for i in range(256))
+
+
+@dataclass(frozen=True)
+class GroupInfo:
+    count: int
+    first: int
+    last: int
+    name: str
+
+
+class NNTPClient:
+    """A single NNTP connection; use as a context manager or call connect()/quit()."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int = 119,
+        *,
+        tls: bool = False,
+        username: str | None = None,
+        password: str | None = None,
+        timeout: float = 30.0,
+        connect_timeout: float = 10.0,
+        verify: bool = True,
+        ca_file: str | None = None,
+        compression: bool = True,
+        disabled_compressions: set[str] | None = None,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.tls = tls
+        self.username = username
+        self._password = password
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self.verify = verify
+        self.ca_file = ca_file
+        self.compression = compression
+        # Shared with a pool so that a compression that failed once is never tried again.
+        self.disabled_compressions = (
+            disabled_compressions if disabled_compressions is not None else set()
+        )
+        self.capabilities: dict[str, list[str]] = {}
+        self.compression_in_use: str | None = None
+        self.current_group: str | None = None
+        self.posting_allowed = False
+        self._sock: socket.socket | None = None
+        self._buffer = bytearray()
+        self._inflater: zlib._Decompress | None = None
+        self._deflater: zlib._Compress | None = None
+        self._reading_multiline = False
+
+    @classmethod
+    def from_config(cls, config: NewsServerConfig, **overrides: object) -> NNTPClient:
+        options: dict[str, object] = {
+            "tls": config.tls,
+            "username": config.username,
+            "password": config.password,
+            "timeout": config.timeout,
+            "connect_timeout": config.connect_timeout,
+            "verify": config.verify,
+            "ca_file": config.ca_file,
+            "compression": config.compression,
+        }
+        options.update(overrides)
+        return cls(config.host, config.port, **options)  # type: ignore[arg-type]
+
+    def __repr__(self) -> str:
+        state = "connected" if self.connected else "closed"
+        return f"<NNTPClient {self.host}:{self.port} {state}>"
+
+    # -- connection ----------------------------------------------------------
+
+    @property
+    def connected(self) -> bool:
+        return self._sock is not None
+
+    def connect(self) -> NNTPClient:
+        """Open the connection, greet, authenticate and switch on compression."""
+        if self._sock is not None:
+            return self
+        address = f"{self.host}:{self.port}"
+        try:
+            sock = socket.create_connection((self.host, self.port), timeout=self.connect_timeout)
+        except OSError as exc:
+            raise NNTPConnectionError(f"cannot connect to {address}: {exc}") from None
+        if self.tls:
+            try:
+                sock = self._ssl_context().wrap_socket(sock, server_hostname=self.host)
+            except (OSError, ssl.SSLError) as exc:
+                sock.close()
+                raise NNTPConnectionError(f"TLS handshake with {address} failed: {exc}") from None
+        sock.settimeout(self.timeout)
+        self._sock = sock
+        self._buffer.clear()
+        self._inflater = self._deflater = None
+        self.compression_in_use = None
+        self.current_group = None
+        try:
+            code, message = self._read_status()
+            if code not in (200, 201):
+                raise self._reply_error(code, message)
+            self.posting_allowed = code == 200
+            self._start_session()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def _ssl_context(self) -> ssl.SSLContext:
+        context = ssl.create_default_context(cafile=self.ca_file)
+        if not self.verify:
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+        return context
+
+    def _start_session(self) -> None:
+        needs_auth = not self._load_capabilities()
+        if "MODE-READER" in self.capabilities and "READER" not in self.capabilities:
+            self.mode_reader()
+        if self.username is not None and (needs_auth or "AUTHINFO" in self.capabilities):
+            self.authenticate()
+        elif needs_auth:
+            raise AuthRequired("server wants credentials and none are configured", 480)
+        if self.compression:
+            self._enable_compression()
+
+    def _load_capabilities(self) -> bool:
+        """Read CAPABILITIES; False when the server first wants authentication."""
+        try:
+            lines = self._multiline_command("CAPABILITIES", (101,))
+            capabilities: dict[str, list[str]] = {}
+            for line in lines:
+                words = line.decode("utf-8", "replace").split()
+                if words:
+                    capabilities[words[0].upper()] = [word.upper() for word in words[1:]]
+        except AuthRequired:
+            return False
+        except NNTPError as exc:
+            # Servers older than RFC 3977 answer 500; they get plain XOVER and no extras.
+            if exc.code not in (500, 501):
+                raise
+            capabilities = {}
+        self.capabilities = capabilities
+        return True
+
+    def mode_reader(self) -> None:
+        code, _ = self._command("MODE READER", (200, 201))
+        self.posting_allowed = code == 200
+        self._load_capabilities()
+
+    def authenticate(self) -> None:
+        """AUTHINFO USER/PASS, then re-read CAPABILITIES as RFC 4643 requires."""
+        if self.username is None:
+            raise AuthRequired("no username configured", 480)
+        code, _ = self._command(f"AUTHINFO USER {self.username}", (281, 381))
+        if code == 381:
+            if self._password is None:
+                raise AuthRequired("server wants a password and none is configured", 481)
+            self._command(f"AUTHINFO PASS {self._password}", (281,))
+        self._load_capabilities()
+
+    def _enable_compression(self) -> None:
+        offered = self.capabilities
+        allowed = [name for name in COMPRESSIONS if name not in self.disabled_compressions]
+        if "deflate" in allowed and "DEFLATE" in offered.get("COMPRESS", []):
+            try:
+                self._command("COMPRESS DEFLATE", (206,))
+            except (NNTPConnectionError, NNTPProtocolError):
+                raise
+            except NNTPError as exc:
+                log.info("COMPRESS DEFLATE refused by %s: %s", self.host, exc)
+            else:
+                # Everything after the 206 line is raw deflate, in both directions.
+                self._inflater = zlib.decompressobj(-15)
+                self._deflater = zlib.compressobj(wbits=-15)
+                pending = bytes(self._buffer)
+                self._buffer.clear()
+                self._buffer += self._inflate(pending)
+                self.compression_in_use = "deflate"
+                return
+        if "gzip" in allowed and "GZIP" in offered.get("XFEATURE-COMPRESS", []):
+            try:
+                self._command("XFEATURE COMPRESS GZIP TERMINATOR", (290,))
+            except (NNTPConnectionError, NNTPProtocolError):
+                raise
+            except NNTPError as exc:
+                log.info("XFEATURE COMPRESS GZIP refused by %s: %s", self.host, exc)
+            else:
+                self.compression_in_use = "gzip"
+                return
+        if "xzver" in allowed and "XZVER" in offered:
+            self.compression_in_use = "xzver"
+
+    def quit(self) -> None:
+        """Say goodbye politely; the connection is closed whatever the server answers."""
+        if self._sock is None:
+            return
+        try:
+            if not self._reading_multiline:
+                self._command("QUIT", (205,))
+        except NNTPError:
+            pass
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        sock, self._sock = self._sock, None
+        self._buffer.clear()
+        self._inflater = self._deflater = None
+        self._reading_multiline = False
+        if sock is not None:
+            try:
+                sock.close()
+            except OSError:
+                pass
+
+    def __enter__(self) -> NNTPClient:
+        return self.connect()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            self.quit()
+        else:
+            self.close()
+
+    # -- commands ------------------------------------------------------------
+
+    def group(self, name: str) -> GroupInfo:
+        """GROUP: select a group and return its article count and number range."""
+        _, message = self._command(f"GROUP {name}", (211,))
+        words = message.split()
+        try:
+            count, first, last = int(words[0]), int(words[1]), int(words[2])
+        except (IndexError, ValueError):
+            raise NNTPProtocolError(f"bad GROUP reply: 211 {message}", 211) from None
+        self.current_group = words[3] if len(words) > 3 else name
+        return GroupInfo(count=count, first=first, last=last, name=self.current_group)
+
+    def list_active(self, wildmat: str | None = None) -> Iterator[tuple[str, int, int, str]]:
+        """LIST ACTIVE [wildmat]: yield (name, last, first, flags) per group."""
+        command = f"LIST ACTIVE {wildmat}" if wildmat else "LIST ACTIVE"
+        for line in self._multiline_command(command, (215,)):
+            words = line.decode("utf-8", "replace").split()
+            if len(words) < 4:
+                raise NNTPProtocolError(f"bad LIST ACTIVE line: {line[:200]!r}")
+            yield words[0], int(words[1]), int(words[2]), words[3]
+
+    def date(self) -> int:
+        """DATE: the server's clock as Unix time."""
+        _, message = self._command("DATE", (111,))
+        stamp = message.split()[0] if message else ""
+        if len(stamp) != 14 or not stamp.isdigit():
+            raise NNTPProtocolError(f"bad DATE reply: 111 {message}", 111)
+        parts = (stamp[0:4], stamp[4:6], stamp[6:8], stamp[8:10], stamp[10:12], stamp[12:14])
+        year, month, day, hour, minute, second = (int(part) for part in parts)
+        return calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
+
+    def over(self, first: int, last: int | None = None) -> Iterator[bytes]:
+        """Stream overview lines of articles first..last (open-ended when last is None).
+
+        Lines come without CRLF and dot-unstuffed, one at a time as they arrive.
+        A compressed response that cannot be decoded makes the client reconnect
+        without that compression and continue after the last line it yielded.
+        Leaving the loop early closes the connection (the rest is unread).
+        """
+        resume = first
+        while True:
+            method = self.compression_in_use
+            try:
+                for line in self._over_once(resume, last):
+                    yield line
+                    number = line.split(b"\t", 1)[0]
+                    if number.isdigit():
+                        resume = int(number) + 1
+                return
+            except CompressionError as exc:
+                if method is None:
+                    raise
+                log.warning(
+                    "%s compressed overview from %s failed (%s); reconnecting without it",
+                    method,
+                    self.host,
+                    exc.message,
+                )
+                self.disabled_compressions.add(method)
+                self._reconnect()
+                if last is not None and resume > last:
+                    return
+
+    def _over_once(self, first: int, last: int | None) -> Iterator[bytes]:
+        span = f"{first}-{last}" if last is not None else f"{first}-"
+        method = self.compression_in_use
+        if method == "xzver":
+            verb = "XZVER"
+        elif method == "gzip" or "OVER" not in self.capabilities:
+            verb = "XOVER"
+        else:
+            verb = "OVER"
+        self._send(f"{verb} {span}")
+        code, message = self._read_status()
+        if code != 224:
+            raise self._reply_error(code, message)
+        if method == "gzip":
+            lines = self._gzip_lines()
+        elif method == "xzver":
+            lines = self._xzver_lines()
+        else:
+            lines = self._read_multiline(self._buffer, self._fill)
+        return self._stream(lines)
+
+    def _reconnect(self) -> None:
+        group = self.current_group
+        self.close()
+        self.connect()
+        if group is not None:
+            self.group(group)
+
+    # -- wire ----------------------------------------------------------------
+
+    def _command(self, line: str, expected: tuple[int, ...]) -> tuple[int, str]:
+        self._send(line)
+        code, message = self._read_status()
+        if code not in expected:
+            raise self._reply_error(code, message)
+        return code, message
+
+    def _multiline_command(self, line: str, expected: tuple[int, ...]) -> Iterator[bytes]:
+        self._command(line, expected)
+        return self._stream(self._read_multiline(self._buffer, self._fill))
+
+    def _reply_error(self, code: int, message: str) -> NNTPError:
+        message = self._scrub(message)
+        if code == 400:
+            # The server is closing; nothing more can be said on this connection.
+            self.close()
+        if code < 400:
+            return NNTPProtocolError(f"unexpected reply: {message}", code)
+        return error_for_reply(code, message)
+
+    def _scrub(self, text: str) -> str:
+        if self._password:
+            text = text.replace(self._password, "***")
+        return text
+
+    def _send(self, line: str) -> None:
+        if self._sock is None:
+            raise NNTPConnectionError(f"not connected to {self.host}:{self.port}")
+        if self._reading_multiline:
+            raise NNTPProtocolError("a multi-line response is still being read on this connection")
+        shown = "AUTHINFO PASS ***" if line.upper().startswith("AUTHINFO PASS") else line
+        log.debug("%s:%s >> %s", self.host, self.port, shown)
+        data = line.encode("utf-8") + b"\r\n"
+        if self._deflater is not None:
+            data = self._deflater.compress(data) + self._deflater.flush(zlib.Z_SYNC_FLUSH)
+        try:
+            self._sock.sendall(data)
+        except OSError as exc:
+            self.close()
+            raise NNTPConnectionError(f"sending to {self.host}:{self.port} failed: {exc}") from None
+
+    def _recv(self) -> bytes:
+        if self._sock is None:
+            raise NNTPConnectionError(f"not connected to {self.host}:{self.port}")
+        try:
+            data = self._sock.recv(_RECV_SIZE)
+        except TimeoutError:
+            self.close()
+            raise NNTPConnectionError(
+                f"{self.host}:{self.port} sent nothing for {self.timeout} seconds"
+            ) from None
+        except OSError as exc:
+            self.close()
+            address = f"{self.host}:{self.port}"
+            raise NNTPConnectionError(f"reading from {address} failed: {exc}") from None
+        if not data:
+            self.close()
+            raise NNTPConnectionError(f"{self.host}:{self.port} closed the connection")
+        return data
+
+    def _inflate(self, data: bytes) -> bytes:
+        assert self._inflater is not None
+        try:
+            return self._inflater.decompress(data)
+        except zlib.error as exc:
+            self.close()
+            raise CompressionError(f"COMPRESS DEFLATE stream is corrupt: {exc}") from None
+
+    def _fill(self) -> None:
+        data = self._recv()
+        self._buffer += self._inflate(data) if self._inflater is not None else data
+
+    def _read_line(self) -> bytes:
+        buffer = self._buffer
+        scanned = 0
+        while (end := buffer.find(b"\r\n", scanned)) < 0:
+            if len(buffer) > _MAX_LINE:
+                self.close()
+                raise NNTPProtocolError("line too long: no CRLF in 4 MiB")
+            scanned = max(len(buffer) - 1, 0)
+            self._fill()
+        line = bytes(buffer[:end])
+        del buffer[: end + 2]
+        return line
+
+    def _read_status(self) -> tuple[int, str]:
+        line = self._read_line()
+        text = line.decode("utf-8", "replace")
+        if len(text) < 3 or not text[:3].isdigit():
+            self.close()
+            raise NNTPProtocolError(f"expected a status line, got {self._scrub(text[:100])!r}")
+        return int(text[:3]), text[4:].strip()
+
+    def _read_multiline(self, buffer: bytearray, fill: Callable[[], None]) -> Iterator[bytes]:
+        """Lines of a dot-terminated block from `buffer`, calling `fill` for more bytes."""
+        scanned = 0
+        while True:
+            end = buffer.find(b"\r\n", scanned)
+            if end < 0:
+                if len(buffer) > _MAX_LINE:
+                    self.close()
+                    raise NNTPProtocolError("line too long: no CRLF in 4 MiB")
+                scanned = max(len(buffer) - 1, 0)
+                fill()
+                continue
+            line = bytes(buffer[:end])
+            # Deleting from the front of a bytearray is amortised O(1) in CPython.
+            del buffer[: end + 2]
+            scanned = 0
+            if line[:1] == b".":
+                if len(line) == 1:
+                    return
+                line = line[1:]
+            yield line
+
+    def _stream(self, lines: Iterator[bytes]) -> Iterator[bytes]:
+        # The connection is only reusable once the terminator has been read, so
+        # a consumer that stops early (or an error mid-way) costs the connection.
+        self._reading_multiline = True
+        finished = False
+        try:
+            yield from lines
+            finished = True
+        finally:
+            self._reading_multiline = False
+            if not finished:
+                self.close()
+
+    def _gzip_lines(self) -> Iterator[bytes]:
+        """XFEATURE COMPRESS GZIP: the block after the status line is zlib or gzip data.
+
+        With TERMINATOR the decompressed data ends with ".\\r\\n"; without it the
+        ".\\r\\n" follows the compressed data. Both are accepted.
+        """
+        inflater = zlib.decompressobj(zlib.MAX_WBITS | 32)  # zlib or gzip header
+        plain = bytearray()
+
+        def decompress(data: bytes) -> None:
+            try:
+                plain.extend(inflater.decompress(data))
+            except zlib.error as exc:
+                self.close()
+                raise CompressionError(f"gzip overview block is corrupt: {exc}") from None
+            if inflater.eof:
+                # Whatever follows the compressed stream is plain protocol again.
+                self._buffer[:0] = inflater.unused_data
+
+        def fill() -> None:
+            if inflater.eof:
+                terminator = self._read_line()
+                if terminator != b".":
+                    self.close()
+                    raise CompressionError("gzip overview block not followed by '.'")
+                plain.extend(b".\r\n")
+                return
+            if self._buffer:
+                pending = bytes(self._buffer)
+                self._buffer.clear()
+                decompress(pending)
+            else:
+                decompress(self._recv())
+
+        yield from self._read_multiline(plain, fill)
+        # With TERMINATOR the stream may end after the '.' line; consume its tail.
+        while not inflater.eof:
+            fill()
+        if plain:
+            self._buffer[:0] = plain
+
+    def _xzver_lines(self) -> Iterator[bytes]:
+        """XZVER: a dot-terminated yEnc block whose decoded bytes are raw-deflated XOVER lines."""
+        encoded = self._read_multiline(self._buffer, self._fill)
+        header = next(encoded, None)
+        if header is None or not header.startswith(b"=ybegin"):
+            for _ in encoded:
+                pass
+            raise CompressionError("XZVER reply does not start with =ybegin")
+        inflater = zlib.decompressobj(-15)
+        plain = bytearray()
+        crc = 0
+        trailer = b""
+        for line in encoded:
+            if line.startswith(b"=yend"):
+                trailer = line
+                continue
+            if line.startswith(b"=ypart"):
+                continue
+            data = _yenc_decode(line)
+            crc = zlib.crc32(data, crc)
+            try:
+                plain += inflater.decompress(data)
+            except zlib.error as exc:
+                self.close()
+                raise CompressionError(f"XZVER data is corrupt: {exc}") from None
+            yield from _complete_lines(plain)
+        expected_crc = _yenc_crc(trailer)
+        if expected_crc is not None and expected_crc != crc:
+            self.close()
+            raise CompressionError("XZVER yEnc CRC mismatch")
+        try:
+            plain += inflater.flush()
+        except zlib.error as exc:
+            self.close()
+            raise CompressionError(f"XZVER data is corrupt: {exc}") from None
+        yield from _complete_lines(plain)
+        if plain.strip():
+            self.close()
+            raise CompressionError("XZVER data ends in the middle of a line")
+
+
+def _complete_lines(buffer: bytearray) -> Iterator[bytes]:
+    while (end := buffer.find(b"\r\n")) >= 0:
+        line = bytes(buffer[:end])
+        del buffer[: end + 2]
+        if line == b".":
+            continue
+        yield line
+
+
+def _yenc_decode(line: bytes) -> bytes:
+    pieces = line.split(b"=")
+    decoded = [pieces[0].translate(_YENC_PLAIN)]
+    for piece in pieces[1:]:
+        if piece:
+            decoded.append(piece[:1].translate(_YENC_ESCAPED))
+            decoded.append(piece[1:].translate(_YENC_PLAIN))
+    return b"".join(decoded)
+
+
+def _yenc_crc(trailer: bytes) -> int | None:
+    for word in trailer.split():
+        if word.startswith((b"crc32=", b"pcrc32=")):
+            try:
+                return int(word.split(b"=", 1)[1], 16)
+            except ValueError:
+                return None
+    return None
