@@ -30,6 +30,7 @@ test-deps:
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy coordinator usenet seed_node indexer seeding leases console
 
 bench: $(STAMP)
