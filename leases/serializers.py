@@ -1,4 +1,4 @@
-"""Input and output shapes of the group-lease protocol (../shared/PROTOCOL.md)."""
+"""Input and output shapes of the group-lease protocol (docs/api.md)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 A worker holds one lane (history or tail) of a group and asks for the lane's
 ranges one after another in article order, carrying one window of open files
-across them (../shared/PROTOCOL.md, "Group leases"). Every statement lives in
+across them (docs/api.md, "Group leases"). Every statement lives in
 `sql/lanes.sql`; the functions here are its only callers. A fenced statement
 that matches nothing is explained by `_lane_lost` (unknown group: 404; not
 this node's lane, or a stale epoch: 409).

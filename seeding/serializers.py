@@ -1,4 +1,4 @@
-"""Input and output shapes of the range protocol (../shared/PROTOCOL.md)."""
+"""Input and output shapes of the range protocol (docs/api.md)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Typed API errors and the one place that maps every error to HTTP.
 
 Every error leaves the API as `{"error": CODE, "detail": sentence}` (see
-../shared/PROTOCOL.md, "Errors"). Services raise the typed exceptions below;
+docs/api.md, "Errors"). Services raise the typed exceptions below;
 DRF's own exceptions and database failures are translated here, so no view
 decides a status code by itself and nothing a client sends becomes a 500.
 """

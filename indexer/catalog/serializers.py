@@ -1,4 +1,4 @@
-"""Input and output shapes of the catalog API (../shared/PROTOCOL.md, "Catalog")."""
+"""Input and output shapes of the catalog API (docs/api.md, "Catalog")."""
 
 from __future__ import annotations
 

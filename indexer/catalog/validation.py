@@ -2,7 +2,7 @@
 
 A batch carries up to hundreds of thousands of segments; DRF's per-field
 machinery would spend seconds on them, so the File shape of
-../shared/PROTOCOL.md is checked here by hand. Every error names the exact
+docs/api.md is checked here by hand. Every error names the exact
 field (`files[3].segments[0][2]`) and says what is wrong, and a batch with
 any bad file is rejected whole.
 """
