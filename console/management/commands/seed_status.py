@@ -26,22 +26,37 @@ class Command(BaseCommand):
         return render_status(status)
 
 
+RANGE_COLUMNS = ["status", "ranges", "articles", "reached", "headers", "files"]
+NODE_COLUMNS = ["node", "last seen", "", "live leases", "headers, last hour"]
+LANE_COLUMNS = [
+    "group", "lane", "holder", "epoch", "range", "snapshot next", "age", "size", "ranges done",
+    "headers",
+]  # fmt: skip
+
+
 def render_status(status: dict[str, Any]) -> str:
-    out = []
-    rows = [
-        [
-            name,
-            f"{v['ranges']:,}",
-            f"{v['articles']:,}",
-            f"{v['reached']:,}",
-            f"{v['headers']:,}",
-            f"{v['files']:,}",
-        ]
-        for name, v in status["ranges"].items()
-    ]
-    out.append(format_table(["status", "ranges", "articles", "reached", "headers", "files"], rows))
+    out = [range_table(status["ranges"]), "", node_table(status["nodes"])]
+    if status.get("lanes"):
+        out += ["", lane_table(status["lanes"])]
     out.append("")
-    node_rows = [
+    out.append(f"Headers in the last hour: {status['headers_last_hour']:,}")
+    out.append(f"Leasing paused: {status['paused']}" if status["paused"] else "Leasing: open")
+    if status.get("catalog_full"):
+        out.append(f"Catalog full: {status['catalog_full']}")
+    return "\n".join(out)
+
+
+def range_table(ranges: dict[str, dict[str, int]]) -> str:
+    keys = RANGE_COLUMNS[1:]
+    return format_table(
+        RANGE_COLUMNS, [[name, *(f"{v[k]:,}" for k in keys)] for name, v in ranges.items()]
+    )
+
+
+def node_table(nodes: list[dict[str, Any]]) -> str:
+    if not nodes:
+        return "No nodes yet: manage.py issue_token NAME"
+    rows = [
         [
             n["name"],
             n["last_seen"] or "never",
@@ -49,50 +64,29 @@ def render_status(status: dict[str, Any]) -> str:
             n["live_leases"],
             f"{n['headers_last_hour']:,}",
         ]
-        for n in status["nodes"]
+        for n in nodes
     ]
-    out.append(
-        format_table(["node", "last seen", "", "live leases", "headers, last hour"], node_rows)
-        if node_rows
-        else "No nodes yet: manage.py issue_token NAME"
-    )
-    if status.get("lanes"):
-        out.append("")
-        lane_rows = [
-            [
-                lane["group"],
-                lane["lane"],
-                (lane["holder"] or "") + ("" if lane["live"] or not lane["holder"] else " (quiet)"),
-                lane["epoch"],
-                lane["range"] or "",
-                "" if lane["snapshot_next"] is None else lane["snapshot_next"],
-                "" if lane["snapshot_age_seconds"] is None else f"{lane['snapshot_age_seconds']}s",
-                "" if lane["snapshot_size"] is None else f"{lane['snapshot_size']:,}",
-                lane["ranges_done"],
-                f"{lane['headers']:,}",
-            ]
-            for lane in status["lanes"]
-        ]
-        out.append(
-            format_table(
-                [
-                    "group",
-                    "lane",
-                    "holder",
-                    "epoch",
-                    "range",
-                    "snapshot next",
-                    "age",
-                    "size",
-                    "ranges done",
-                    "headers",
-                ],
-                lane_rows,
-            )
-        )
-    out.append("")
-    out.append(f"Headers in the last hour: {status['headers_last_hour']:,}")
-    out.append(f"Leasing paused: {status['paused']}" if status["paused"] else "Leasing: open")
-    if status.get("catalog_full"):
-        out.append(f"Catalog full: {status['catalog_full']}")
-    return "\n".join(out)
+    return format_table(NODE_COLUMNS, rows)
+
+
+def lane_table(lanes: list[dict[str, Any]]) -> str:
+    return format_table(LANE_COLUMNS, [lane_row(lane) for lane in lanes])
+
+
+def lane_row(lane: dict[str, Any]) -> list[Any]:
+    def blank_if_none(key: str, shown: str = "{}") -> str:
+        return "" if lane[key] is None else shown.format(lane[key])
+
+    quiet = "" if lane["live"] or not lane["holder"] else " (quiet)"
+    return [
+        lane["group"],
+        lane["lane"],
+        (lane["holder"] or "") + quiet,
+        lane["epoch"],
+        lane["range"] or "",
+        blank_if_none("snapshot_next"),
+        blank_if_none("snapshot_age_seconds", "{}s"),
+        blank_if_none("snapshot_size", "{:,}"),
+        lane["ranges_done"],
+        f"{lane['headers']:,}",
+    ]
