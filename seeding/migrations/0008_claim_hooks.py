@@ -15,6 +15,7 @@ FORWARD = "\n".join([
     queries["drop_lane_aware_claim_function"],
     queries["create_range_hold_view"],
     queries["create_pick_unheld_function"],
+    queries["create_first_claimable_function"],
     queries["create_claim_function"],
 ])
 

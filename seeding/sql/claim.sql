@@ -23,17 +23,41 @@ SELECT NULL::bigint AS group_id, NULL::bigint AS priority_min, NULL::bigint AS p
 CREATE OR REPLACE FUNCTION seed_range_pick_unheld(p_ttl integer) RETURNS bigint
 LANGUAGE sql AS $$ SELECT NULL::bigint $$;
 
+-- name: create_first_claimable_function
+-- The first queued range at or above p_min_priority, in claim-index order
+-- (urgency, then plan order), that no live hold covers; locked, skipping
+-- rows another claim holds. Called only by claim_seed_range, whose SET
+-- clause gives it the generic plan too.
+CREATE OR REPLACE FUNCTION seed_range_first_claimable(p_ttl integer, p_min_priority integer)
+RETURNS TABLE (claimable_id bigint, claimable_priority integer)
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    RETURN QUERY
+    SELECT r.id, r.priority FROM seed_range AS r
+     WHERE r.status = 'queued'
+       AND r.priority >= p_min_priority
+       AND NOT EXISTS (SELECT 1 FROM seed_range_hold AS h
+                        WHERE h.group_id = r.group_id
+                          AND r.priority BETWEEN h.priority_min AND h.priority_max
+                          AND (r.capture OR NOT h.capture_only)
+                          AND h.heartbeat_at >= now() - make_interval(secs => p_ttl))
+     ORDER BY r.priority, r.id
+     LIMIT 1
+       FOR UPDATE OF r SKIP LOCKED;
+END
+$$;
+
 -- name: create_claim_function
 -- Claim one queued range for a node, in one UPDATE of the picked row.
--- `head` is the first claimable entry of the claim index (most urgent, then
--- plan order). When it is not urgent nothing urgent is queued and it is
--- taken: the common case reads the claim index once, like a bare claim.
--- When it is urgent, urgent ranges go first only while they hold less than
--- half of the live leases; past that the first non-urgent range goes first
--- (or `head`). A range under a live hold is skipped (one probe per
--- candidate); past 2,000 held open ranges the walk is left to
--- seed_range_pick_unheld. force_generic_plan: PostgreSQL kept re-planning
--- the prepared claim on every call (0.3 ms of planning for 0.2 ms of work).
+-- `head` is the first claimable range (most urgent, then plan order). When
+-- it is not urgent, nothing urgent is queued and it is taken: the common
+-- case reads the claim index once, like a bare claim. When it is urgent,
+-- urgent ranges go first only while they hold less than half of the live
+-- leases; past that the first non-urgent range goes first (or `head`). Past
+-- 2,000 open ranges under live holds the walk is left to
+-- seed_range_pick_unheld. force_generic_plan: PostgreSQL kept re-planning the
+-- prepared claim on every call (0.3 ms of planning for 0.2 ms of work).
 CREATE OR REPLACE FUNCTION claim_seed_range(
     p_node_id bigint, p_ttl integer, p_urgent_below integer, p_rule_version integer)
 RETURNS TABLE (out_id bigint, out_group text, out_next bigint, out_end bigint,
@@ -43,52 +67,32 @@ SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     held_open bigint;
+    head_priority integer;
+    urgent_live bigint;
+    all_live bigint;
     picked bigint;
 BEGIN
     SELECT coalesce(sum(h.open_ranges), 0) INTO held_open
       FROM seed_range_hold AS h
      WHERE h.heartbeat_at >= now() - make_interval(secs => p_ttl);
 
-    IF held_open <= 2000 THEN
-        WITH head AS MATERIALIZED (
-            SELECT id, priority FROM seed_range
-             WHERE status = 'queued'
-               AND NOT EXISTS (SELECT 1 FROM seed_range_hold AS h
-                                WHERE h.group_id = seed_range.group_id
-                                  AND seed_range.priority BETWEEN h.priority_min AND h.priority_max
-                                  AND (seed_range.capture OR NOT h.capture_only)
-                                  AND h.heartbeat_at >= now() - make_interval(secs => p_ttl))
-             ORDER BY priority, id
-             LIMIT 1
-             FOR UPDATE SKIP LOCKED
-        ), normal AS MATERIALIZED (
-            SELECT id FROM seed_range
-             WHERE status = 'queued'
-               AND priority >= p_urgent_below
-               AND NOT EXISTS (SELECT 1 FROM seed_range_hold AS h
-                                WHERE h.group_id = seed_range.group_id
-                                  AND seed_range.priority BETWEEN h.priority_min AND h.priority_max
-                                  AND (seed_range.capture OR NOT h.capture_only)
-                                  AND h.heartbeat_at >= now() - make_interval(secs => p_ttl))
-             ORDER BY priority, id
-             LIMIT 1
-             FOR UPDATE SKIP LOCKED
-        ), candidate AS MATERIALIZED (
-            SELECT CASE
-                     WHEN head.priority >= p_urgent_below THEN head.id
-                     WHEN (SELECT count(*) FILTER (WHERE priority < p_urgent_below) = 0
-                                  OR count(*) FILTER (WHERE priority < p_urgent_below) * 2 < count(*)
-                             FROM seed_range
-                            WHERE status = 'leased'
-                              AND heartbeat_at >= now() - make_interval(secs => p_ttl))
-                     THEN head.id
-                     ELSE coalesce((SELECT id FROM normal), head.id)
-                   END AS id
-              FROM head
-        )
-        SELECT candidate.id INTO picked FROM candidate;
-    ELSE
+    IF held_open > 2000 THEN
         picked := seed_range_pick_unheld(p_ttl);
+    ELSE
+        SELECT f.claimable_id, f.claimable_priority INTO picked, head_priority
+          FROM seed_range_first_claimable(p_ttl, -2147483648) AS f;
+        IF head_priority < p_urgent_below THEN
+            SELECT count(*) FILTER (WHERE priority < p_urgent_below), count(*)
+              INTO urgent_live, all_live
+              FROM seed_range
+             WHERE status = 'leased'
+               AND heartbeat_at >= now() - make_interval(secs => p_ttl);
+            IF urgent_live > 0 AND urgent_live * 2 >= all_live THEN
+                picked := coalesce((SELECT f.claimable_id
+                                      FROM seed_range_first_claimable(p_ttl, p_urgent_below) AS f),
+                                   picked);
+            END IF;
+        END IF;
     END IF;
 
     IF picked IS NULL THEN
@@ -112,6 +116,7 @@ $$;
 
 -- name: drop_claim_function
 DROP FUNCTION IF EXISTS claim_seed_range(bigint, integer, integer, integer);
+DROP FUNCTION IF EXISTS seed_range_first_claimable(integer, integer);
 DROP FUNCTION IF EXISTS seed_range_pick_unheld(integer);
 DROP VIEW IF EXISTS seed_range_hold;
 
