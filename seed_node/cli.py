@@ -25,18 +25,12 @@ from typing import Any
 
 from usenet.nntp import NewsServerConfig, NNTPPool
 
+from .control import EXIT_UNEXPECTED, EXIT_USAGE, Control, Settings, Stats
 from .http import Coordinator
+from .ranges import RangeWorker
 from .sources import NewsServerSource, OverviewSource, RelaySource
-from .worker import (
-    EXIT_UNEXPECTED,
-    EXIT_USAGE,
-    Control,
-    RangeWorker,
-    Settings,
-    Stats,
-    WindowWorker,
-    Worker,
-)
+from .window import WindowWorker
+from .worker import Worker
 
 log = logging.getLogger("seed_node")
 
