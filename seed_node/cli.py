@@ -1,12 +1,7 @@
 """``seed-node``: the reference seed node agent (also ``manage.py seed_node``).
 
-Runs N workers that lease work from the coordinator, read overviews from a news
-server (or through the coordinator's relay), aggregate them into files and report
-them. Client code only: it never imports Django's database layer, so a node needs
-no database and no coordinator settings. See docs/seed-node.md.
-
-Exit codes: 0 clean shutdown, 1 unexpected error, 2 usage or configuration
-error, 3 the coordinator refused the token (401).
+Parses the options (each also ``SEED_<OPTION>``), starts the workers and waits for
+them. Options and exit codes: docs/seed-node.md.
 """
 
 from __future__ import annotations
