@@ -33,8 +33,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_aggregate import GROUP, bench_window, generate_lines  # noqa: E402
 
 from seed_node.aggregate import Window  # noqa: E402
+from seed_node.control import Control, Settings, Stats  # noqa: E402
+from seed_node.leases import Lease  # noqa: E402
+from seed_node.reading import RangeReader  # noqa: E402
 from seed_node.sources import NewsServerSource, RangeRef  # noqa: E402
-from seed_node.worker import Control, Lease, RangeReader, Settings, Stats  # noqa: E402
 from usenet.nntp import NewsServerConfig, NNTPPool  # noqa: E402
 from usenet.rules import RuleSet  # noqa: E402
 

@@ -1,22 +1,8 @@
 """The window: binary segments gathered into files while a node reads a group.
 
-A node feeds every overview line of its ranges, in article order, into one Window.
-Segments are grouped by file key (see ``usenet.rules.file_key``); a file leaves
-the window as a complete File once all its parts are in, or as a fragment when it
-has gone quiet, when the window is full, or when the window closes. Files are the
-dicts of the protocol's "File (inside batches)":
-
-    {"subject": ..., "poster": ..., "date": unix | None, "total": n,
-     "segments": [[part, article, message_id, bytes], ...]}   # sorted by part
-
-``date`` is None only when no segment of the file had a readable date.
-
-What the window keeps does not depend on the order lines arrive in: when two posts
-claim the same part, the one with the lower article number wins (in article order,
-the first one seen), the subject is that of the lowest part, and the date the
-earliest. A window can be snapshotted (``serialize``) and picked up again on another
-node (``Window.restore``), so a lane can move between nodes without losing the
-files it has half seen.
+A file leaves it complete, or as a fragment when it goes quiet, the window is
+full or closes. A window can be snapshotted and restored on another node; the
+file format and the order-independence rules: docs/seed-node.md ("The window").
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
 """``seed-node``: the reference seed node agent (also ``manage.py seed_node``).
 
-Runs N workers that lease work from the coordinator, read overviews from a news
-server (or through the coordinator's relay), aggregate them into files and report
-them. Client code only: it never imports Django's database layer, so a node needs
-no database and no coordinator settings. See docs/seed-node.md.
-
-Exit codes: 0 clean shutdown, 1 unexpected error, 2 usage or configuration
-error, 3 the coordinator refused the token (401).
+Parses the options (each also ``SEED_<OPTION>``), starts the workers and waits for
+them. Options and exit codes: docs/seed-node.md.
 """
 
 from __future__ import annotations
@@ -25,18 +20,12 @@ from typing import Any
 
 from usenet.nntp import NewsServerConfig, NNTPPool
 
+from .control import EXIT_UNEXPECTED, EXIT_USAGE, Control, Settings, Stats
 from .http import Coordinator
+from .ranges import RangeWorker
 from .sources import NewsServerSource, OverviewSource, RelaySource
-from .worker import (
-    EXIT_UNEXPECTED,
-    EXIT_USAGE,
-    Control,
-    RangeWorker,
-    Settings,
-    Stats,
-    WindowWorker,
-    Worker,
-)
+from .window import WindowWorker
+from .worker import Worker
 
 log = logging.getLogger("seed_node")
 
@@ -84,6 +73,13 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit codes: 0 clean shutdown, 1 unexpected error, 2 usage or configuration "
         "error, 3 the coordinator refused the token (401).",
     )
+    _add_work_options(parser)
+    _add_tuning_options(parser)
+    return parser
+
+
+def _add_work_options(parser: argparse.ArgumentParser) -> None:
+    """Where the work comes from, how it is read and by how many workers."""
     add = parser.add_argument
     add("--coordinator", default=_env("COORDINATOR"), help="coordinator base URL")
     add(
@@ -106,6 +102,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=_env_flag("RELAY"),
         help="read overviews through the coordinator's relay instead of a news server",
     )
+
+
+def _add_tuning_options(parser: argparse.ArgumentParser) -> None:
+    """Batches, timing, limits and logging; the defaults suit most nodes."""
+    add = parser.add_argument
     add("--batch-headers", type=int, default=_env("BATCH_HEADERS", "20000"))
     add("--batch-seconds", type=float, default=_env("BATCH_SECONDS", "30"))
     add("--snapshot-every", type=int, default=_env("SNAPSHOT_EVERY", "10"))
@@ -135,7 +136,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add("--duplicate-batches", action="store_true", help=argparse.SUPPRESS)  # for tests
     add("--log-level", default=_env("LOG_LEVEL", "INFO"))
-    return parser
 
 
 def read_token(path: str | None) -> str:
@@ -228,34 +228,9 @@ def run(args: argparse.Namespace, control: Control) -> int:
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    source: OverviewSource
-    if args.relay:
-        source = RelaySource(coordinator)
-        described = f"the relay of {coordinator.base_url}"
-    else:
-        try:
-            config = NewsServerConfig.from_url(args.news_server)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-        # One pool for all workers, no larger than the provider allows.
-        source = NewsServerSource(NNTPPool(config))
-        described = str(config)
-        if args.workers > config.connections:
-            log.warning(
-                "%s workers share %s news-server connections: some will wait",
-                args.workers,
-                config.connections,
-            )
+    source, described = open_source(args, coordinator)
     stats = Stats()
-    workers: list[Worker] = []
-    for number in range(1, args.workers + 1):
-        name = f"worker-{number}"
-        if args.mode == "window":
-            workers.append(
-                WindowWorker(name, coordinator, source, settings, control, stats, lane=args.lane)
-            )
-        else:
-            workers.append(RangeWorker(name, coordinator, source, settings, control, stats))
+    workers = make_workers(args, coordinator, source, settings, control, stats)
     log.info(
         "seed-node: %s mode, %s worker(s), coordinator %s, overviews from %s",
         args.mode,
@@ -270,6 +245,45 @@ def run(args: argparse.Namespace, control: Control) -> int:
     source.close()
     log.info("seed-node: stopped (exit %s); %s", control.exit_code, stats.snapshot())
     return control.exit_code
+
+
+def open_source(args: argparse.Namespace, coordinator: Coordinator) -> tuple[OverviewSource, str]:
+    """Where the workers read overviews from, and how to name it in the log."""
+    if args.relay:
+        return RelaySource(coordinator), f"the relay of {coordinator.base_url}"
+    try:
+        config = NewsServerConfig.from_url(args.news_server)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    # One pool for all workers, no larger than the provider allows.
+    source = NewsServerSource(NNTPPool(config))
+    if args.workers > config.connections:
+        log.warning(
+            "%s workers share %s news-server connections: some will wait",
+            args.workers,
+            config.connections,
+        )
+    return source, str(config)
+
+
+def make_workers(
+    args: argparse.Namespace,
+    coordinator: Coordinator,
+    source: OverviewSource,
+    settings: Settings,
+    control: Control,
+    stats: Stats,
+) -> list[Worker]:
+    workers: list[Worker] = []
+    for number in range(1, args.workers + 1):
+        name = f"worker-{number}"
+        if args.mode == "window":
+            workers.append(
+                WindowWorker(name, coordinator, source, settings, control, stats, lane=args.lane)
+            )
+        else:
+            workers.append(RangeWorker(name, coordinator, source, settings, control, stats))
+    return workers
 
 
 def install_signal_handlers(control: Control) -> dict[int, Any]:

@@ -1,11 +1,8 @@
 """The node's HTTP client for the coordinator: JSON, a Bearer token, retries.
 
-Standard library only (http.client), so the agent needs nothing the
-coordinator's Django stack brings. Every call is retried *as is* while the
-coordinator is unreachable or answers 502/503/504: batches are idempotent by
-their ``next``, so a call whose answer was lost may safely be sent again, and
-nothing acknowledged is ever dropped. Other errors become typed exceptions the
-workers act on (see ../../docs/seed-node.md).
+Standard library only. A call is retried as it is while the coordinator is
+unreachable or answers 502/503/504; other errors become typed exceptions the
+workers act on (docs/seed-node.md, "Retries").
 """
 
 from __future__ import annotations

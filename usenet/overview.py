@@ -1,14 +1,8 @@
 """Parse RFC 3977 overview (OVER/XOVER) lines into small records.
 
-Shared by the node agent, which reads millions of these lines per range, and the
-coordinator, which re-reads them from its own news server. Everything here is on
-the hot path: one split per line, a precompiled date regex and small caches.
-
-Text decoding: a field is decoded as UTF-8; when that fails the field is decoded
-as Latin-1 instead. Latin-1 never fails and maps every byte to one character, so
-two posts with the same raw bytes always decode to the same text (and so to the
-same file identity), which ``errors="replace"`` would not guarantee: it folds
-different invalid bytes into the same U+FFFD.
+Shared by the agent and the coordinator, and on the hot path: one split per line,
+a precompiled date regex, small caches. Why text that is not UTF-8 is read as
+Latin-1: docs/seed-node.md ("Overview lines").
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
 """The subject rule set: which posts are binary segments, and which file each belongs to.
 
-The coordinator stores rule sets versioned and hands the current one to nodes as a
-JSON dict (``RuleSet.to_dict()``); a node aggregates segments into files under it,
-and the coordinator re-derives each reported file's identity from its subject with
-this same code. Both sides must therefore agree byte for byte: everything that
-decides identity is in this module, and nothing in it depends on the machine.
-
-Identity of a file (``file_key``) is (group, poster, key subject, total), where the
-key subject is the subject with its segment counter cut out and then normalized by
-the strip patterns. It is case-sensitive on purpose: two files whose names differ
-only in case are different files, and every segment of one post carries the same
-case, so casefolding would only merge what should stay apart.
+Node and coordinator derive a file's identity with this same code, so everything
+that decides it lives here and nothing depends on the machine. What the identity
+is: docs/seed-node.md ("Subject rules and file identity").
 """
 
 from __future__ import annotations

@@ -23,9 +23,10 @@ from rest_framework.exceptions import ValidationError
 
 from indexer.api.errors import ApiError
 from seed_node.cli import main
+from seed_node.control import EXIT_UNAUTHENTICATED, Control
 from seed_node.http import Aborted, Coordinator
+from seed_node.leases import Lease
 from seed_node.sources import RelaySource
-from seed_node.worker import EXIT_UNAUTHENTICATED, Control, Lease
 from seeding.serializers import BatchIn
 from tests.nntpd import Article, NNTPServer
 
@@ -494,7 +495,7 @@ def test_files_beyond_the_batch_limit_go_out_in_further_batches(
     coordinator: ScriptedCoordinator, token_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The same small limit on both sides: the coordinator refuses a batch over it.
-    monkeypatch.setattr("seed_node.worker.MAX_FILES_PER_BATCH", 2)
+    monkeypatch.setattr("seed_node.reading.MAX_FILES_PER_BATCH", 2)
     monkeypatch.setattr("seeding.serializers.MAX_FILES_PER_BATCH", 2)
     with NNTPServer() as news:
         news.add_group("alt.binaries.x", binary_articles())

@@ -1,11 +1,8 @@
 """One connection to a news server (RFC 3977), built for reading overviews.
 
-Seed nodes read OVER/XOVER ranges of huge groups, so `over()` streams: each
-overview line is handed out as soon as it has arrived and nothing holds the
-whole response. Compressed transfers (RFC 8054 COMPRESS DEFLATE, the
-providers' XFEATURE COMPRESS GZIP and XZVER) are used when the server offers
-them; if a compressed response cannot be decoded the client reconnects,
-stops using that compression and carries on from the next article.
+``over()`` streams lines as they arrive, compressed when the server offers it;
+which compressions and what happens when one fails: docs/seed-node.md
+("The NNTP client").
 """
 
 from __future__ import annotations

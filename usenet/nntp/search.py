@@ -1,26 +1,8 @@
 """Find the first article of a group posted at or after a moment.
 
-Planning "index from last Tuesday" needs an article number, and a group
-may hold tens of millions of articles, so the number space is bisected with
-small OVER probes of `PROBE_SIZE` articles: a search costs about
-log2(articles / PROBE_SIZE) + 1 probes. Usenet makes this untidy, and the
-search copes:
-
-* Holes (cancelled or expired articles): a probe counts the articles that
-  are present; an empty one is followed by probes at growing distances on
-  both sides of the middle, and if even those find nothing the rest of the
-  range is read in one go. Every probe that finds something moves a bound,
-  so the search always ends.
-* Unparseable dates: such articles are treated as absent.
-* Dates out of order (clocks of posting hosts differ by a little): the result
-  `a` always has a date >= `when`, and no article before `a` has a date later
-  than `when + J`, where J is the largest amount by which an earlier article's
-  date exceeds a later one's. With dates in order (J = 0), `a` is exactly the
-  lowest article with a date >= `when`.
-
-At the ends the answer is the first or last article: when every article is at
-or after `when` the result is the lowest article present, and when every
-article is older it is the group's last article (the high-water mark).
+Bisects the article numbers with small OVER probes of `PROBE_SIZE` articles, about
+log2(articles / PROBE_SIZE) + 1 of them. How it copes with holes, unreadable dates
+and dates out of order, and what it promises: docs/seed-node.md ("Date search").
 """
 
 from __future__ import annotations

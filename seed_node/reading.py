@@ -1,0 +1,189 @@
+"""Reading one range: overview lines into a Window, batches to the Reporter.
+
+See docs/seed-node.md ("Batches and next") for what a batch's ``next`` promises.
+"""
+
+from __future__ import annotations
+
+import bisect
+import time
+from array import array
+from typing import Any
+
+from usenet.limits import MAX_FILES_PER_BATCH
+from usenet.overview import parse_over_line
+
+from .aggregate import Window
+from .control import Control, Settings, Stats
+from .leases import Lease
+from .reporting import Reporter, reportable
+from .sources import CHUNK, OverviewSource
+
+_CHECK_EVERY = 512  # lines between looks at the clock, the stop flag and the batch size
+
+
+class Stopped(Exception):
+    """The range was left before its end: a stop request, or the lease was lost."""
+
+
+class RangeReader:
+    """Reads one range into a Window and reports it in batches.
+
+    ``carry``: the window goes on into the next range (window mode), so open files
+    are not fragments at the end of the range; copies of the ones that grew are
+    reported as fragments instead, and they stay open.
+    """
+
+    def __init__(
+        self,
+        lease: Lease,
+        window: Window,
+        source: OverviewSource,
+        reporter: Reporter,
+        settings: Settings,
+        control: Control,
+        stats: Stats,
+        *,
+        carry: bool,
+    ) -> None:
+        self.lease = lease
+        self.window = window
+        self.source = source
+        self.reporter = reporter
+        self.settings = settings
+        self.control = control
+        self.stats = stats
+        self.carry = carry
+        self.reported = lease.start  # the `next` of the last batch handed to the reporter
+        self.read_to = lease.start - 1  # every article up to here has been read
+        self.fetched = False
+        self._numbers = array("q")  # article numbers read and not yet below a reported next
+        self._headers_at_batch = window.headers
+        self._batch_due = time.monotonic() + settings.batch_seconds
+        self._pace_start = time.monotonic()
+        self._paced = 0
+
+    def read(self) -> None:
+        """Read to the end of the range; raises Stopped when told to stop or the lease is lost."""
+        end = self.lease.end
+        while self.read_to < end:
+            first = self.read_to + 1
+            last = min(first + CHUNK - 1, end)
+            self._read_span(first, last)
+            self.read_to = last
+            self.fetched = True
+            self._check()
+
+    def _read_span(self, first: int, last: int) -> None:
+        window = self.window
+        add = window.add
+        append = self._numbers.append
+        article = self.read_to
+        # Look at the clock often enough for small batches and for pacing.
+        every = min(_CHECK_EVERY, self.settings.batch_headers)
+        if self.settings.max_headers_per_second > 0:
+            every = max(1, min(every, int(self.settings.max_headers_per_second / 10)))
+        countdown = every
+        for line in self.source.lines(self.lease, first, last):
+            overview = parse_over_line(line)
+            if overview is None:
+                window.headers += 1
+                window.malformed += 1
+                append(article)  # counted where it stood in the stream
+            else:
+                article = overview.article
+                append(article)
+                add(overview)
+            countdown -= 1
+            if not countdown:
+                countdown = every
+                self.read_to = article
+                self.fetched = True
+                self._check(lines=every)
+        self.stats.add(headers=every - countdown)
+        self._pace(every - countdown)
+
+    def _check(self, lines: int = 0) -> None:
+        if lines:
+            self.stats.add(headers=lines)
+            self._pace(lines)
+        if self.control.stop.is_set() or self.lease.lost or self.lease.rejected:
+            raise Stopped
+        due = self.window.headers - self._headers_at_batch >= self.settings.batch_headers
+        if due or time.monotonic() >= self._batch_due:
+            self.report()
+
+    def _pace(self, lines: int) -> None:
+        limit = self.settings.max_headers_per_second
+        if limit <= 0:
+            return
+        self._paced += lines
+        ahead = self._paced / limit - (time.monotonic() - self._pace_start)
+        if ahead > 0:
+            self.control.stop.wait(ahead)
+
+    def report(self, *, final: bool = False, drain: bool = False) -> None:
+        """Hand a batch to the reporter.
+
+        final: the whole range has been read (next = end + 1).
+        drain: the window closes here, so every open file goes out as a fragment.
+        """
+        window = self.window
+        files = window.take_complete()
+        next_id = self.lease.end + 1 if final else self.read_to + 1
+        if drain or (final and not self.carry):
+            fragments = window.drain()
+        else:
+            fragments = window.take_fragments_before(self.read_to + 1 - self.settings.fragment_lag)
+            if final:
+                fragments += window.take_open_copies()
+            else:
+                # In window mode too: a quiet lane's range in work passes to a range
+                # lease at its `next`, and no snapshot of ours covers that.
+                oldest = window.oldest_open_article()
+                if oldest is not None:
+                    next_id = min(next_id, oldest)
+        next_id = max(next_id, self.reported)
+        numbers = self._numbers
+        headers = bisect.bisect_left(numbers, next_id)
+        del numbers[:headers]
+        previous = self.reported
+        moved = next_id > previous
+        self.reported = next_id
+        self._headers_at_batch = window.headers
+        self._batch_due = time.monotonic() + self.settings.batch_seconds
+        files, skipped = reportable(files)
+        fragments, skipped_fragments = reportable(fragments)
+        if skipped or skipped_fragments:
+            self.stats.add(skipped=skipped + skipped_fragments)
+        if not (moved or files or fragments or final):
+            return
+        # A drained window can hold more files than the coordinator takes in one
+        # batch. Those sent first keep the previous next; only the last moves it.
+        limit = MAX_FILES_PER_BATCH
+        while len(files) > limit or len(fragments) > limit:
+            self._submit(previous, 0, files[:limit], fragments[:limit])
+            files, fragments = files[limit:], fragments[limit:]
+        self._submit(next_id, headers, files, fragments)
+
+    def _submit(
+        self,
+        next_id: int,
+        headers: int,
+        files: list[dict[str, Any]],
+        fragments: list[dict[str, Any]],
+    ) -> None:
+        body = {
+            "epoch": self.lease.epoch,
+            "next": next_id,
+            "headers": headers,
+            "files": files,
+            "fragments": fragments,
+        }
+        self.reporter.submit(self.lease, body)
+
+    def settle(self) -> None:
+        """Wait for the reporter; raise Stopped if the lease was lost meanwhile."""
+        self.reporter.flush()
+        if self.lease.lost:
+            raise Stopped

@@ -1,0 +1,117 @@
+"""Reporting batches: the thread that sends them in order, and the files the coordinator takes."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from typing import Any
+
+# The coordinator's File limits: a file that breaks one would make the whole
+# batch a 400, so the agent leaves it out and counts it.
+from usenet.limits import (
+    MAX_DATE,
+    MAX_POSTER,
+    MAX_SUBJECT,
+    MAX_TOTAL,
+    storable_segment,
+    storable_text,
+)
+
+from .control import EXIT_UNAUTHENTICATED, Control, Stats
+from .http import Aborted, Coordinator, CoordinatorError, LeaseLost, Unauthenticated
+from .leases import Lease
+
+log = logging.getLogger(__name__)
+
+
+class Reporter:
+    """Sends batches in order on its own thread while the worker keeps reading."""
+
+    def __init__(self, coordinator: Coordinator, control: Control, stats: Stats, duplicate: bool):
+        self.coordinator = coordinator
+        self.control = control
+        self.stats = stats
+        self.duplicate = duplicate
+        self._queue: queue.Queue[tuple[Lease, dict[str, Any]] | None] = queue.Queue(maxsize=4)
+        self._thread = threading.Thread(target=self._run, name="reporter", daemon=True)
+        self._thread.start()
+
+    def submit(self, lease: Lease, body: dict[str, Any]) -> None:
+        self._queue.put((lease, body))
+
+    def flush(self) -> None:
+        """Wait until every submitted batch is acknowledged (or given up)."""
+        self._queue.join()
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            try:
+                if item is None:
+                    return
+                lease, body = item
+                if not lease.lost and lease.rejected is None:
+                    self._send(lease, body)
+            finally:
+                self._queue.task_done()
+
+    def _send(self, lease: Lease, body: dict[str, Any]) -> None:
+        try:
+            for _ in range(2 if self.duplicate else 1):
+                self.coordinator.post(f"{lease.path}/batch", body)
+        except LeaseLost as exc:
+            log.warning("range %s: lease lost while reporting (%s)", lease.id, exc.detail)
+            lease.lost = True
+        except Unauthenticated as exc:
+            log.error("the coordinator refused the token: %s", exc.detail)
+            lease.lost = True
+            self.control.fail(EXIT_UNAUTHENTICATED)
+        except Aborted:
+            lease.lost = True
+        except CoordinatorError as exc:
+            log.error("range %s: batch refused, this is a bug: %s", lease.id, exc)
+            lease.rejected = str(exc)
+        except Exception as exc:
+            log.exception("range %s: batch failed", lease.id)
+            lease.rejected = f"batch failed: {exc!r}"
+        else:
+            self.stats.add(batches=1, files=len(body["files"]), fragments=len(body["fragments"]))
+
+
+def reportable(files: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """The files the coordinator will accept, with dates as it wants them.
+
+    The coordinator's own rules (usenet/limits.py): a segment it would refuse is
+    left out of its file, and a file it would refuse (or with no segment left) is
+    left out and counted.
+    """
+    kept = []
+    skipped = 0
+    for item in files:
+        if item["date"] is None or not 0 <= item["date"] <= MAX_DATE:
+            item["date"] = 0  # no readable date on any segment
+        total = item["total"]
+        if not (
+            1 <= total <= MAX_TOTAL
+            and storable_text(item["subject"], MAX_SUBJECT)
+            and storable_text(item["poster"], MAX_POSTER)
+            and item["subject"].strip()
+        ):
+            skipped += 1
+            continue
+        segments = [
+            segment
+            for segment in item["segments"]
+            if storable_segment(segment[0], segment[1], segment[2], segment[3], total)
+        ]
+        if not segments:
+            skipped += 1
+            continue
+        item["segments"] = segments
+        kept.append(item)
+    return kept, skipped

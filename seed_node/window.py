@@ -1,0 +1,189 @@
+"""Window mode (``--mode window``): hold a group's lane, carry one window through its ranges.
+
+The window is restored from the lane's snapshot and uploaded again every few
+ranges, when the lane is caught up and on shutdown.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from usenet.rules import RuleSet
+
+from .aggregate import Window
+from .http import CoordinatorError, LeaseLost, NotFound, Unauthenticated
+from .leases import Heartbeat, Lease
+from .reading import Stopped
+from .reporting import Reporter
+from .sources import NewsServerFailure
+from .worker import Worker
+
+log = logging.getLogger(__name__)
+
+
+class WindowWorker(Worker):
+    """Window mode: hold a group's lane and carry one window through its ranges."""
+
+    def __init__(self, *args: Any, lane: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lane = lane
+
+    def loop(self, reporter: Reporter, heartbeat: Heartbeat) -> None:
+        while not self.control.stop.is_set():
+            try:
+                offer = self.coordinator.post("/groups/lease", {"lane": self.lane})
+            except NotFound as exc:
+                # A coordinator without window indexing: say so and try again later.
+                self.pause_after_failure(f"group leases are not served here ({exc.detail})")
+                continue
+            data = offer.get("lease")
+            if data is None:
+                if not self.idle(offer):
+                    return
+                continue
+            lane_path = f"/groups/{data['group']['id']}/lanes/{data['lane']}"
+            heartbeat.hold(lane_path, data["epoch"])
+            try:
+                worked = self.hold_lane(data, lane_path, reporter, heartbeat)
+            except LeaseLost as exc:
+                log.warning("%s: lane %s lost: %s", self.name, lane_path, exc.detail)
+                worked = True
+            finally:
+                heartbeat.drop(lane_path)
+            if not worked and not self.idle({"retry_after": None}):
+                return
+
+    def hold_lane(
+        self, data: dict[str, Any], lane_path: str, reporter: Reporter, heartbeat: Heartbeat
+    ) -> bool:
+        """Work the lane until it is caught up or the node stops; True if a range was read."""
+        group = data["group"]["name"]
+        epoch = data["epoch"]
+        rules = RuleSet.from_dict(data["rules"]) if data.get("rules") else RuleSet.default()
+        window = self.restore(lane_path, epoch, group, rules, data.get("snapshot"))
+        ranges_read = 0
+        position: int | None = (data.get("snapshot") or {}).get("next")
+        log.info("%s: holding lane %s of %s", self.name, data["lane"], group)
+        while not self.control.stop.is_set():
+            answer = self.coordinator.post(f"{lane_path}/next", {"epoch": epoch})
+            item = answer.get("range")
+            if item is None:
+                log.info("%s: lane %s of %s is caught up", self.name, data["lane"], group)
+                break
+            lease = Lease(
+                id=item["id"],
+                group=group,
+                start=item.get("next", item["start"]),
+                end=item["end"],
+                epoch=item["epoch"],
+            )
+            heartbeat.hold(lease.path, lease.epoch, lease)
+            try:
+                position = self.read_lane_range(lease, window, reporter, lane_path, epoch)
+            finally:
+                heartbeat.drop(lease.path)
+            if position is None:
+                return True  # lost: someone else holds the lane or the range now
+            ranges_read += 1
+            if self.control.stop.is_set():
+                break
+            if ranges_read % self.settings.snapshot_every == 0:
+                self.upload_snapshot(lane_path, epoch, window, position)
+        if position is not None:
+            self.upload_snapshot(lane_path, epoch, window, position)
+        try:
+            self.coordinator.post(f"{lane_path}/release", {"epoch": epoch})
+        except (LeaseLost, NotFound) as exc:
+            log.info("%s: lane release not needed (%s)", self.name, exc.detail)
+        return ranges_read > 0
+
+    def read_lane_range(
+        self, lease: Lease, window: Window, reporter: Reporter, lane_path: str, epoch: int
+    ) -> int | None:
+        """Read one range of the lane; returns the lane's position after it, None if lost."""
+        reader = self.reader(lease, window, reporter, carry=True)
+        try:
+            return lease.end + 1 if self.finish_range(reader) else None
+        except LeaseLost as exc:
+            log.warning("%s: range %s lost: %s", self.name, lease.id, exc.detail)
+            return None
+        except (Stopped, NewsServerFailure) as exc:
+            error = str(exc) if isinstance(exc, NewsServerFailure) else lease.rejected
+            if lease.lost:
+                return None
+            if not reader.fetched:
+                self.release(lease, error, uncounted=True)
+            else:
+                # Report up to the oldest open segment, then snapshot the window at
+                # that same article (a snapshot at N only once batches reach N: the
+                # takeover reset moves resume points to it); only if the snapshot
+                # fails do the open files go out as fragments.
+                self.report_before_release(reader, drain=False)
+                saved = (
+                    not lease.lost
+                    and lease.rejected is None
+                    and self.upload_snapshot(lane_path, epoch, window, reader.reported)
+                )
+                if not saved:
+                    self.report_before_release(reader, drain=True)
+                if not lease.lost:  # lost on the last batch: nothing left to release
+                    self.release(lease, error or lease.rejected, uncounted=False)
+            if isinstance(exc, NewsServerFailure):
+                log.error("%s: range %s: %s", self.name, lease.id, exc)
+                self.pause_after_failure("the news server failed")
+            return None
+
+    def restore(
+        self,
+        lane_path: str,
+        epoch: int,
+        group: str,
+        rules: RuleSet,
+        snapshot: dict[str, Any] | None,
+    ) -> Window:
+        if snapshot:
+            with tempfile.TemporaryFile(dir=self.settings.work_dir) as spool:
+                try:
+                    response = self.coordinator.open_stream(
+                        f"{lane_path}/snapshot", {"epoch": epoch}
+                    )
+                    with response:
+                        while chunk := response.read(256 * 1024):
+                            spool.write(chunk)
+                    spool.seek(0)
+                    window = Window.restore(spool, rules)
+                except NotFound:
+                    log.info("%s: the lane's snapshot is gone; starting empty", self.name)
+                except (ValueError, OSError, EOFError) as exc:
+                    log.warning("%s: unreadable snapshot (%s); starting empty", self.name, exc)
+                else:
+                    if window.group == group:
+                        log.info("%s: restored a window of %s open files", self.name, len(window))
+                        window.max_open = self.settings.max_open
+                        return window
+                    log.warning("%s: the snapshot is of %s, not %s", self.name, window.group, group)
+        return Window(rules, group, max_open=self.settings.max_open)
+
+    def upload_snapshot(self, lane_path: str, epoch: int, window: Window, position: int) -> bool:
+        """PUT the window, streamed from a temporary file; False if the coordinator refused."""
+        with tempfile.NamedTemporaryFile(
+            dir=self.settings.work_dir, prefix="window-", suffix=".jsonl.gz"
+        ) as spool:
+            window.serialize(spool)
+            spool.flush()
+            try:
+                self.coordinator.put_file(
+                    f"{lane_path}/snapshot",
+                    Path(spool.name),
+                    "application/gzip",
+                    {"epoch": epoch, "next": position},
+                )
+            except (LeaseLost, NotFound, CoordinatorError) as exc:
+                if isinstance(exc, Unauthenticated):
+                    raise
+                log.warning("%s: snapshot refused: %s", self.name, exc)
+                return False
+        return True
