@@ -13,6 +13,7 @@ would; the catalog is read back through the files API and each file's NZB.
 
 from __future__ import annotations
 
+import signal
 import time
 from collections import defaultdict
 from collections.abc import Iterator
@@ -161,9 +162,7 @@ def run_fleet(
                 *extra,
             )
             wait_for_lane(fleet, "windower")
-            victim_range = wait_for_progress(fleet, "victim")  # the range it is in now
-            fleet.agents["victim"].kill()
-            fleet.agents["victim"].wait()
+            victim_range = kill_mid_range(fleet, "victim")
             fleet.start_agent(
                 "ranger",
                 "--mode",
@@ -175,6 +174,8 @@ def run_fleet(
                 "2",
                 *extra,
             )
+            # Up before it can be stopped: the lanes may finish the plan without it.
+            wait_for_first_call(fleet, "ranger")
             wait_until_all_done(fleet, timeout=180)
             exit_codes = {name: fleet.stop_agent(name) for name in ("ranger", "windower")}
             yield FleetRun(fleet, plan, victim_range, "windower", exit_codes)
@@ -196,6 +197,48 @@ def wait_for_progress(fleet: Fleet, node: str, timeout: float = 60) -> int:
         assert fleet.agents[node].poll() is None, fleet.log(f"{node}.log")
         time.sleep(0.1)
     raise AssertionError(f"{node} made no progress:\n{fleet.log(node + '.log')}")
+
+
+def kill_mid_range(fleet: Fleet, node: str, timeout: float = 60) -> int:
+    """SIGKILL the node while it holds a range it has not fully reported; that range's id.
+
+    The node is frozen (SIGSTOP) before its ranges are read, so it cannot finish
+    the range between the check and the kill; while it holds none, it runs on.
+    A fully reported range is retired as done, never leased again, and the
+    tests are about the takeover. One it has reported part of is preferred.
+    """
+    agent = fleet.agents[node]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert agent.poll() is None, fleet.log(f"{node}.log")
+        agent.send_signal(signal.SIGSTOP)
+        rows = fleet.sql(
+            "SELECT r.id FROM seed_range r JOIN seed_node n ON n.id = r.node_id "
+            "WHERE n.name = %s AND r.status = 'leased' AND r.next_id <= r.end_id "
+            "ORDER BY r.next_id > r.start_id DESC, r.id",
+            [node],
+        )
+        if rows:
+            agent.kill()
+            agent.wait()
+            return rows[0][0]
+        agent.send_signal(signal.SIGCONT)
+        time.sleep(0.2)
+    raise AssertionError(f"{node} never held an unfinished range:\n{fleet.log(node + '.log')}")
+
+
+def wait_for_first_call(fleet: Fleet, node: str, timeout: float = 60) -> None:
+    """Until the node has called the coordinator (it is running, its signal handlers set)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        rows = fleet.sql(
+            "SELECT 1 FROM seed_node WHERE name = %s AND last_seen_at IS NOT NULL", [node]
+        )
+        if rows:
+            return
+        assert fleet.agents[node].poll() is None, fleet.log(f"{node}.log")
+        time.sleep(0.1)
+    raise AssertionError(f"{node} never called the coordinator:\n{fleet.log(node + '.log')}")
 
 
 def wait_for_lane(fleet: Fleet, node: str, timeout: float = 60) -> None:
