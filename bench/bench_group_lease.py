@@ -29,6 +29,7 @@ setup("bench_group_lease")
 
 from django.db import connection  # noqa: E402
 
+from indexer.services import issue_token  # noqa: E402
 from leases import services  # noqa: E402
 from seeding import services as seeding  # noqa: E402
 
@@ -109,7 +110,7 @@ def main() -> None:
         f"{lanes:,} lanes, {planned:,} with planned work"
     )
 
-    nodes = [seeding.issue_token(f"bench-{i}")[0].id for i in range(17)]
+    nodes = [issue_token(f"bench-{i}")[0].id for i in range(17)]
     node = nodes[0]
 
     def lease_release() -> None:
