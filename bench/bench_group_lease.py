@@ -1,19 +1,10 @@
 """Latency of a group lease (lease + release of a lane) at 10,000 groups and a million ranges.
 
-Loads, with set-based SQL, 10,000 groups and 1,000,000 ranges (sizes skewed
-so groups differ in planned work; 5 % tail ranges; a tenth done), lets the
-trigger count the planned work, vacuums, warms up, then times through the
-services, in the same run:
+Baseline: a bare indexed single-row SELECT on seed_range, in the same run; the
+range claim is timed too, with no lanes held and with 16. Method and figures:
+docs/performance.md.
 
-- baseline: a bare indexed single-row SELECT on seed_range (and, for scale,
-  a single-row UPDATE with its commit: a lease is two commits);
-- lease + release: `leases.services.lease_lane` then `release_lane` (history);
-- lease + next + release: the same with the lane's first range handed out;
-- range claim: `seeding.services.lease_range` + `release_range` while 16
-  history lanes are held (the claim's NOT EXISTS probe on group_lane).
-
-Runs against its own embedded database (EMBEDDED_DATABASE_NAME=bench_group_lease),
-or DATABASE_URL if set. Run: ``.venv/bin/python bench/bench_group_lease.py``
+Run: .venv/bin/python bench/bench_group_lease.py [--groups 10000] [--ranges 1000000] [--runs 2000]
 """
 
 from __future__ import annotations

@@ -1,21 +1,8 @@
 """Range claims per second: the lease service beside the bare claim statement.
 
-For each table size (10,000 and 1,000,000 queued ranges) the table is loaded,
-then driven to a steady state with --warmup claims, each followed by a
-finish through the services as nodes do, so the claim index carries the dead
-entries a running system has. Then, with 1, 4 and 16 connections (one
-process each, kept across rounds, as gunicorn's workers are; --threads runs
-them as threads of this process instead), it measures claims per second:
-
-- service: `seeding.services.lease_range` (the real code, through Django);
-- bare:    the one-statement claim (UPDATE … WHERE id = (SELECT … FOR UPDATE
-           SKIP LOCKED LIMIT 1)) on psycopg connections.
-
-The two alternate on the same database in the same run. Between measured
-rounds of at most 5,000 claims (untimed) the round's leases are finished
-and the queue is refilled, so it stays near its size and the live set
-small. Claims per second and the ratios are printed; `docs/performance.md`
-holds the figures.
+Baseline: the bare one-statement claim (UPDATE … SKIP LOCKED) on psycopg
+connections, alternating with `seeding.services.lease_range` in the same run,
+per queue size and connection count. Method and figures: docs/performance.md.
 
 Run: .venv/bin/python bench/bench_lease.py [--sizes 10000 1000000] [--warmup 200000] [--seconds 8]
 """

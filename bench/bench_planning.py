@@ -1,18 +1,11 @@
 """Throughput of planning and of the overview relay's source, each beside a bare baseline.
 
-1. Overview lines per second from a real INN2 (a private InnServer filled with
-   ~20,000 articles): our NNTPClient.over() with and without COMPRESS DEFLATE,
-   the relay's gzip_stream on top of it, and a bare socket reading the same
-   OVER in the same run (the least any client does).
-2. Planning 1,000 groups x 1,000 ranges (1M ranges): commit_plan (the planning
-   lock, the coverage read, uncovered/cut/interleave and the COPY into the
-   indexed seed_range table) beside a bare COPY of the same rows into an
-   unindexed table in the same run.
+Overview lines/s from a private INN2 beside a bare socket reading the same
+OVER; planning 1M ranges with commit_plan beside a bare COPY of the same rows
+into an unindexed table. Method and figures: docs/performance.md.
 
-Run (INN2 needs root or user news): ``.venv/bin/python bench/bench_planning.py``
-Options: ``--articles 20000 --groups 1000 --ranges 1000 --skip-inn --skip-plan``.
-The database is the embedded PostgreSQL (database ``bench_planning``) unless
-DATABASE_URL is set; the bench's tables are emptied first.
+Run (INN2 needs root or user news): .venv/bin/python bench/bench_planning.py
+[--articles 20000] [--groups 1000] [--ranges 1000] [--skip-inn] [--skip-plan]
 """
 
 from __future__ import annotations
