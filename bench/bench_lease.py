@@ -354,7 +354,7 @@ def bench_size(
 ) -> dict[int, tuple[float, float]]:
     """Load `size` queued ranges, warm up, then {connections: (service, bare)} claims/s."""
     load_ranges(size)
-    workload.reset_nodes(max(args.connections))
+    workload.reset_nodes(max(WARMUP_CONNECTIONS, *args.connections))  # a node per connection
     warm_up(runner, workload, size, args.warmup)
     results = {}
     for conns in args.connections:
