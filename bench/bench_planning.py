@@ -179,7 +179,7 @@ def time_plan(rows: list[tuple[int, str]], per_group: int) -> tuple[float, int]:
 
 
 def time_bare_copy(rows: list[tuple[int, str]], per_group: int) -> tuple[float, int]:
-    """The baseline: the same ranges, cut and interleaved, COPied into an unindexed
+    """The baseline: the same ranges, cut and interleaved, copied into an unindexed
     table: (seconds of the COPY, ranges)."""
     per = [cut([(1, per_group * RANGE_SIZE)], RANGE_SIZE) for _ in rows]
     ordered = [(rows[i][0], span) for i, span in interleave(per)]
