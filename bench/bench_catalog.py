@@ -1,18 +1,10 @@
 """Segments stored per second through the catalog's batch service.
 
-Each measured batch is what a node sends: 1,000 files of 50 segments, half of
-them new files and half the second halves (parts 51..100) of files already
-stored, merged in. Timed: `store_files` inside a transaction (what
-`seeding.services.report_batch` runs); not timed: building the reports and
-storing the first halves beforehand. Beside it, in the same run and the same
-database, a bare COPY of the same segment rows into an unindexed table: the
-least any storage of them could cost. Each batch is stored and then copied,
-so background work (autovacuum merging the message-id index) weighs on both. Measured with an empty catalog and
-again with 10 million segments stored (loaded with set-based SQL).
+Baseline: a bare COPY of the same segment rows into an unindexed table, in the
+same run; on an empty catalog and with 10M segments stored. Method and
+figures: docs/performance.md. With DATABASE_URL set it TRUNCATES catalog_file.
 
-Run: ``.venv/bin/python bench/bench_catalog.py [--batches 10] [--stored 10000000]``
-(embedded PostgreSQL, database ``bench_catalog``; with DATABASE_URL set it runs
-there and TRUNCATES catalog_file: never point it at a real catalog).
+Run: .venv/bin/python bench/bench_catalog.py [--batches 10] [--stored 10000000]
 """
 
 from __future__ import annotations

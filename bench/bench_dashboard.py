@@ -1,16 +1,10 @@
 """Render time of the operators' dashboard at 1M ranges, 10k groups, 1k nodes, a day of rollup.
 
-Loads with set-based SQL: 10,000 groups; 1,000,000 ranges (group sizes
-skewed; a third done, some failed, 2,000 leased with partial progress, the
-rest queued); 1,000 nodes (most live, some quiet, a few disabled); a day of
-header_rollup (every node reports to one group every minute: 1.44M rows);
-5,000 group lanes, 200 held. The range summary is filled by its trigger as
-the ranges are inserted. Then VACUUM ANALYZE, warm-up, and N renders of
-/admin/dashboard/ through Django's test client as a logged-in staff user,
-beside the plain admin index page as the baseline, in the same run.
+Baseline: the plain admin index page, rendered in the same run through
+Django's test client as the same staff user. Method and figures:
+docs/performance.md.
 
-Runs on its own embedded database (EMBEDDED_DATABASE_NAME=bench_dashboard)
-or DATABASE_URL. Run: ``.venv/bin/python bench/bench_dashboard.py [--renders 50]``
+Run: .venv/bin/python bench/bench_dashboard.py [--renders 50] [--no-load]
 """
 
 from __future__ import annotations

@@ -1,19 +1,10 @@
 """Latency of a group lease (lease + release of a lane) at 10,000 groups and a million ranges.
 
-Loads, with set-based SQL, 10,000 groups and 1,000,000 ranges (sizes skewed
-so groups differ in planned work; 5 % tail ranges; a tenth done), lets the
-trigger count the planned work, vacuums, warms up, then times through the
-services, in the same run:
+Baseline: a bare indexed single-row SELECT on seed_range, in the same run; the
+range claim is timed too, with no lanes held and with 16. Method and figures:
+docs/performance.md.
 
-- baseline: a bare indexed single-row SELECT on seed_range (and, for scale,
-  a single-row UPDATE with its commit: a lease is two commits);
-- lease + release: `leases.services.lease_lane` then `release_lane` (history);
-- lease + next + release: the same with the lane's first range handed out;
-- range claim: `seeding.services.lease_range` + `release_range` while 16
-  history lanes are held (the claim's NOT EXISTS probe on group_lane).
-
-Runs against its own embedded database (EMBEDDED_DATABASE_NAME=bench_group_lease),
-or DATABASE_URL if set. Run: ``.venv/bin/python bench/bench_group_lease.py``
+Run: .venv/bin/python bench/bench_group_lease.py [--groups 10000] [--ranges 1000000] [--runs 2000]
 """
 
 from __future__ import annotations
@@ -29,6 +20,7 @@ setup("bench_group_lease")
 
 from django.db import connection  # noqa: E402
 
+from indexer.services import issue_token  # noqa: E402
 from leases import services  # noqa: E402
 from seeding import services as seeding  # noqa: E402
 
@@ -70,107 +62,132 @@ def describe(name: str, samples: list[float], baseline: float | None) -> None:
     print(f"{name:<42} median {median:7.3f} ms   p95 {p95:7.3f} ms   {ratio}")
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     parser.add_argument("--groups", type=int, default=10_000)
     parser.add_argument("--ranges", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=2000)
-    args = parser.parse_args()
+    return parser.parse_args()
 
+
+def execute(statement: str, params: dict | list | None = None) -> tuple | None:
+    """Run one statement; its first row, if it returns any."""
     with connection.cursor() as cursor:
-        cursor.execute(LOAD[0])
+        cursor.execute(statement, params)
+        return cursor.fetchone() if cursor.description else None
+
+
+def planned_articles() -> int:
+    return execute("SELECT sum(planned_articles) FROM group_lane")[0]
+
+
+def load_groups(groups: int, ranges: int) -> None:
+    """Load the groups and ranges (counted by the trigger); check a recount; vacuum; print."""
+    execute(LOAD[0])
     services.rebuild_lane_work()  # configure the trigger, so the load below is counted by it
     t0 = time.perf_counter()
-    with connection.cursor() as cursor:
-        for statement in LOAD[1:]:
-            cursor.execute(statement, {"groups": args.groups, "ranges": args.ranges})
+    for statement in LOAD[1:]:
+        execute(statement, {"groups": groups, "ranges": ranges})
     loaded = time.perf_counter() - t0
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT sum(planned_articles) FROM group_lane")
-        counted = cursor.fetchone()[0]
+    counted = planned_articles()
     t0 = time.perf_counter()
     services.rebuild_lane_work()  # a full recount (what a change of lane bounds costs)
     rebuilt = time.perf_counter() - t0
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT sum(planned_articles) FROM group_lane")
-        assert cursor.fetchone()[0] == counted, "the trigger's counts differ from a recount"
-    with connection.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE seed_range")
-        cursor.execute("VACUUM ANALYZE group_lane")
-        cursor.execute("VACUUM ANALYZE group_lane_work")
-        cursor.execute("VACUUM ANALYZE news_group")
-        cursor.execute(
-            "SELECT count(*), count(*) FILTER (WHERE urgent_priority IS NOT NULL) FROM group_lane"
-        )
-        lanes, planned = cursor.fetchone()
+    assert planned_articles() == counted, "the trigger's counts differ from a recount"
+    for table in ("seed_range", "group_lane", "group_lane_work", "news_group"):
+        execute(f"VACUUM ANALYZE {table}")
+    lanes, planned = execute(
+        "SELECT count(*), count(*) FILTER (WHERE urgent_priority IS NOT NULL) FROM group_lane"
+    )
     print(
-        f"{args.groups:,} groups, {args.ranges:,} ranges loaded in {loaded:.1f} s "
+        f"{groups:,} groups, {ranges:,} ranges loaded in {loaded:.1f} s "
         f"(trigger counting included); a full recount takes {rebuilt:.1f} s; "
         f"{lanes:,} lanes, {planned:,} with planned work"
     )
 
-    nodes = [seeding.issue_token(f"bench-{i}")[0].id for i in range(17)]
-    node = nodes[0]
 
-    def lease_release() -> None:
-        offer = services.lease_lane(node, "history")
+class Calls:
+    """The timed calls, through the services as node 0, and the bare baselines."""
+
+    def __init__(self, ranges: int, runs: int) -> None:
+        self.nodes = [issue_token(f"bench-{i}")[0].id for i in range(17)]
+        self.node = self.nodes[0]
+        ids = list(range(1, ranges, max(ranges // runs, 1)))
+        self.position = iter(ids * 4)
+
+    def lease_release(self) -> None:
+        offer = services.lease_lane(self.node, "history")
         assert offer.lease is not None
-        services.release_lane(node, offer.lease.group.id, "history", offer.lease.epoch)
+        services.release_lane(self.node, offer.lease.group.id, "history", offer.lease.epoch)
 
-    def lease_next_release() -> None:
-        offer = services.lease_lane(node, "history")
+    def lease_next_release(self) -> None:
+        offer = services.lease_lane(self.node, "history")
         assert offer.lease is not None
-        services.next_lane_range(node, offer.lease.group.id, "history", offer.lease.epoch)
-        services.release_lane(node, offer.lease.group.id, "history", offer.lease.epoch)
+        group, epoch = offer.lease.group.id, offer.lease.epoch
+        services.next_lane_range(self.node, group, "history", epoch)
+        services.release_lane(self.node, group, "history", epoch)
 
-    ids = list(range(1, args.ranges, max(args.ranges // args.runs, 1)))
-    position = iter(ids * 4)
-
-    def point_select() -> None:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT id, next_id FROM seed_range WHERE id = %s", [next(position)])
-            cursor.fetchone()
-
-    # warm up: a long run of hand-outs, so indexes carry the churn of a steady state
-    timed(lease_release, args.runs)
-    timed(lease_next_release, args.runs // 2)
-    with connection.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE group_lane")
-
-    def point_update() -> None:
+    def point_select(self) -> None:
         with connection.cursor() as cursor:
             cursor.execute(
-                "UPDATE seed_range SET heartbeat_at = now() WHERE id = %s", [next(position)]
+                "SELECT id, next_id FROM seed_range WHERE id = %s", [next(self.position)]
+            )
+            cursor.fetchone()
+
+    def point_update(self) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "UPDATE seed_range SET heartbeat_at = now() WHERE id = %s", [next(self.position)]
             )
 
-    selects = timed(point_select, args.runs)  # the ratios are to the row printed
+    def claim_release(self) -> None:
+        offer = seeding.lease_range(self.node)
+        assert offer.lease is not None
+        seeding.release_range(self.node, offer.lease.id, offer.lease.epoch, uncounted=True)
+
+    def hold_lanes(self) -> None:
+        """Nodes 1..16 each hold a history lane."""
+        for holder in self.nodes[1:]:
+            assert services.lease_lane(holder, "history").lease is not None
+
+
+def measure_lanes(calls: Calls, runs: int) -> float:
+    """Warm up, then time the baselines and the lane leases; the baseline's median."""
+    # warm up: a long run of hand-outs, so indexes carry the churn of a steady state
+    timed(calls.lease_release, runs)
+    timed(calls.lease_next_release, runs // 2)
+    execute("VACUUM ANALYZE group_lane")
+    selects = timed(calls.point_select, runs)  # the ratios are to the row printed
     baseline = statistics.median(selects)
     describe("baseline: indexed single-row SELECT", selects, None)
-    describe("single-row UPDATE + commit (for scale)", timed(point_update, args.runs), baseline)
-    describe("lease + release (history lane)", timed(lease_release, args.runs), baseline)
-    describe("lease + next + release", timed(lease_next_release, args.runs), baseline)
+    describe("single-row UPDATE + commit (for scale)", timed(calls.point_update, runs), baseline)
+    describe("lease + release (history lane)", timed(calls.lease_release, runs), baseline)
+    describe("lease + next + release", timed(calls.lease_next_release, runs), baseline)
+    return baseline
 
-    def claim_release() -> None:
-        offer = seeding.lease_range(node)
-        assert offer.lease is not None
-        seeding.release_range(node, offer.lease.id, offer.lease.epoch, uncounted=True)
 
-    def vacuum() -> None:
-        with connection.cursor() as cursor:
-            cursor.execute("VACUUM seed_range")
+def vacuumed_claims(calls: Calls, runs: int) -> list[float]:
+    """Range claim + release timings, after a vacuum, a warm-up and a vacuum."""
+    execute("VACUUM seed_range")
+    timed(calls.claim_release, runs // 4)
+    execute("VACUUM seed_range")
+    return timed(calls.claim_release, runs)
 
-    # The range claim before and after 16 history lanes are held (its NOT
-    # EXISTS probe on group_lane), each after a vacuum and a warm-up.
-    vacuum()
-    timed(claim_release, args.runs // 4)
-    vacuum()
-    describe("range claim + release, no lanes held", timed(claim_release, args.runs), baseline)
-    for holder in nodes[1:]:
-        assert services.lease_lane(holder, "history").lease is not None
-    vacuum()
-    timed(claim_release, args.runs // 4)
-    vacuum()
-    describe("range claim + release, 16 lanes held", timed(claim_release, args.runs), baseline)
+
+def measure_claims(calls: Calls, runs: int, baseline: float) -> None:
+    """The range claim before and after 16 history lanes are held (its NOT
+    EXISTS probe on group_lane)."""
+    describe("range claim + release, no lanes held", vacuumed_claims(calls, runs), baseline)
+    calls.hold_lanes()
+    describe("range claim + release, 16 lanes held", vacuumed_claims(calls, runs), baseline)
+
+
+def main() -> None:
+    args = parse_args()
+    load_groups(args.groups, args.ranges)
+    calls = Calls(args.ranges, args.runs)
+    baseline = measure_lanes(calls, args.runs)
+    measure_claims(calls, args.runs, baseline)
 
 
 if __name__ == "__main__":

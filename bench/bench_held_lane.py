@@ -1,12 +1,8 @@
 """What a held lane costs the range claim (a known limit, docs/performance.md).
 
-The range claim skips ranges whose lane is held by a live group lease, one
-probe each. Planning interleaves groups, so usually there are a few to skip;
-the bad case is one big group, its history lane held by a window worker,
-whose queued ranges all come before anyone else's. This loads such a group
-(--ranges queued ranges) and a small one behind it, then times range leases
-with the big group's lane free (the baseline: the claim takes the first
-entry) and held (the claim walks past every range of the big group).
+Range leases with one big group's history lane held by another node, its
+--ranges queued ranges ahead of everyone else's, against the same leases
+with the lane free (the baseline). Method and figures: docs/performance.md.
 
 Run: .venv/bin/python bench/bench_held_lane.py [--ranges 200000]
 """

@@ -1,18 +1,11 @@
 """Throughput of planning and of the overview relay's source, each beside a bare baseline.
 
-1. Overview lines per second from a real INN2 (a private InnServer filled with
-   ~20,000 articles): our NNTPClient.over() with and without COMPRESS DEFLATE,
-   the relay's gzip_stream on top of it, and a bare socket reading the same
-   OVER in the same run (the least any client does).
-2. Planning 1,000 groups x 1,000 ranges (1M ranges): commit_plan (the planning
-   lock, the coverage read, uncovered/cut/interleave and the COPY into the
-   indexed seed_range table) beside a bare COPY of the same rows into an
-   unindexed table in the same run.
+Overview lines/s from a private INN2 beside a bare socket reading the same
+OVER; planning 1M ranges with commit_plan beside a bare COPY of the same rows
+into an unindexed table. Method and figures: docs/performance.md.
 
-Run (INN2 needs root or user news): ``.venv/bin/python bench/bench_planning.py``
-Options: ``--articles 20000 --groups 1000 --ranges 1000 --skip-inn --skip-plan``.
-The database is the embedded PostgreSQL (database ``bench_planning``) unless
-DATABASE_URL is set; the bench's tables are emptied first.
+Run (INN2 needs root or user news): .venv/bin/python bench/bench_planning.py
+[--articles 20000] [--groups 1000] [--ranges 1000] [--skip-inn] [--skip-plan]
 """
 
 from __future__ import annotations
@@ -152,8 +145,11 @@ def bench_overview(articles: int) -> None:
 # --- 2. planning 1M ranges ----------------------------------------------------
 
 
-def bench_planning(groups: int, per_group: int) -> None:
-    size = 1_000
+RANGE_SIZE = 1_000  # articles per planned range
+
+
+def load_groups(groups: int) -> list[tuple[int, str]]:
+    """Empty the tables and create `groups` groups, a day old: [(id, name)]."""
     with connection.cursor() as cursor:
         cursor.execute("TRUNCATE seed_range, news_group RESTART IDENTITY CASCADE")
     created = datetime.now(UTC) - timedelta(days=1)
@@ -161,44 +157,58 @@ def bench_planning(groups: int, per_group: int) -> None:
         [Group(name=f"alt.binaries.bench.{i:04d}") for i in range(groups)], batch_size=1000
     )
     Group.objects.update(created_at=created)
-    rows = list(Group.objects.order_by("id").values_list("id", "name"))
-    total = groups * per_group
+    return list(Group.objects.order_by("id").values_list("id", "name"))
 
-    def plan() -> tuple[float, int]:
-        with connection.cursor() as cursor:
-            cursor.execute("TRUNCATE seed_range RESTART IDENTITY")
-        summary = PlanSummary(size=size, priority=100)
-        for gid, name in rows:
-            summary.groups.append(GroupPlan(name, gid, low=1, high=per_group * size))
+
+def plan_summary(rows: list[tuple[int, str]], per_group: int) -> PlanSummary:
+    """A plan of `per_group` ranges for each group."""
+    summary = PlanSummary(size=RANGE_SIZE, priority=100)
+    for gid, name in rows:
+        summary.groups.append(GroupPlan(name, gid, low=1, high=per_group * RANGE_SIZE))
+    return summary
+
+
+def time_plan(rows: list[tuple[int, str]], per_group: int) -> tuple[float, int]:
+    """commit_plan into an emptied seed_range: (seconds, ranges)."""
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE seed_range RESTART IDENTITY")
+    summary = plan_summary(rows, per_group)
+    started = time.perf_counter()
+    commit_plan(summary, hand_off_backfill=True)
+    return time.perf_counter() - started, summary.ranges
+
+
+def time_bare_copy(rows: list[tuple[int, str]], per_group: int) -> tuple[float, int]:
+    """The baseline: the same ranges, cut and interleaved, copied into an unindexed
+    table: (seconds of the COPY, ranges)."""
+    per = [cut([(1, per_group * RANGE_SIZE)], RANGE_SIZE) for _ in rows]
+    ordered = [(rows[i][0], span) for i, span in interleave(per)]
+    now = datetime.now(UTC)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS bench_copy")
+        cursor.execute(
+            "CREATE TABLE bench_copy (LIKE seed_range INCLUDING DEFAULTS EXCLUDING CONSTRAINTS)"
+        )
         started = time.perf_counter()
-        commit_plan(summary, hand_off_backfill=True)
-        return time.perf_counter() - started, summary.ranges
+        with cursor.cursor.copy(
+            "COPY bench_copy (id, group_id, start_id, end_id, next_id, status, priority, "
+            "capture, epoch, attempts, headers, files, fragments, error, created_at) "
+            "FROM STDIN"
+        ) as copy:
+            for n, (gid, (start, end)) in enumerate(ordered, 1):
+                copy.write_row(
+                    (n, gid, start, end, start, "queued", 100, False, 0, 0, 0, 0, 0, "", now)
+                )
+        seconds = time.perf_counter() - started
+        cursor.execute("DROP TABLE bench_copy")
+    return seconds, len(ordered)
 
-    def bare_copy() -> tuple[float, int]:
-        per = [cut([(1, per_group * size)], size) for _ in rows]
-        ordered = [(rows[i][0], span) for i, span in interleave(per)]
-        now = datetime.now(UTC)
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("DROP TABLE IF EXISTS bench_copy")
-            cursor.execute(
-                "CREATE TABLE bench_copy (LIKE seed_range INCLUDING DEFAULTS EXCLUDING CONSTRAINTS)"
-            )
-            started = time.perf_counter()
-            with cursor.cursor.copy(
-                "COPY bench_copy (id, group_id, start_id, end_id, next_id, status, priority, "
-                "capture, epoch, attempts, headers, files, fragments, error, created_at) "
-                "FROM STDIN"
-            ) as copy:
-                for n, (gid, (start, end)) in enumerate(ordered, 1):
-                    copy.write_row(
-                        (n, gid, start, end, start, "queued", 100, False, 0, 0, 0, 0, 0, "", now)
-                    )
-            seconds = time.perf_counter() - started
-            cursor.execute("DROP TABLE bench_copy")
-        return seconds, len(ordered)
 
-    planned = best(2, plan)
-    bare = best(2, bare_copy)
+def bench_planning(groups: int, per_group: int) -> None:
+    rows = load_groups(groups)
+    total = groups * per_group
+    planned = best(2, lambda: time_plan(rows, per_group))
+    bare = best(2, lambda: time_bare_copy(rows, per_group))
     assert planned[1] == total and SeedRange.objects.count() == total, planned
     print(f"{groups:,} groups x {per_group:,} ranges = {total:,} ranges, best of 2")
     print(
@@ -210,9 +220,7 @@ def bench_planning(groups: int, per_group: int) -> None:
         f"   ({planned[0]:.1f} s)   ratio {bare[0] / planned[0]:.2f}"
     )
     # Planning again reads the 1M-range coverage and adds nothing.
-    summary = PlanSummary(size=size, priority=100)
-    for gid, name in rows:
-        summary.groups.append(GroupPlan(name, gid, low=1, high=per_group * size))
+    summary = plan_summary(rows, per_group)
     started = time.perf_counter()
     commit_plan(summary, hand_off_backfill=True)
     print(
