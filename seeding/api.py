@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from indexer.api.edge import ERRORS, node_id, validated, validated_query
-from indexer.api.errors import checked_id
+from indexer.errors import checked_id
 
 from . import relay, services
 from .serializers import (

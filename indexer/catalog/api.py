@@ -19,8 +19,8 @@ from rest_framework.views import APIView
 
 from indexer.api.authentication import NodeTokenAuthentication
 from indexer.api.edge import ErrorOut, validated_query
-from indexer.api.errors import checked_id
 from indexer.api.permissions import IsNodeOrStaff
+from indexer.errors import checked_id
 
 from . import selectors
 from .nzb import CONTENT_TYPE, content_disposition

@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl
 import pytest
 from rest_framework.exceptions import ValidationError
 
-from indexer.api.errors import ApiError
+from indexer.errors import DomainError
 from seed_node.cli import main
 from seed_node.http import Aborted, Coordinator
 from seed_node.sources import RelaySource
@@ -459,7 +459,7 @@ def checked_batch(body: Any) -> Answer:
     """A batch answered as the coordinator would: its own validation first."""
     try:
         BatchIn(data=body).is_valid(raise_exception=True)
-    except (ApiError, ValidationError) as exc:
+    except (DomainError, ValidationError) as exc:
         return 400, {"error": "invalid", "detail": str(exc)}
     return 200, {"next": body["next"], "stored": 0}
 
