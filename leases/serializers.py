@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from seeding.serializers import MAX_ARTICLE, EpochIn
+from seeding.serializers import EpochIn
+from usenet.limits import MAX_ARTICLE
 
 from .lanes import LANES
 
@@ -57,4 +58,4 @@ class LaneRangeOut(serializers.Serializer):
 
 
 class NextOut(serializers.Serializer):
-    range = LaneRangeOut(allow_null=True)
+    range = LaneRangeOut(allow_null=True, help_text="Null when the lane is caught up.")
