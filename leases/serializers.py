@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from seeding.serializers import EpochIn
+from seeding.serializers import EpochIn, OfferOut
 from usenet.limits import MAX_ARTICLE
 
 from .lanes import LANES
@@ -43,10 +43,8 @@ class LaneLeaseOut(serializers.Serializer):
     snapshot = SnapshotOut(allow_null=True)
 
 
-class LaneOfferOut(serializers.Serializer):
+class LaneOfferOut(OfferOut):
     lease = LaneLeaseOut(allow_null=True)
-    retry_after = serializers.IntegerField(allow_null=True)
-    paused = serializers.CharField(allow_null=True)
 
 
 class LaneRangeOut(serializers.Serializer):

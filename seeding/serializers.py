@@ -39,10 +39,20 @@ class RangeLeaseOut(serializers.Serializer):
     epoch = serializers.IntegerField()
 
 
-class LeaseOfferOut(serializers.Serializer):
+class OfferOut(serializers.Serializer):
+    """What a lease call answers (a range's or a lane's): a lease, or null and when to ask again."""
+
+    # Each offer declares its own lease; a field a subclass redeclares keeps
+    # its place here, so "lease" stays the first key.
+    lease = serializers.JSONField(allow_null=True)
+    retry_after = serializers.IntegerField(
+        allow_null=True, help_text="Seconds to wait before asking again; null with a lease."
+    )
+    paused = serializers.CharField(allow_null=True, help_text="Why leasing is paused, if it is.")
+
+
+class LeaseOfferOut(OfferOut):
     lease = RangeLeaseOut(allow_null=True)
-    retry_after = serializers.IntegerField(allow_null=True)
-    paused = serializers.CharField(allow_null=True)
 
 
 class BatchOut(serializers.Serializer):
