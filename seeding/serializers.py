@@ -44,7 +44,7 @@ class OfferOut(serializers.Serializer):
 
     # Each offer declares its own lease; a field a subclass redeclares keeps
     # its place here, so "lease" stays the first key.
-    lease = serializers.JSONField(allow_null=True)
+    lease: serializers.Field = serializers.JSONField(allow_null=True)
     retry_after = serializers.IntegerField(
         allow_null=True, help_text="Seconds to wait before asking again; null with a lease."
     )
