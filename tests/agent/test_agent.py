@@ -495,7 +495,7 @@ def test_files_beyond_the_batch_limit_go_out_in_further_batches(
 ) -> None:
     # The same small limit on both sides: the coordinator refuses a batch over it.
     monkeypatch.setattr("seed_node.worker.MAX_FILES_PER_BATCH", 2)
-    monkeypatch.setattr("seeding.serializers.MAX_FILES_PER_BATCH", 2)
+    monkeypatch.setattr("indexer.catalog.serializers.MAX_FILES_PER_BATCH", 2)
     with NNTPServer() as news:
         news.add_group("alt.binaries.x", binary_articles())
         coordinator.routes["/ranges/lease"] = one_lease(1, 400)
