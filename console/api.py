@@ -13,6 +13,7 @@ from indexer.api.edge import ERRORS
 from indexer.api.permissions import IsNodeOrStaff
 
 from . import selectors
+from .serializers import StatusOut
 
 
 class StatusView(APIView):
@@ -20,7 +21,7 @@ class StatusView(APIView):
     permission_classes = [IsNodeOrStaff]
 
     @extend_schema(
-        responses={200: dict, 401: ERRORS[401]}, summary="Ranges, nodes, lanes and throughput"
+        responses={200: StatusOut, 401: ERRORS[401]}, summary="Ranges, nodes, lanes and throughput"
     )
     def get(self, request: Request) -> Response:
-        return Response(selectors.seed_status())
+        return Response(StatusOut(selectors.seed_status()).data)

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from django.conf import settings
 
-from indexer.api.errors import Unavailable
+from indexer.errors import Unavailable
 from usenet.nntp import NewsServerConfig, NNTPPool
 
 

@@ -16,8 +16,8 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 
 from indexer.api.authentication import NodeIdentity
+from indexer.api.middleware import API_PREFIX
 from indexer.metrics import CONFLICTS
-from indexer.middleware import API_PREFIX
 
 logger = logging.getLogger("indexer.requests")
 

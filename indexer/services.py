@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from indexer.api.errors import Invalid
+from indexer.errors import Invalid
 from indexer.models import AuditAction, AuditEntry, Group, Node
 from indexer.newsserver import news_pool
 from indexer.sql import PARAMETER_BATCH, slices

@@ -9,7 +9,6 @@ in `indexer.api.errors`.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from indexer.api.edge import ERRORS, node_id, validated, validated_query
+from indexer.api.edge import ERRORS, ErrorOut, node_id, validated, validated_query
 from indexer.api.parsers import content_length
 from seeding.serializers import EpochIn
 
@@ -27,7 +26,7 @@ from . import services
 from .serializers import LaneIn, LaneOfferOut, NextOut, SnapshotPutQueryIn, SnapshotQueryIn
 from .snapshots import CHUNK_BYTES
 
-LANE_ERRORS = {**ERRORS, 404: OpenApiResponse(description="not_found: unknown group")}
+LANE_ERRORS = {**ERRORS, 404: OpenApiResponse(ErrorOut, description="not_found: unknown group")}
 
 
 class GroupLeaseView(APIView):
@@ -37,13 +36,7 @@ class GroupLeaseView(APIView):
     def post(self, request: Request) -> Response:
         data = validated(LaneIn, request)
         offer = services.lease_lane(node_id(request), data["lane"])
-        return Response(
-            {
-                "lease": None if offer.lease is None else dataclasses.asdict(offer.lease),
-                "retry_after": offer.retry_after,
-                "paused": offer.paused,
-            }
-        )
+        return Response(LaneOfferOut(offer).data)
 
 
 class LaneNextView(APIView):
@@ -53,7 +46,7 @@ class LaneNextView(APIView):
     def post(self, request: Request, group_id: int, lane: str) -> Response:
         data = validated(EpochIn, request)
         handed = services.next_lane_range(node_id(request), group_id, lane, data["epoch"])
-        return Response({"range": None if handed is None else dataclasses.asdict(handed)})
+        return Response(NextOut({"range": handed}).data)
 
 
 class LaneHeartbeatView(APIView):

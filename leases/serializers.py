@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from seeding.serializers import MAX_ARTICLE, EpochIn
+from seeding.serializers import EpochIn, OfferOut
+from usenet.limits import MAX_ARTICLE
 
 from .lanes import LANES
 
@@ -42,10 +43,8 @@ class LaneLeaseOut(serializers.Serializer):
     snapshot = SnapshotOut(allow_null=True)
 
 
-class LaneOfferOut(serializers.Serializer):
+class LaneOfferOut(OfferOut):
     lease = LaneLeaseOut(allow_null=True)
-    retry_after = serializers.IntegerField(allow_null=True)
-    paused = serializers.CharField(allow_null=True)
 
 
 class LaneRangeOut(serializers.Serializer):
@@ -57,4 +56,4 @@ class LaneRangeOut(serializers.Serializer):
 
 
 class NextOut(serializers.Serializer):
-    range = LaneRangeOut(allow_null=True)
+    range = LaneRangeOut(allow_null=True, help_text="Null when the lane is caught up.")

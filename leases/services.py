@@ -18,7 +18,7 @@ from typing import IO, Any
 from django.conf import settings
 from django.db import transaction
 
-from indexer.api.errors import Invalid, LeaseLost, NotFound, TooLarge, checked_id
+from indexer.errors import Invalid, LeaseLost, NotFound, TooLarge, checked_id
 from indexer.metrics import LEASES
 from indexer.models import AuditAction
 from indexer.rulesets import current_rules

@@ -19,7 +19,7 @@ from typing import BinaryIO
 
 from django.conf import settings
 
-from indexer.api.errors import ApiError, Invalid, TooLarge, Unavailable
+from indexer.errors import DomainError, Invalid, TooLarge, Unavailable
 
 from .models import Lane
 
@@ -64,7 +64,7 @@ def write_part(part: Path, chunks: Iterable[bytes], expected: int | None, limit:
             while True:
                 try:
                     chunk = next(incoming, None)
-                except ApiError:
+                except DomainError:
                     raise
                 except Exception as exc:  # the client went away mid-body
                     raise Invalid(

@@ -21,7 +21,7 @@ from django.urls import path, reverse
 
 from indexer.admin import GroupAdmin
 from indexer.admin_tools import CappedCountPaginator, GroupNameFilter, confirm, confirmed
-from indexer.api.errors import ApiError
+from indexer.errors import DomainError
 from indexer.models import Group
 from usenet.limits import MAX_BIGINT
 from usenet.nntp import NNTPError
@@ -86,8 +86,8 @@ class PlanningGroupAdmin(GroupAdmin):
                         dry_run=not commit,
                         actor=request.user,
                     )
-                except (ApiError, NNTPError) as exc:
-                    detail = exc.detail if isinstance(exc, ApiError) else str(exc)
+                except (DomainError, NNTPError) as exc:
+                    detail = exc.detail if isinstance(exc, DomainError) else str(exc)
                     self.message_user(request, f"Nothing was planned: {detail}", messages.ERROR)
                     summary = None
                 else:

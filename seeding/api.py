@@ -16,8 +16,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from indexer.api.edge import ERRORS, node_id, validated, validated_query
-from indexer.api.errors import checked_id
+from indexer.api.edge import ERRORS, ErrorOut, node_id, validated, validated_query
+from indexer.errors import checked_id
 
 from . import relay, services
 from .serializers import (
@@ -40,22 +40,7 @@ class RangeLeaseView(APIView):
     )
     def post(self, request: Request) -> Response:
         offer = services.lease_range(node_id(request))
-        lease = offer.lease
-        return Response(
-            {
-                "lease": None
-                if lease is None
-                else {
-                    "id": lease.id,
-                    "group": lease.group,
-                    "start": lease.start,
-                    "end": lease.end,
-                    "epoch": lease.epoch,
-                },
-                "retry_after": offer.retry_after,
-                "paused": offer.paused,
-            }
-        )
+        return Response(LeaseOfferOut(offer).data)
 
 
 class RangeBatchView(APIView):
@@ -71,7 +56,7 @@ class RangeBatchView(APIView):
             data["files"],
             data["fragments"],
         )
-        return Response({"next": result.next, "stored": result.stored})
+        return Response(BatchOut(result).data)
 
 
 class RangeHeartbeatView(APIView):
@@ -135,9 +120,11 @@ class RangeOverviewsView(APIView):
             ),
             **ERRORS,
             404: OpenApiResponse(
+                ErrorOut,
                 description="not_found: unknown range, or its group is not on the news server",
             ),
             503: OpenApiResponse(
+                ErrorOut,
                 description="unavailable: the database or the coordinator's news server is unreachable",
             ),
         },

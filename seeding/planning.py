@@ -30,7 +30,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from indexer.api.errors import Invalid, NotFound
+from indexer.errors import Invalid, NotFound
 from indexer.models import AuditAction, Group
 from indexer.newsserver import news_pool
 from indexer.services import record_audit

@@ -18,7 +18,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from indexer.api.errors import ApiError, Invalid, NotFound, Unavailable
+from indexer.errors import DomainError, Invalid, NotFound, Unavailable
 from indexer.newsserver import news_pool
 from usenet.nntp import NNTPError, NNTPPool, NoArticles, NoSuchGroup
 
@@ -87,7 +87,7 @@ def open_overview_relay(
     def keep_alive() -> None:
         try:
             services.heartbeat_range(node_id, range_id, epoch)
-        except ApiError:
+        except DomainError:
             pass  # the lease moved on while streaming; the node learns on its next call
 
     body = gzip_stream(lines, label=f"range {range_id} ({group} {low}-{high})", done=keep_alive)

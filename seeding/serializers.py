@@ -1,41 +1,14 @@
-"""Input and output shapes of the range protocol (docs/api.md)."""
+"""Input and output shapes of the range protocol (docs/api.md).
+
+The File inside a batch is the catalog's shape (`indexer.catalog.serializers`).
+"""
 
 from __future__ import annotations
 
-from typing import Any
-
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from indexer.catalog.validation import FileReport, validate_files
-from usenet.limits import MAX_ARTICLE, MAX_EPOCH, MAX_FILES_PER_BATCH, MAX_HEADERS_PER_BATCH
-
-
-class FileDocSerializer(serializers.Serializer):
-    """Documents the File shape; validation itself is `validation.validate_file`."""
-
-    subject = serializers.CharField(max_length=1000)
-    poster = serializers.CharField(max_length=500)
-    date = serializers.IntegerField(help_text="Unix time of the earliest segment.")
-    total = serializers.IntegerField(help_text="Segment count from the subject.")
-    segments = serializers.ListField(
-        child=serializers.ListField(),
-        help_text="[part number, article number, message-id, bytes] per segment.",
-    )
-
-
-@extend_schema_field(FileDocSerializer(many=True))
-class FileListField(serializers.Field):
-    def __init__(self, **kwargs: Any) -> None:
-        kwargs.setdefault("required", False)
-        kwargs.setdefault("default", list)
-        super().__init__(**kwargs)
-
-    def to_internal_value(self, data: Any) -> list[FileReport]:
-        return validate_files(data, self.field_name or "files", MAX_FILES_PER_BATCH)
-
-    def to_representation(self, value: Any) -> Any:
-        return value
+from indexer.catalog.serializers import FileListField
+from usenet.limits import MAX_ARTICLE, MAX_EPOCH, MAX_HEADERS_PER_BATCH
 
 
 class EpochIn(serializers.Serializer):
@@ -66,10 +39,20 @@ class RangeLeaseOut(serializers.Serializer):
     epoch = serializers.IntegerField()
 
 
-class LeaseOfferOut(serializers.Serializer):
+class OfferOut(serializers.Serializer):
+    """What a lease call answers (a range's or a lane's): a lease, or null and when to ask again."""
+
+    # Each offer declares its own lease; a field a subclass redeclares keeps
+    # its place here, so "lease" stays the first key.
+    lease: serializers.Field = serializers.JSONField(allow_null=True)
+    retry_after = serializers.IntegerField(
+        allow_null=True, help_text="Seconds to wait before asking again; null with a lease."
+    )
+    paused = serializers.CharField(allow_null=True, help_text="Why leasing is paused, if it is.")
+
+
+class LeaseOfferOut(OfferOut):
     lease = RangeLeaseOut(allow_null=True)
-    retry_after = serializers.IntegerField(allow_null=True)
-    paused = serializers.CharField(allow_null=True)
 
 
 class BatchOut(serializers.Serializer):

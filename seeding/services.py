@@ -16,9 +16,9 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from indexer.api.errors import LeaseLost, NotFound
 from indexer.catalog.services import store_files
 from indexer.catalog.validation import FileReport
+from indexer.errors import LeaseLost, NotFound
 from indexer.metrics import BATCHES, HEADERS, LEASE_SECONDS, LEASES
 from indexer.models import AuditAction, Group
 from indexer.rulesets import current_rules

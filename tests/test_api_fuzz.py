@@ -3,7 +3,8 @@
 Schemathesis generates requests for every operation in /api/v1/schema/ (valid
 ones and, mostly, malformed ones) and sends them through the WSGI app with a
 real node token against the test database. Every answer must be a 2xx or a
-4xx/503 in the contract's error shape, never a server error.
+4xx/503 in the contract's error shape, never a server error, and its body must
+match what the schema documents for its status (the output serializers).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import schemathesis
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
-from schemathesis.checks import not_a_server_error
+from schemathesis.checks import not_a_server_error, response_schema_conformance
 
 from coordinator.wsgi import application
 from tests.factories import GroupFactory, NodeFactory, SeedRangeFactory
@@ -60,9 +61,9 @@ def node_token(db, in_test_transaction, settings, tmp_path):
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-def test_no_request_produces_a_server_error(case, node_token):
+def test_no_request_produces_a_server_error_and_answers_match_the_schema(case, node_token):
     response = case.call(headers={"Authorization": f"Bearer {node_token}"})
-    case.validate_response(response, checks=[not_a_server_error])
+    case.validate_response(response, checks=[not_a_server_error, response_schema_conformance])
     if response.status_code >= 400:
         body = response.json()
         assert set(body) == {"error", "detail"}, body

@@ -1,9 +1,10 @@
-"""Typed API errors and the one place that maps every error to HTTP.
+"""The one place that maps every error to HTTP.
 
 Every error leaves the API as `{"error": CODE, "detail": sentence}` (see
-docs/api.md, "Errors"). Services raise the typed exceptions below;
-DRF's own exceptions and database failures are translated here, so no view
-decides a status code by itself and nothing a client sends becomes a 500.
+docs/api.md, "Errors"). Services raise the domain errors of `indexer.errors`,
+which know nothing of HTTP; `DOMAIN_ERRORS` gives each its status and code.
+DRF's own exceptions and database failures are translated here too, so no
+view decides a status code by itself and nothing a client sends becomes a 500.
 """
 
 from __future__ import annotations
@@ -16,49 +17,29 @@ from django.db import DatabaseError, DataError, InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions as drf
 
+from indexer.errors import DomainError, Invalid, LeaseLost, NotFound, TooLarge, Unavailable
+
 logger = logging.getLogger(__name__)
 
 RETRY_AFTER_UNAVAILABLE = "5"
 
-
-class ApiError(Exception):
-    status = 400
-    code = "invalid"
-
-    def __init__(self, detail: str) -> None:
-        super().__init__(detail)
-        self.detail = detail
-
-
-class Invalid(ApiError):
-    status, code = 400, "invalid"
+# Status and code of each domain error (docs/api.md, "Errors"). A subclass
+# (NewsServerNotConfigured, UnknownGroups) answers as its nearest listed base.
+DOMAIN_ERRORS: dict[type[DomainError], tuple[int, str]] = {
+    Invalid: (400, "invalid"),
+    NotFound: (404, "not_found"),
+    LeaseLost: (409, "lease_lost"),
+    TooLarge: (413, "too_large"),
+    Unavailable: (503, "unavailable"),
+}
 
 
-class NotFound(ApiError):
-    status, code = 404, "not_found"
-
-
-class LeaseLost(ApiError):
-    status, code = 409, "lease_lost"
-
-
-class TooLarge(ApiError):
-    status, code = 413, "too_large"
-
-
-class Unavailable(ApiError):
-    status, code = 503, "unavailable"
-
-
-# A row id past PostgreSQL's bigint cannot exist (and would overflow the query).
-MAX_ROW_ID = 2**63 - 1
-
-
-def checked_id(value: int, what: str) -> int:
-    """An id taken from a URL; NotFound ("Range 9… does not exist.") past bigint."""
-    if value > MAX_ROW_ID:
-        raise NotFound(f"{what} {value} does not exist.")
-    return value
+def domain_status(exc: DomainError) -> tuple[int, str] | None:
+    """(status, code) of a domain error by its nearest mapped class; None if unmapped."""
+    for cls in type(exc).__mro__:
+        if cls in DOMAIN_ERRORS:
+            return DOMAIN_ERRORS[cls]
+    return None
 
 
 def error_response(status: int, code: str, detail: str) -> JsonResponse:
@@ -93,8 +74,10 @@ def describe_validation(detail: Any, path: str = "") -> list[str]:
 
 
 def _translate(exc: Exception) -> tuple[int, str, str] | None:
-    if isinstance(exc, ApiError):
-        return exc.status, exc.code, exc.detail
+    if isinstance(exc, DomainError):
+        mapped = domain_status(exc)
+        # An unmapped one is a coordinator bug: answered as a logged 500.
+        return None if mapped is None else (*mapped, exc.detail)
     if isinstance(exc, drf.ValidationError):
         sentences = describe_validation(exc.detail)
         return 400, "invalid", "; ".join(sentences[:5]) or "The request is invalid."

@@ -20,7 +20,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from indexer.admin_tools import CappedCountPaginator, confirm, confirmed
-from indexer.api.errors import Invalid, NotFound
+from indexer.errors import DomainError, NotFound
 from indexer.rulesets import current_rules
 
 from . import selectors, services
@@ -48,7 +48,7 @@ class RuleSetForm(forms.ModelForm):
     def clean_rules(self) -> dict[str, Any]:
         try:
             return services.validated_rules(self.cleaned_data["rules"])
-        except Invalid as error:
+        except DomainError as error:
             raise forms.ValidationError(error.detail.removeprefix("rules: ")) from None
 
 

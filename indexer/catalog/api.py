@@ -14,13 +14,12 @@ from rest_framework.authentication import SessionAuthentication
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from indexer.api.authentication import NodeTokenAuthentication
 from indexer.api.edge import ErrorOut, validated_query
-from indexer.api.errors import checked_id
 from indexer.api.permissions import IsNodeOrStaff
+from indexer.errors import checked_id
 
 from . import selectors
 from .nzb import CONTENT_TYPE, content_disposition
@@ -68,19 +67,8 @@ class FileListView(CatalogView):
     def get(self, request: Request) -> Response:
         params = validated_query(FileListIn, request)
         page = selectors.file_page(**params)
-        next_url = (
-            replace_query_param(request.build_absolute_uri(), "page", params["page"] + 1)
-            if page.has_next
-            else None
-        )
-        return Response(
-            {
-                "count": page.count,
-                "count_capped": page.count_capped,
-                "next": next_url,
-                "results": page.results,
-            }
-        )
+        context = {"request": request, "page": params["page"]}
+        return Response(FilePageOut(page, context=context).data)
 
 
 class FileDetailView(CatalogView):
@@ -90,7 +78,7 @@ class FileDetailView(CatalogView):
         operation_id="file_retrieve",
     )
     def get(self, request: Request, file_id: int) -> Response:
-        return Response(selectors.file_detail(checked_file_id(file_id)))
+        return Response(FileDetailOut(selectors.file_detail(checked_file_id(file_id))).data)
 
 
 class FileNzbView(CatalogView):

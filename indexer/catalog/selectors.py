@@ -14,7 +14,7 @@ from typing import Any
 from django.conf import settings
 
 from indexer.admin_tools import COUNT_CAP
-from indexer.api.errors import NotFound
+from indexer.errors import NotFound
 from indexer.models import Group
 from indexer.sql import queries
 

@@ -1,14 +1,60 @@
-"""Input and output shapes of the catalog API (docs/api.md, "Catalog")."""
+"""The catalog's shapes (docs/api.md, "Catalog"): the File a node reports inside
+batches, the file the API lists and shows, and the list's query.
+
+A reported File and a catalog file are two shapes: one carries its segments,
+the other counts them and adds what the catalog derived (id, group, name,
+bytes, completeness). Each is defined once, here, and reused wherever it occurs.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.utils.urls import replace_query_param
 
-from indexer.catalog.validation import MAX_DATE, MAX_MESSAGE_ID, MESSAGE_ID
+from indexer.catalog.validation import (
+    MAX_DATE,
+    MAX_MESSAGE_ID,
+    MESSAGE_ID,
+    FileReport,
+    validate_files,
+)
+from usenet.limits import MAX_FILES_PER_BATCH, MAX_POSTER, MAX_SUBJECT
 
 MAX_PAGE = 1000
+
+
+# Documents the shape only: a batch of hundreds of thousands of segments is
+# checked by `validation.validate_files`, not field by field.
+class FileReportIn(serializers.Serializer):
+    """A File inside a batch, as a node reports it."""
+
+    subject = serializers.CharField(max_length=MAX_SUBJECT)
+    poster = serializers.CharField(max_length=MAX_POSTER)
+    date = serializers.IntegerField(help_text="Unix time of the earliest segment.")
+    total = serializers.IntegerField(help_text="Segment count from the subject.")
+    segments = serializers.ListField(
+        child=serializers.ListField(),
+        help_text="[part number, article number, message-id, bytes] per segment.",
+    )
+
+
+@extend_schema_field(FileReportIn(many=True))
+class FileListField(serializers.Field):
+    """A batch's `files` or `fragments`: a list of File, validated whole (a 400 names the field)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("default", list)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> list[FileReport]:
+        return validate_files(data, self.field_name or "files", MAX_FILES_PER_BATCH)
+
+    def to_representation(self, value: Any) -> Any:
+        return value
 
 
 class FileListIn(serializers.Serializer):
@@ -71,8 +117,17 @@ class FileDetailOut(FileOut):
     rule_version = serializers.IntegerField()
 
 
+# Renders a selectors.FilePage; context holds the request and the page it asked for.
 class FilePageOut(serializers.Serializer):
     count = serializers.IntegerField(help_text="Exact up to 10,000; capped there.")
     count_capped = serializers.BooleanField(help_text="True when more files match than count.")
-    next = serializers.CharField(allow_null=True)
+    next = serializers.SerializerMethodField()
     results = FileOut(many=True)
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_next(self, page: Any) -> str | None:
+        """The same query one page on, or None on the last page."""
+        if not page.has_next:
+            return None
+        url = self.context["request"].build_absolute_uri()
+        return replace_query_param(url, "page", self.context["page"] + 1)

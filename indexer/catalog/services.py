@@ -20,8 +20,8 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
-from indexer.api.errors import Invalid, NotFound
 from indexer.catalog.validation import FileReport, Segment
+from indexer.errors import Invalid, NotFound
 from indexer.models import AuditAction
 from indexer.pgarrays import Int4Array, Int8Array
 from indexer.rulesets import current_rules, forget_current_rules

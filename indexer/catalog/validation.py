@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from indexer.api.errors import Invalid
+from indexer.errors import Invalid
 from usenet.limits import (
     MAX_ARTICLE,
     MAX_DATE,

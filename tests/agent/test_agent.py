@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl
 import pytest
 from rest_framework.exceptions import ValidationError
 
-from indexer.api.errors import ApiError
+from indexer.errors import DomainError
 from seed_node.cli import main
 from seed_node.control import EXIT_UNAUTHENTICATED, Control
 from seed_node.http import Aborted, Coordinator
@@ -460,7 +460,7 @@ def checked_batch(body: Any) -> Answer:
     """A batch answered as the coordinator would: its own validation first."""
     try:
         BatchIn(data=body).is_valid(raise_exception=True)
-    except (ApiError, ValidationError) as exc:
+    except (DomainError, ValidationError) as exc:
         return 400, {"error": "invalid", "detail": str(exc)}
     return 200, {"next": body["next"], "stored": 0}
 
@@ -496,7 +496,7 @@ def test_files_beyond_the_batch_limit_go_out_in_further_batches(
 ) -> None:
     # The same small limit on both sides: the coordinator refuses a batch over it.
     monkeypatch.setattr("seed_node.reading.MAX_FILES_PER_BATCH", 2)
-    monkeypatch.setattr("seeding.serializers.MAX_FILES_PER_BATCH", 2)
+    monkeypatch.setattr("indexer.catalog.serializers.MAX_FILES_PER_BATCH", 2)
     with NNTPServer() as news:
         news.add_group("alt.binaries.x", binary_articles())
         coordinator.routes["/ranges/lease"] = one_lease(1, 400)

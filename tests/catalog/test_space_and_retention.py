@@ -8,8 +8,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from indexer.api.errors import Invalid
 from indexer.catalog.services import prune_incomplete_files
+from indexer.errors import Invalid
 from indexer.models import CatalogFile
 from indexer.space import catalog_full, forget_cached_sizes
 from tests.catalog.reports import report

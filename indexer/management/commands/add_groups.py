@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from indexer.api.errors import ApiError
+from indexer.errors import DomainError
 from indexer.progress import ProgressBar
 from indexer.services import AddedGroups, add_groups
 from indexer.tables import format_table
@@ -31,7 +31,7 @@ class Command(BaseCommand):
         self.bar = ProgressBar(self.stderr._out, unit="groups listed")
         try:
             result = add_groups(wildmat, dry_run, progress=self.progress)
-        except ApiError as exc:
+        except DomainError as exc:
             raise CommandError(exc.detail) from None
         except NNTPError as exc:
             raise CommandError(f"The news server failed: {exc}") from None

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from indexer.api.errors import Invalid
+from indexer.errors import DomainError
 from indexer.services import issue_token
 
 
@@ -19,7 +19,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, name: str, **options: Any) -> str:
         try:
             node, token, created = issue_token(name)
-        except Invalid as exc:
+        except DomainError as exc:
             raise CommandError(exc.detail) from exc
         verb = "Created" if created else "Rotated the token of"
         self.stderr.write(f"{verb} node {node.name!r}. The token is shown once; store it now:")

@@ -12,8 +12,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from indexer.api.errors import Invalid
 from indexer.catalog.services import PruneSummary, prune_incomplete_files
+from indexer.errors import DomainError
 from indexer.progress import ProgressBar
 from indexer.tables import format_table
 
@@ -94,7 +94,7 @@ class Command(BaseCommand):
                 pause=options["pause"],
                 progress=progress,
             )
-        except Invalid as error:
+        except DomainError as error:
             raise CommandError(error.detail) from None
         finally:
             bar.finish()

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from indexer.api.errors import ApiError
+from indexer.errors import DomainError
 from indexer.models import Group
 from indexer.progress import ProgressBar
 from indexer.tables import format_table
@@ -72,7 +72,7 @@ class Command(BaseCommand):
             summary = plan_ranges(
                 dict.fromkeys(names), days, size, priority, dry_run, progress=self.progress
             )
-        except ApiError as exc:
+        except DomainError as exc:
             raise CommandError(exc.detail) from None
         except NNTPError as exc:
             raise CommandError(f"The news server failed: {exc}; nothing was planned.") from None

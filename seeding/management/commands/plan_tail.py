@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import close_old_connections, connection
 
-from indexer.api.errors import ApiError
+from indexer.errors import DomainError
 from seeding.planning import GroupPlan, PlanSummary, plan_tail
 from usenet.nntp import NNTPError
 
@@ -41,7 +41,7 @@ class Command(BaseCommand):
     def plan_once(self, size: int | None, priority: int | None, dry_run: bool) -> PlanSummary:
         try:
             summary = plan_tail(size, priority, dry_run, progress=self.progress)
-        except ApiError as exc:
+        except DomainError as exc:
             raise CommandError(exc.detail) from None
         except NNTPError as exc:
             raise CommandError(f"The news server failed: {exc}") from None

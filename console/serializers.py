@@ -1,0 +1,48 @@
+"""The shape of the status report (`GET /api/v1/status`, docs/api.md "Status").
+
+Renders the dict `selectors.seed_status()` builds, key for key: the report is
+read by nodes and operators' scripts, so its keys and types are the contract.
+"""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+
+class RangeTotalsOut(serializers.Serializer):
+    ranges = serializers.IntegerField()
+    articles = serializers.IntegerField()
+    reached = serializers.IntegerField(help_text="Articles read past (the resume points).")
+    headers = serializers.IntegerField()
+    files = serializers.IntegerField()
+
+
+class NodeStatusOut(serializers.Serializer):
+    name = serializers.CharField()
+    last_seen = serializers.DateTimeField(allow_null=True)
+    disabled = serializers.BooleanField()
+    live_leases = serializers.IntegerField()
+    headers_last_hour = serializers.IntegerField()
+
+
+class LaneStatusOut(serializers.Serializer):
+    group = serializers.CharField()
+    lane = serializers.CharField()
+    holder = serializers.CharField(allow_null=True, help_text="The node holding it, if any.")
+    epoch = serializers.IntegerField()
+    range = serializers.IntegerField(allow_null=True, help_text="The range it is reading.")
+    snapshot_next = serializers.IntegerField(allow_null=True)
+    snapshot_age_seconds = serializers.IntegerField(allow_null=True)
+    snapshot_size = serializers.IntegerField(allow_null=True)
+    ranges_done = serializers.IntegerField()
+    headers = serializers.IntegerField()
+    live = serializers.BooleanField(help_text="Held, with a heartbeat within the lease TTL.")
+
+
+class StatusOut(serializers.Serializer):
+    ranges = serializers.DictField(child=RangeTotalsOut(), help_text="Totals by range status.")
+    nodes = NodeStatusOut(many=True)
+    lanes = LaneStatusOut(many=True)
+    headers_last_hour = serializers.IntegerField()
+    paused = serializers.CharField(allow_null=True, help_text="Why range leasing is paused.")
+    catalog_full = serializers.CharField(allow_null=True, help_text="Why the catalog is full.")

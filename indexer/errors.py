@@ -1,0 +1,49 @@
+"""The domain's errors: what went wrong, in a sentence, and nothing about HTTP.
+
+Services, selectors, planning, the relay and snapshots raise these; the API
+edge maps each class to a status and code (`indexer.api.errors`), the
+commands turn them into `CommandError`s and the admin into messages. Each
+carries `detail`, a sentence that names the field or the thing and says what
+to do, shown as is to a node, an operator or a terminal.
+"""
+
+from __future__ import annotations
+
+
+class DomainError(Exception):
+    """Base of every error a service raises on purpose; `detail` is the sentence."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+class Invalid(DomainError):
+    """The input is malformed or out of range (names the field)."""
+
+
+class NotFound(DomainError):
+    """The thing named does not exist (a range, a group, a file)."""
+
+
+class LeaseLost(DomainError):
+    """The lease is another node's, its epoch is stale, or it ended."""
+
+
+class TooLarge(DomainError):
+    """A body or upload is over its configured limit."""
+
+
+class Unavailable(DomainError):
+    """Something the coordinator depends on (database, disk, news server) failed: retry."""
+
+
+# A row id past PostgreSQL's bigint cannot exist (and would overflow the query).
+MAX_ROW_ID = 2**63 - 1
+
+
+def checked_id(value: int, what: str) -> int:
+    """An id taken from a URL; NotFound ("Range 9… does not exist.") past bigint."""
+    if value > MAX_ROW_ID:
+        raise NotFound(f"{what} {value} does not exist.")
+    return value

@@ -1,0 +1,156 @@
+"""Domain errors reach each audience in its own terms.
+
+A service raises an `indexer.errors` class that knows nothing of HTTP; the API
+answers it with the status and code docs/api.md promises, a management command
+with a CommandError, the admin with a message. The cases below make the real
+services raise each domain error over real HTTP against PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.test import override_settings
+from django.urls import reverse
+
+from indexer.api.errors import DOMAIN_ERRORS, exception_handler, response_for_unhandled
+from indexer.errors import DomainError, Invalid, LeaseLost, NotFound, TooLarge, Unavailable
+from indexer.models import Node
+from indexer.newsserver import close_news_pool
+from tests.conftest import NodeClient
+from tests.factories import GroupFactory, SeedRangeFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def leased_range(node: NodeClient) -> dict[str, Any]:
+    SeedRangeFactory(start_id=1000, end_id=5999)
+    lease = node.lease()
+    assert lease is not None
+    return lease
+
+
+def invalid_lane(node: NodeClient) -> Any:
+    # leases.services.checked_lane: the URL accepts any word, the service judges it.
+    return node.post("/api/v1/groups/1/lanes/sideways/heartbeat", {"epoch": 1})
+
+
+def unknown_range(node: NodeClient) -> Any:
+    return node.post("/api/v1/ranges/987654321/heartbeat", {"epoch": 1})
+
+
+def stale_epoch(node: NodeClient) -> Any:
+    lease = leased_range(node)
+    return node.post(f"/api/v1/ranges/{lease['id']}/heartbeat", {"epoch": lease["epoch"] + 1})
+
+
+def oversized_snapshot(node: NodeClient) -> Any:
+    with override_settings(SNAPSHOT_MAX_BYTES=10):
+        return node.http.put(
+            "/api/v1/groups/1/lanes/history/snapshot?epoch=1&next=1",
+            b"x" * 11,
+            content_type="application/gzip",
+        )
+
+
+def no_news_server(node: NodeClient) -> Any:
+    lease = leased_range(node)
+    query = f"epoch={lease['epoch']}&from={lease['start']}&to={lease['start']}"
+    with override_settings(NEWS_SERVER_URL=""):
+        close_news_pool()
+        return node.get(f"/api/v1/ranges/{lease['id']}/overviews?{query}")
+
+
+# (domain error, what makes a real service raise it, status, code, start of the sentence)
+CASES: list[tuple[type[DomainError], Callable[[NodeClient], Any], int, str, str]] = [
+    (Invalid, invalid_lane, 400, "invalid", "lane: 'sideways' is not a lane"),
+    (NotFound, unknown_range, 404, "not_found", "Range 987654321 does not exist."),
+    (LeaseLost, stale_epoch, 409, "lease_lost", "Epoch 2 of range "),
+    (TooLarge, oversized_snapshot, 413, "too_large", "The snapshot is 11 bytes"),
+    (Unavailable, no_news_server, 503, "unavailable", "The coordinator has no news server"),
+]
+
+
+@pytest.fixture(autouse=True)
+def _no_news_pool_left_behind() -> Iterator[None]:
+    yield
+    close_news_pool()
+
+
+@pytest.mark.parametrize(
+    ("error", "make", "status", "code", "sentence"),
+    CASES,
+    ids=[case[0].__name__ for case in CASES],
+)
+def test_a_domain_error_raised_in_a_service_reaches_the_node_as_its_status_and_code(
+    node_client: Callable[..., NodeClient],
+    error: type[DomainError],
+    make: Callable[[NodeClient], Any],
+    status: int,
+    code: str,
+    sentence: str,
+) -> None:
+    response = make(node_client())
+    assert response.status_code == status, response.content
+    assert response["Content-Type"] == "application/json"
+    body = response.json()
+    assert list(body) == ["error", "detail"]
+    assert body["error"] == code
+    assert body["detail"].startswith(sentence)
+    # The answer comes from the one table, under the class the service raised.
+    assert DOMAIN_ERRORS[error] == (status, code)
+
+
+def test_every_mapped_domain_error_has_a_case_over_http() -> None:
+    assert set(DOMAIN_ERRORS) == {case[0] for case in CASES}
+
+
+def all_subclasses(cls: type) -> list[type]:
+    found = []
+    for sub in cls.__subclasses__():
+        found += [sub, *all_subclasses(sub)]
+    return found
+
+
+def test_every_domain_error_the_apps_define_maps_to_a_status() -> None:
+    # Django has imported every app; subclasses such as UnknownGroups answer as their base.
+    subclasses = all_subclasses(DomainError)
+    assert {"NewsServerNotConfigured", "UnknownGroups"} <= {cls.__name__ for cls in subclasses}
+    for cls in subclasses:
+        response = exception_handler(cls("A sentence."), {})
+        assert response is not None, cls
+        assert response.status_code in {status for status, _code in DOMAIN_ERRORS.values()}
+
+
+def test_an_unmapped_domain_error_is_a_logged_500_not_a_guess() -> None:
+    response = response_for_unhandled(DomainError("Nobody mapped this."))
+    assert response.status_code == 500
+    assert response.content == (
+        b'{"error": "internal", "detail": "The coordinator failed; the error is logged."}'
+    )
+
+
+def test_the_cli_turns_a_domain_error_into_a_command_error_with_its_sentence() -> None:
+    with pytest.raises(CommandError) as raised:
+        call_command("issue_token", "")
+    assert str(raised.value) == "name: a node name is 1 to 100 characters."
+    assert not Node.objects.exists()
+
+
+def test_the_admin_shows_a_domain_error_as_a_message(admin_client: Any) -> None:
+    group = GroupFactory()
+    with override_settings(NEWS_SERVER_URL=""):
+        close_news_pool()
+        page = admin_client.post(
+            reverse("admin:indexer_group_plan"),
+            {"groups": [group.id], "size": 1000, "priority": 100},
+            follow=True,
+        )
+    assert page.status_code == 200
+    shown = [str(message) for message in page.context["messages"]]
+    assert any(
+        text.startswith("Nothing was planned: The coordinator has no news server") for text in shown
+    ), shown
