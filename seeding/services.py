@@ -24,6 +24,7 @@ from indexer.models import AuditAction, Group
 from indexer.rulesets import current_rules
 from indexer.services import AUDIT_IDS_SHOWN, record_audit
 from indexer.space import leasing_paused
+from indexer.sql import Record
 
 from .models import RangeStatus, SeedRange
 from .signals import range_finished
@@ -112,23 +113,20 @@ def _lease_range(node_id: int) -> LeaseOffer:
         row = queries.fetchone("lease_range", params)
     if row is None:
         return LeaseOffer(None, retry_after=settings.LEASE_RETRY_AFTER_SECONDS)
-    range_id, group, start, end, epoch, group_id = row
-    return LeaseOffer(RangeLease(range_id, group, start, end, epoch, group_id))
+    return LeaseOffer(RangeLease(row.id, row.group, row.start, row.end, row.epoch, row.group_id))
 
 
-def range_holder(range_id: int) -> tuple[Any, ...] | None:
-    """(status, node id, epoch, start, end) of a range, or None."""
+def range_holder(range_id: int) -> Record | None:
+    """A range's status, node_id, epoch, start_id and end_id, or None."""
     return queries.fetchone("range_holder", {"range_id": range_id})
 
 
-def _lease_lost(
-    node_id: int, range_id: int, epoch: int, row: tuple[Any, ...] | None = None
-) -> Exception:
+def _lease_lost(node_id: int, range_id: int, epoch: int, row: Record | None = None) -> Exception:
     """Why a fenced statement matched nothing; `row` is range_holder's, if already read."""
     row = row if row is not None else range_holder(range_id)
     if row is None:
         return NotFound(f"Range {range_id} does not exist.")
-    status, holder, current_epoch = row[:3]
+    status, holder, current_epoch = row.status, row.node_id, row.epoch
     if status != RangeStatus.LEASED:
         return LeaseLost(f"Range {range_id} is {status}, not leased: lease another range.")
     if holder != node_id:
@@ -166,12 +164,11 @@ def report_batch(
         )
         if row is None:
             raise _lease_lost(node_id, range_id, epoch)
-        new_next, advanced, group_id = row
-        stored = store_files(group_id, range_id, files, fragments)
+        stored = store_files(row.group_id, range_id, files, fragments)
     BATCHES.inc()
-    if advanced:
+    if row.advanced:
         HEADERS.inc(headers)
-    return BatchResult(next=new_next, stored=stored, advanced=advanced)
+    return BatchResult(next=row.next_id, stored=stored, advanced=row.advanced)
 
 
 def heartbeat_range(node_id: int, range_id: int, epoch: int) -> None:
@@ -187,7 +184,7 @@ def finish_range(node_id: int, range_id: int, epoch: int) -> None:
         if row is None:
             raise _lease_lost(node_id, range_id, epoch)
         # The lane that handed the range out counts it (leases listens).
-        range_finished.send(None, range_id=range_id, group_id=row[0], headers=row[1])
+        range_finished.send(None, range_id=range_id, group_id=row.group_id, headers=row.headers)
 
 
 def release_range(
@@ -207,7 +204,7 @@ def release_range(
     )
     if row is None:
         raise _lease_lost(node_id, range_id, epoch)
-    return str(row[0])
+    return str(row.status)
 
 
 # --- operators and tests ----------------------------------------------------

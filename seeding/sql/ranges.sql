@@ -22,7 +22,8 @@ UPDATE seed_range
 
 -- name: lease_range
 -- Claim one queued range: the function claim_seed_range (sql/claim.sql).
-SELECT out_id, out_group, out_next, out_end, out_epoch, out_group_id
+SELECT out_id AS id, out_group AS "group", out_next AS start, out_end AS "end",
+       out_epoch AS epoch, out_group_id AS group_id
   FROM claim_seed_range(%(node_id)s, %(ttl)s, %(urgent_below)s, %(rule_version)s);
 
 -- name: report_batch
