@@ -6,9 +6,10 @@
 -- Quiet leases (no heartbeat for the TTL) leave the leased state: fully
 -- reported ones become done, those out of attempts failed, the rest are
 -- queued again at their resume points for the next node (the claim bumps
--- the epoch, which fences the quiet holder). The lease service runs this
--- every few seconds and whenever a claim finds nothing, so the claim itself
--- never scans the leased ranges.
+-- the epoch, which fences the quiet holder). A periodic task
+-- (seeding/maintenance.py: `manage.py maintain`, and every few seconds from
+-- the lease path) and the lease service whenever a claim finds nothing run
+-- this, so the claim itself never scans the leased ranges.
 UPDATE seed_range
    SET status = CASE WHEN next_id > end_id THEN 'done'
                      WHEN attempts >= %(max_attempts)s THEN 'failed'
