@@ -24,6 +24,8 @@ from django.contrib.auth.models import User  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 
+from seeding.maintenance import fold_rollup_hours  # noqa: E402
+
 LOAD = [
     "TRUNCATE seed_range, group_range_summary, header_rollup, header_rollup_hour, group_lane,"
     " group_lane_work, seed_node, news_group RESTART IDENTITY CASCADE",
@@ -113,9 +115,14 @@ def main() -> None:
     client.force_login(user)
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM header_rollup_hour")
+    # The dashboard never folds (a GET writes nothing): until the periodic
+    # upkeep folds them, it sums the day's minutes live.
+    describe("dashboard, no hour folded yet", timed(client, "/admin/dashboard/", 5))
     started = time.perf_counter()
-    client.get("/admin/dashboard/")
-    print(f"first render (folds 24 rollup hours): {(time.perf_counter() - started) * 1000:.0f} ms")
+    fold_rollup_hours()
+    print(
+        f"fold of 24 rollup hours (manage.py maintain): {(time.perf_counter() - started) * 1000:.0f} ms"
+    )
     timed(client, "/admin/", 5)
     timed(client, "/admin/dashboard/", 5)
     base = describe("baseline: admin index", timed(client, "/admin/", args.renders))

@@ -1,8 +1,9 @@
 """The operators' dashboard: an admin page at /admin/dashboard/.
 
-The view folds completed rollup hours (one small write, see
-services.fold_rollup_hours), reads `selectors.dashboard` and draws the SVG.
-It refreshes itself with a meta refresh every DASHBOARD_REFRESH_SECONDS.
+The view reads `selectors.dashboard` and draws the SVG; it writes nothing
+(folding the rollup's hours is periodic upkeep, seeding/maintenance.py, and
+the chart sums the minutes of hours not folded yet). It refreshes itself
+with a meta refresh every DASHBOARD_REFRESH_SECONDS.
 """
 
 from __future__ import annotations
@@ -13,8 +14,6 @@ from django.conf import settings
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
-
-from seeding import services
 
 from . import charts, selectors
 
@@ -39,7 +38,6 @@ def dashboard_view(request: HttpRequest) -> HttpResponse:
     except ValueError:
         page = 1
     search = request.GET.get("q", "")
-    services.fold_rollup_hours()
     data = selectors.dashboard(search, page)
     groups: list[dict[str, Any]] = [
         {

@@ -36,7 +36,7 @@ def seed_status() -> dict[str, Any]:
         "ranges": range_totals(),
         "nodes": nodes,
         "lanes": lanes_status(),
-        "headers_last_hour": int(last_hour[0]) if last_hour else 0,
+        "headers_last_hour": int(last_hour.headers) if last_hour else 0,
         "paused": paused_reason(),
         "catalog_full": catalog_full(),
     }
@@ -160,7 +160,7 @@ def dashboard(search: str = "", page: int = 1) -> Dashboard:
                 coverage=_coverage(bins[gid], in_work) if gid in bins else None,
             )
         )
-    hourly = [(r[0], int(r[1])) for r in queries.fetchall("headers_per_hour", {})]
+    hourly = [(r.hour, int(r.headers)) for r in queries.fetchall("headers_per_hour", {})]
     counts = queries.fetchdicts("node_counts", {"ttl": ttl})[0]
     nodes = queries.fetchdicts("busiest_nodes", {"ttl": ttl, "limit": DASHBOARD_NODES})
     return Dashboard(

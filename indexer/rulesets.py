@@ -25,7 +25,7 @@ _cached: tuple[float, RuleSet] | None = None
 
 def _newest_version() -> int | None:
     row = queries.fetchone("newest_rule_version", {})
-    return None if row is None or row[0] is None else int(row[0])
+    return None if row is None or row.version is None else int(row.version)
 
 
 def rules_of_version(version: int) -> RuleSet:
@@ -33,7 +33,7 @@ def rules_of_version(version: int) -> RuleSet:
     if row is None:
         raise LookupError(f"Rule set version {version} does not exist.")
     # Django has psycopg hand jsonb over as text (its JSONField decodes it).
-    data = json.loads(row[0]) if isinstance(row[0], str) else row[0]
+    data = json.loads(row.rules) if isinstance(row.rules, str) else row.rules
     return RuleSet.from_dict({**data, "version": version})
 
 

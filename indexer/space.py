@@ -13,29 +13,29 @@ import threading
 import time
 
 from django.conf import settings
-from django.db import connection
+
+from .sql import queries
 
 _lock = threading.Lock()
 _cached: dict[str, tuple[float, int]] = {}
 
 
-def _cached_size(key: str, sql: str) -> int:
+def _cached_size(query: str) -> int:
+    """The size a query of sql/space.sql answers, cached per process."""
     now = time.monotonic()
     with _lock:
-        hit = _cached.get(key)
+        hit = _cached.get(query)
         if hit is not None and now - hit[0] < settings.SPACE_CHECK_CACHE_SECONDS:
             return hit[1]
-    with connection.cursor() as cursor:
-        cursor.execute(sql)
-        row = cursor.fetchone()
-    size = int(row[0]) if row and row[0] is not None else 0
+    row = queries.fetchone(query, {})
+    size = int(row.size) if row and row.size is not None else 0
     with _lock:
-        _cached[key] = (now, size)
+        _cached[query] = (now, size)
     return size
 
 
 def database_size() -> int:
-    return _cached_size("database", "SELECT pg_database_size(current_database())")
+    return _cached_size("database_size")
 
 
 def forget_cached_sizes() -> None:
@@ -68,11 +68,7 @@ def room() -> str | None:
 
 def catalog_size() -> int:
     """The catalog's tables with their indexes and TOAST (pg_total_relation_size)."""
-    return _cached_size(
-        "catalog",
-        "SELECT pg_total_relation_size('catalog_file'::regclass)"
-        " + pg_total_relation_size('rule_set_version'::regclass)",
-    )
+    return _cached_size("catalog_size")
 
 
 def catalog_full() -> str | None:

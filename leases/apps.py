@@ -8,8 +8,17 @@ class LeasesConfig(AppConfig):
     verbose_name = "Group leases"
 
     def ready(self) -> None:
+        from seeding import maintenance
         from seeding.signals import range_finished
 
         from .services import count_finished_range
+        from .snapshots import remove_stale_parts
 
         range_finished.connect(count_finished_range, dispatch_uid="leases.count_finished_range")
+        # Seeding's periodic upkeep runs this too (manage.py maintain, the lease path).
+        maintenance.register(
+            "remove_stale_snapshot_parts",
+            "stale snapshot parts removed",
+            remove_stale_parts,
+            every=3600.0,
+        )

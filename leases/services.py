@@ -107,7 +107,10 @@ def ensure_lane_config() -> bool:
         bounds["history_max"],
         bounds["capture_only"],
     )
-    if row is not None and tuple(row) == wanted:
+    saved = (
+        None if row is None else (row.tail_max, row.history_min, row.history_max, row.capture_only)
+    )
+    if saved == wanted:
         return False
     _rebuild_lane_work(bounds)
     return True
@@ -148,39 +151,41 @@ def lease_lane(node_id: int, lane: str) -> LaneOffer:
         queries.fetchone("lock_group_leases", {"key": LEASE_LOCK_KEY})
         ensure_lane_config()
         turn = queries.fetchone("next_turn", {})
-        by_size = turn is not None and turn[0] % 2 == 1
+        by_size = turn is not None and turn.turn % 2 == 1
         pick = "pick_most_planned" if by_size else "pick_unheld_longest"
         chosen = queries.fetchone(pick, {"lane": lane, "ttl": ttl})
         if chosen is None:
             return LaneOffer(None, retry_after=retry)
-        lane_id = chosen[0]
+        lane_id = chosen.id
         free = queries.fetchone("lock_free_lane", {"lane_id": lane_id, "ttl": ttl})
         if free is None:  # cannot happen under the lock; say "retry" rather than fail
             return LaneOffer(None, retry_after=retry)
-        group_id, last_holder, range_in_work, snap_next, snap_at = free
         queries.execute(
             "reset_lane_ranges",
             {
                 **bounds,
-                "group_id": group_id,
+                "group_id": free.group_id,
                 "lane": lane,
                 "ttl": ttl,
-                "range_id": range_in_work,
-                "last_holder": last_holder,
-                "snap_next": snap_next,
-                "snap_at": snap_at,
+                "range_id": free.range_id,
+                "last_holder": free.node_id,
+                "snap_next": free.snapshot_next,
+                "snap_at": free.snapshot_at,
             },
         )
         taken = queries.fetchone("take_lane", {"lane_id": lane_id, "node_id": node_id})
     assert taken is not None  # the row was locked above
-    group_id, name, priority, epoch, snapshot_next, snapshot_size = taken
-    snapshot = None if snapshot_next is None else SnapshotRef(snapshot_next, snapshot_size or 0)
+    snapshot = (
+        None
+        if taken.snapshot_next is None
+        else SnapshotRef(taken.snapshot_next, taken.snapshot_size or 0)
+    )
     LEASES.labels(kind="lane").inc()
     return LaneOffer(
         LaneLease(
-            group=GroupRef(group_id, name, priority),
+            group=GroupRef(taken.group_id, taken.name, taken.priority),
             lane=lane,
-            epoch=epoch,
+            epoch=taken.epoch,
             rules=current_rules().to_dict(),
             snapshot=snapshot,
         )
@@ -191,7 +196,7 @@ def _lane_lost(node_id: int, group_id: int, lane: str, epoch: int) -> Exception:
     row = queries.fetchone("lane_holder", {"group_id": group_id, "lane": lane})
     if row is None:
         return NotFound(f"Group {group_id} does not exist.")
-    _group, holder, current_epoch = row
+    holder, current_epoch = row.node_id, row.epoch
     if holder != node_id:
         return LeaseLost(
             f"The {lane} lane of group {group_id} is not this node's now: "
@@ -210,7 +215,7 @@ def _fence(node_id: int, group_id: int, lane: str, epoch: int) -> tuple[int, int
     )
     if row is None:
         raise _lane_lost(node_id, group_id, lane, epoch)
-    return row[0], row[1]
+    return row.id, row.range_id
 
 
 def next_lane_range(node_id: int, group_id: int, lane: str, epoch: int) -> LaneRange | None:
@@ -230,7 +235,11 @@ def next_lane_range(node_id: int, group_id: int, lane: str, epoch: int) -> LaneR
                 "rule_version": current_rules().version,
             },
         )
-        handed = None if row is None else LaneRange(*row)
+        handed = (
+            None
+            if row is None
+            else LaneRange(row.id, row.start_id, row.end_id, row.next_id, row.epoch)
+        )
         new_range = None if handed is None else handed.id
         if new_range != range_in_work:
             queries.execute("set_lane_range", {"lane_id": lane_id, "range_id": new_range})
@@ -249,7 +258,7 @@ def release_lane(node_id: int, group_id: int, lane: str, epoch: int) -> None:
     row = queries.fetchone(
         "release_lane", {"group_id": group_id, "lane": lane, "node_id": node_id, "epoch": epoch}
     )
-    if row is None or row[0] != 1:
+    if row is None or row.lanes != 1:
         raise _lane_lost(node_id, group_id, lane, epoch)
 
 
@@ -264,8 +273,8 @@ def force_release_lanes(lane_ids: Iterable[int], *, actor: Any = None) -> int:
     """An operator takes lanes back; their holders are fenced. Returns how many were held."""
     ids = list(lane_ids)
     row = queries.fetchone("force_release_lanes", {"ids": ids})
-    count = int(row[0]) if row else 0
-    detail = {"ids": ids[:100], "ranges_requeued": int(row[1]) if row else 0}
+    count = int(row.lanes) if row else 0
+    detail = {"ids": ids[:100], "ranges_requeued": int(row.ranges) if row else 0}
     record_audit(actor, AuditAction.LEASE_FORCE_RELEASED, "group lane", count, detail)
     return count
 
@@ -280,7 +289,7 @@ def _locked_lane(node_id: int, group_id: int, lane: str, epoch: int) -> tuple[in
     )
     if row is None:
         raise _lane_lost(node_id, group_id, lane, epoch)
-    return row[0], row[1]
+    return row.id, row.name
 
 
 def store_snapshot(
@@ -330,7 +339,7 @@ def open_snapshot(node_id: int, group_id: int, lane: str, epoch: int) -> Snapsho
         )
         if row is None:
             raise _lane_lost(node_id, group_id, lane, epoch)
-        _lane_id, name, snap_next, _size = row
+        name, snap_next = row.name, row.snapshot_next
         if snap_next is None:
             raise NotFound(f"The {lane} lane of group {group_id} has no snapshot yet.")
         try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -102,6 +103,28 @@ def _writing(part: Path) -> Iterator[BinaryIO]:
             f"The coordinator could not write the snapshot ({exc.strerror or exc}); "
             "try again later."
         ) from exc
+
+
+def remove_stale_parts(older_than: float | None = None) -> int:
+    """Delete `.part` files no upload has written to for `older_than` seconds; returns how many.
+
+    An upload removes its own part when it fails, but a worker killed in the
+    middle (a gunicorn timeout, the OOM killer) leaves it behind, and a part
+    can hold gigabytes. A live upload writes all the time, so a part untouched
+    for two lease TTLs (the default) belongs to a holder long fenced off.
+    Registered with seeding's maintenance (leases/apps.py).
+    """
+    age = 2 * settings.LEASE_TTL_SECONDS if older_than is None else older_than
+    cutoff = time.time() - age
+    removed = 0
+    for part in snapshot_dir().glob("*.part"):
+        try:
+            if part.is_file() and part.stat().st_mtime < cutoff:
+                part.unlink()
+                removed += 1
+        except FileNotFoundError:  # its upload finished or failed meanwhile
+            continue
+    return removed
 
 
 def install(part: Path, final: Path) -> None:

@@ -249,7 +249,10 @@ def plan_tail(
     if not rows:
         return summary
     pool = pool or news_pool()
-    highest = dict(queries.fetchall("highest_planned", {"group_ids": [g.id for g in rows]}))
+    highest = {
+        row.group_id: row.highest
+        for row in queries.fetchall("highest_planned", {"group_ids": [g.id for g in rows]})
+    }
     for index, group in enumerate(rows, 1):
         plan = GroupPlan(group.name, group.id)
         try:
@@ -316,7 +319,7 @@ def resolve_groups(groups: Iterable[Group | str]) -> list[Group]:
 def database_now() -> tuple[datetime, int]:
     row = queries.fetchone("database_now", {})
     assert row is not None
-    return row[0], int(row[1])
+    return row.now, int(row.epoch)
 
 
 def commit_plan(summary: PlanSummary, *, hand_off_backfill: bool) -> None:
@@ -329,10 +332,8 @@ def commit_plan(summary: PlanSummary, *, hand_off_backfill: bool) -> None:
         queries.fetchone("planning_lock", {})
         if hand_off_backfill:
             points = {
-                gid: (next_id, until)
-                for gid, next_id, until in queries.fetchall(
-                    "backfill_points", {"group_ids": group_ids}
-                )
+                row.id: (row.backfill_next_id, row.backfill_until_id)
+                for row in queries.fetchall("backfill_points", {"group_ids": group_ids})
             }
             for plan in targets:
                 if plan.group_id not in points or plan.high is None or plan.low is None:
@@ -347,8 +348,8 @@ def commit_plan(summary: PlanSummary, *, hand_off_backfill: bool) -> None:
                     plan.note = plan.note or "bottom lowered to the running backfill's target"
                     plan.low = until
         covered: dict[int, list[Span]] = defaultdict(list)
-        for gid, start, end in queries.fetchall("covered_spans", {"group_ids": group_ids}):
-            covered[gid].append((start, end))
+        for row in queries.fetchall("covered_spans", {"group_ids": group_ids}):
+            covered[row.group_id].append((row.start_id, row.end_id))
         per_group: list[list[Span]] = []
         for plan in targets:
             assert plan.low is not None and plan.high is not None

@@ -69,8 +69,8 @@ def open_overview_relay(
     )
     if row is None:
         raise _why_not(node_id, range_id, epoch, first, last)
-    start, end, group = row
-    low, high = relay_span(first, last, start, end)
+    low, high = relay_span(first, last, row.start_id, row.end_id)
+    group = row.name
     lines = _overview_lines(pool or news_pool(), group, low, high)
     try:
         next(lines)  # GROUP and the OVER reply: failures here still get their status
@@ -97,9 +97,9 @@ def open_overview_relay(
 def _why_not(node_id: int, range_id: int, epoch: int, first: int, last: int) -> Exception:
     """Explain a relay_lease that matched nothing: 404, 409, or a span outside the range."""
     row = services.range_holder(range_id)
-    if row is None or tuple(row[:3]) != (RangeStatus.LEASED, node_id, epoch):
+    if row is None or (row.status, row.node_id, row.epoch) != (RangeStatus.LEASED, node_id, epoch):
         return services._lease_lost(node_id, range_id, epoch, row)
-    start, end = row[3:5]
+    start, end = row.start_id, row.end_id
     return Invalid(
         f"from..to ({first}..{last}) lies outside range {range_id} ({start}..{end}): "
         "ask for articles of the range."

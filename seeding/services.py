@@ -8,7 +8,6 @@ another node's, a stale epoch or not leased: 409).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,12 +23,12 @@ from indexer.models import AuditAction, Group
 from indexer.rulesets import current_rules
 from indexer.services import AUDIT_IDS_SHOWN, record_audit
 from indexer.space import leasing_paused
+from indexer.sql import Record
 
+from . import maintenance
 from .models import RangeStatus, SeedRange
 from .signals import range_finished
 from .sql import queries
-
-RETIRE_INTERVAL_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -64,19 +63,6 @@ def current_rule_version() -> int:
     return current_rules().version
 
 
-_last_retire = 0.0
-
-
-def retire_quiet_ranges() -> int:
-    """Take quiet leases back: done if fully reported, failed if out of attempts, else queued."""
-    global _last_retire
-    _last_retire = time.monotonic()
-    return queries.execute(
-        "retire_quiet_ranges",
-        {"ttl": settings.LEASE_TTL_SECONDS, "max_attempts": settings.MAX_ATTEMPTS},
-    )
-
-
 def lease_range(node_id: int) -> LeaseOffer:
     with LEASE_SECONDS.time():
         offer = _lease_range(node_id)
@@ -88,18 +74,18 @@ def lease_range(node_id: int) -> LeaseOffer:
 def _lease_range(node_id: int) -> LeaseOffer:
     """Hand one range to a node, or say why nothing is handed out.
 
-    Quiet leases are taken back every RETIRE_INTERVAL_SECONDS per process and
-    whenever the claim finds nothing, not inside each claim: that keeps a
-    scan of the leased ranges off the hot path (docs/performance.md). A
-    quiet lease thus passes to another node at most that much after its TTL.
+    Quiet leases are taken back by the periodic upkeep (seeding/maintenance.py),
+    which this path also runs when its per-process interval is due (every
+    RETIRE_INTERVAL_SECONDS; so a deployment without `manage.py maintain`
+    still works), and whenever the claim finds nothing; never inside each
+    claim: that keeps a scan of the leased ranges off the hot path
+    (docs/performance.md). A quiet lease thus passes to another node at
+    most that much after its TTL.
     """
     paused = leasing_paused()
     if paused is not None:
         return LeaseOffer(None, retry_after=settings.LEASE_RETRY_AFTER_SECONDS, paused=paused)
-    swept = time.monotonic() - _last_retire > RETIRE_INTERVAL_SECONDS
-    if swept:
-        retire_quiet_ranges()
-        _fold_rollup_now_and_then()
+    swept = any(done.task is maintenance.RETIRE for done in maintenance.run_due())
     params = {
         "node_id": node_id,
         "ttl": settings.LEASE_TTL_SECONDS,
@@ -108,27 +94,24 @@ def _lease_range(node_id: int) -> LeaseOffer:
         "rule_version": current_rule_version(),
     }
     row = queries.fetchone("lease_range", params)
-    if row is None and not swept and retire_quiet_ranges():
+    if row is None and not swept and maintenance.run_task(maintenance.RETIRE):
         row = queries.fetchone("lease_range", params)
     if row is None:
         return LeaseOffer(None, retry_after=settings.LEASE_RETRY_AFTER_SECONDS)
-    range_id, group, start, end, epoch, group_id = row
-    return LeaseOffer(RangeLease(range_id, group, start, end, epoch, group_id))
+    return LeaseOffer(RangeLease(row.id, row.group, row.start, row.end, row.epoch, row.group_id))
 
 
-def range_holder(range_id: int) -> tuple[Any, ...] | None:
-    """(status, node id, epoch, start, end) of a range, or None."""
+def range_holder(range_id: int) -> Record | None:
+    """A range's status, node_id, epoch, start_id and end_id, or None."""
     return queries.fetchone("range_holder", {"range_id": range_id})
 
 
-def _lease_lost(
-    node_id: int, range_id: int, epoch: int, row: tuple[Any, ...] | None = None
-) -> Exception:
+def _lease_lost(node_id: int, range_id: int, epoch: int, row: Record | None = None) -> Exception:
     """Why a fenced statement matched nothing; `row` is range_holder's, if already read."""
     row = row if row is not None else range_holder(range_id)
     if row is None:
         return NotFound(f"Range {range_id} does not exist.")
-    status, holder, current_epoch = row[:3]
+    status, holder, current_epoch = row.status, row.node_id, row.epoch
     if status != RangeStatus.LEASED:
         return LeaseLost(f"Range {range_id} is {status}, not leased: lease another range.")
     if holder != node_id:
@@ -166,12 +149,11 @@ def report_batch(
         )
         if row is None:
             raise _lease_lost(node_id, range_id, epoch)
-        new_next, advanced, group_id = row
-        stored = store_files(group_id, range_id, files, fragments)
+        stored = store_files(row.group_id, range_id, files, fragments)
     BATCHES.inc()
-    if advanced:
+    if row.advanced:
         HEADERS.inc(headers)
-    return BatchResult(next=new_next, stored=stored, advanced=advanced)
+    return BatchResult(next=row.next_id, stored=stored, advanced=row.advanced)
 
 
 def heartbeat_range(node_id: int, range_id: int, epoch: int) -> None:
@@ -187,7 +169,7 @@ def finish_range(node_id: int, range_id: int, epoch: int) -> None:
         if row is None:
             raise _lease_lost(node_id, range_id, epoch)
         # The lane that handed the range out counts it (leases listens).
-        range_finished.send(None, range_id=range_id, group_id=row[0], headers=row[1])
+        range_finished.send(None, range_id=range_id, group_id=row.group_id, headers=row.headers)
 
 
 def release_range(
@@ -207,7 +189,7 @@ def release_range(
     )
     if row is None:
         raise _lease_lost(node_id, range_id, epoch)
-    return str(row[0])
+    return str(row.status)
 
 
 # --- operators and tests ----------------------------------------------------
@@ -254,28 +236,3 @@ def reprioritize_ranges(range_ids: Iterable[int], priority: int, *, actor: Any =
     detail = {"ids": ids[:AUDIT_IDS_SHOWN], "priority": priority}
     record_audit(actor, AuditAction.REPRIORITIZED, "seed range", count, detail)
     return count
-
-
-_last_fold = 0.0
-FOLD_INTERVAL_SECONDS = 300.0
-
-
-def _fold_rollup_now_and_then() -> None:
-    """Fold finished hours (and prune old minutes) even when nobody opens the dashboard."""
-    global _last_fold
-    if time.monotonic() - _last_fold > FOLD_INTERVAL_SECONDS:
-        _last_fold = time.monotonic()
-        fold_rollup_hours()
-
-
-def fold_rollup_hours() -> int:
-    """Fold the last day's completed hours of header_rollup into header_rollup_hour.
-
-    Each hour is aggregated once (five minutes after it ends), so the hourly
-    chart reads 24 small rows and at most the last hour and a bit live.
-    """
-    folded = queries.execute("fold_rollup_hours", {})
-    if folded:
-        # Once an hour (when an hour was folded), drop minutes no reader needs.
-        queries.execute("prune_rollup_minutes", {"keep_hours": settings.ROLLUP_MINUTES_KEEP_HOURS})
-    return folded

@@ -27,4 +27,4 @@ SELECT n.name,
  ORDER BY n.name;
 
 -- name: headers_since
-SELECT coalesce(sum(headers), 0) FROM header_rollup WHERE bucket >= now() - make_interval(secs => %(seconds)s);
+SELECT coalesce(sum(headers), 0) AS headers FROM header_rollup WHERE bucket >= now() - make_interval(secs => %(seconds)s);

@@ -12,23 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import connection
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
+from indexer.sql import queries
 from indexer.tokens import TOKEN_PREFIX, hash_token, token_matches
-
-_LOOKUP = """
-SELECT id, name, token_hash, disabled,
-       (last_seen_at IS NULL OR last_seen_at < now() - make_interval(secs => %(interval)s)) AS seen_due
-  FROM seed_node
- WHERE token_hash = %(hash)s
-"""
-_TOUCH = """
-UPDATE seed_node SET last_seen_at = now()
- WHERE id = %(id)s
-   AND (last_seen_at IS NULL OR last_seen_at < now() - make_interval(secs => %(interval)s))
-"""
 
 
 @dataclass(frozen=True)
@@ -58,19 +46,16 @@ class NodeTokenAuthentication(BaseAuthentication):
             raise AuthenticationFailed("That is not a node token; tokens start with 'sn_'.")
         digest = hash_token(token)
         interval = settings.NODE_SEEN_INTERVAL_SECONDS
-        with connection.cursor() as cursor:
-            cursor.execute(_LOOKUP, {"hash": digest, "interval": interval})
-            row = cursor.fetchone()
-            if row is None or not token_matches(token, row[2]):
-                raise AuthenticationFailed("Unknown token: ask an operator for a new one.")
-            node_id, name, _hash, disabled, seen_due = row
-            if disabled:
-                raise AuthenticationFailed(
-                    f"Node {name!r} is disabled; ask an operator to enable it."
-                )
-            if seen_due:
-                cursor.execute(_TOUCH, {"id": node_id, "interval": interval})
-        return NodeIdentity(id=node_id, name=name), "node"
+        row = queries.fetchone("authenticate_node", {"hash": digest, "interval": interval})
+        if row is None or not token_matches(token, row.token_hash):
+            raise AuthenticationFailed("Unknown token: ask an operator for a new one.")
+        if row.disabled:
+            raise AuthenticationFailed(
+                f"Node {row.name!r} is disabled; ask an operator to enable it."
+            )
+        if row.seen_due:
+            queries.execute("touch_node", {"id": row.id, "interval": interval})
+        return NodeIdentity(id=row.id, name=row.name), "node"
 
     def authenticate_header(self, request: Any) -> str:
         return 'Bearer realm="api"'

@@ -56,7 +56,7 @@ def summary(row: dict[str, Any]) -> dict[str, Any]:
 
 def file_ids_by_message_id(message_id: str) -> list[int]:
     """Every catalog file holding this message-id (one per group it was posted to)."""
-    return [row[0] for row in queries.fetchall("files_by_message_id", {"message_id": message_id})]
+    return [row.id for row in queries.fetchall("files_by_message_id", {"message_id": message_id})]
 
 
 def file_page(
@@ -124,7 +124,7 @@ def files_with_segments(file_ids: Sequence[int]) -> list[CatalogFile]:
 def release_file_ids(file_id: int) -> list[int]:
     """The files of the post `file_id` belongs to (itself alone when it has no file counter)."""
     ids = [
-        row[0]
+        row.id
         for row in queries.fetchall(
             "release_file_ids", {"file_id": file_id, "limit": RELEASE_LIMIT}
         )

@@ -200,7 +200,7 @@ def store_files(
     if row is None:
         raise NotFound(f"Group {group_id} does not exist.")
     rules = current_rules()
-    pending = _pending_files(rules, row[0], chain(files, fragments))
+    pending = _pending_files(rules, row.name, chain(files, fragments))
     if not pending:
         return 0
     ordered = [pending[key] for key in sorted(pending)]
@@ -208,7 +208,7 @@ def store_files(
     params["group_id"] = group_id
     params["rule_version"] = rules.version
     result = queries.fetchone_bound("merge_files", params)
-    return int(result[0]) if result else 0
+    return int(result.written) if result else 0
 
 
 # --- rule sets ----------------------------------------------------------------
@@ -249,7 +249,7 @@ def publish_rules(
                 raise
             continue
         assert row is not None
-        published = RuleSetVersion.objects.get(id=row[0])
+        published = RuleSetVersion.objects.get(id=row.id)
         detail = {"version": published.version, "note": note}
         record_audit(actor, AuditAction.RULE_SET_PUBLISHED, "rule set", 1, detail)
         return published
@@ -296,13 +296,15 @@ def prune_incomplete_files(
         raise Invalid("batch_size: must be at least 1.")
     row = queries.fetchone("prune_cutoff", {"seconds": older_than_hours * 3600})
     assert row is not None
-    summary = PruneSummary(cutoff=row[0])
+    summary = PruneSummary(cutoff=row.cutoff)
     while True:
         with transaction.atomic():
             result = queries.fetchone(
                 "prune_incomplete", {"cutoff": summary.cutoff, "limit": batch_size}
             )
-        files, segments, size = (int(v) for v in (result or (0, 0, 0)))
+        if result is None:  # an aggregate always answers one row; be safe anyway
+            break
+        files, segments, size = int(result.files), int(result.segments), int(result.bytes)
         if files == 0:
             break
         summary.files += files

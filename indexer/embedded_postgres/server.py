@@ -48,29 +48,38 @@ SERVER_SETTINGS = {
 def _tune(conn: Any) -> None:
     from psycopg import sql
 
+    from indexer.sql import queries
+
     changed = False
     for name, (setting, value) in SERVER_SETTINGS.items():
-        row = conn.execute("SELECT setting FROM pg_settings WHERE name = %s", (name,)).fetchone()
-        if row is not None and row[0] != setting:
-            statement = sql.SQL("ALTER SYSTEM SET {} = {}")
-            conn.execute(statement.format(sql.Identifier(name), sql.Literal(value)))
+        row = conn.execute(queries["server_setting"], {"name": name}).fetchone()
+        if row is not None and row.setting != setting:
+            statement = sql.SQL(queries["set_server_setting"])
+            conn.execute(statement.format(name=sql.Identifier(name), value=sql.Literal(value)))
             changed = True
     if changed:
-        conn.execute("SELECT pg_reload_conf()")
+        conn.execute(queries["reload_server_settings"])
 
 
 def _ensure_database(socket_dir: str, name: str) -> None:
     import psycopg
     from psycopg import sql
+    from psycopg.rows import namedtuple_row
+
+    from indexer.sql import queries
 
     with psycopg.connect(
-        host=socket_dir, user="postgres", dbname="postgres", autocommit=True
+        host=socket_dir,
+        user="postgres",
+        dbname="postgres",
+        autocommit=True,
+        row_factory=namedtuple_row,
     ) as conn:
         _tune(conn)
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
+        exists = conn.execute(queries["database_exists"], {"name": name}).fetchone()
         if not exists:
             logger.info("creating database %s", name)
-            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+            conn.execute(sql.SQL(queries["create_database"]).format(name=sql.Identifier(name)))
 
 
 def ensure_started(data_dir: Path, database: str | None = None) -> str:

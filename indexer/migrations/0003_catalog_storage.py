@@ -18,64 +18,36 @@ from __future__ import annotations
 
 from django.db import migrations, transaction
 
-FORWARD = """
-CREATE FUNCTION catalog_message_id_hashes(ids text[]) RETURNS int[]
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    AS $$ SELECT array_agg(hashtext(m)) FROM unnest(ids) AS m $$;
+from indexer.sql import queries
 
-CREATE INDEX catalog_file_message_ids_idx ON catalog_file
-    USING gin (catalog_message_id_hashes(message_ids))
-    WITH (fastupdate = on, gin_pending_list_limit = 65536);
-
-ALTER TABLE catalog_file SET (
-    autovacuum_vacuum_scale_factor = 0.02,
-    autovacuum_vacuum_insert_scale_factor = 0.02,
-    autovacuum_analyze_scale_factor = 0.02,
-    autovacuum_vacuum_cost_delay = 0
-);
-"""
-BACKWARD = """
-DROP INDEX IF EXISTS catalog_file_message_ids_idx;
-DROP FUNCTION IF EXISTS catalog_message_id_hashes(text[]);
-ALTER TABLE catalog_file RESET (autovacuum_vacuum_scale_factor,
-    autovacuum_vacuum_insert_scale_factor, autovacuum_analyze_scale_factor,
-    autovacuum_vacuum_cost_delay);
-"""
+# The statements are in sql/catalog_storage.sql; a block run here is never edited.
+FORWARD = "\n".join([queries["create_message_id_index"], queries["tune_catalog_vacuum"]])
+BACKWARD = queries["drop_catalog_storage"]
 
 
 def create_trigram_index(apps, schema_editor):
     with schema_editor.connection.cursor() as cursor:
-        cursor.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'")
+        cursor.execute(queries["pg_trgm_available"])
         if cursor.fetchone() is None:
             return  # no contrib on this server: search scans (docs/catalog.md)
         try:
             with transaction.atomic(using=schema_editor.connection.alias):
-                cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
-                cursor.execute(
-                    "CREATE INDEX catalog_file_name_trgm_idx ON catalog_file"
-                    " USING gin (upper(name) gin_trgm_ops)"
-                )
+                cursor.execute(queries["create_trigram_extension"])
+                cursor.execute(queries["create_name_trigram_index"])
         except Exception:  # noqa: BLE001  (no privilege to create it: search still works)
             return
 
 
 def compress_with_lz4(apps, schema_editor):
     with schema_editor.connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression'"
-            " AND 'lz4' = ANY(enumvals)"
-        )
+        cursor.execute(queries["lz4_available"])
         if cursor.fetchone() is not None:
-            cursor.execute(
-                "ALTER TABLE catalog_file ALTER parts SET COMPRESSION lz4,"
-                " ALTER articles SET COMPRESSION lz4, ALTER sizes SET COMPRESSION lz4,"
-                " ALTER message_ids SET COMPRESSION lz4"
-            )
+            cursor.execute(queries["compress_segments_with_lz4"])
 
 
 def drop_trigram_index(apps, schema_editor):
     with schema_editor.connection.cursor() as cursor:
-        cursor.execute("DROP INDEX IF EXISTS catalog_file_name_trgm_idx")
+        cursor.execute(queries["drop_name_trigram_index"])
 
 
 class Migration(migrations.Migration):

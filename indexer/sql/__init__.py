@@ -4,7 +4,13 @@ A file holds blocks that each start with a line `-- name: some_query`; the
 text up to the next such line is the query, with `%(param)s` placeholders.
 Each app has one registry, `<app>/sql/__init__.py: queries`, over all of its
 files (a name is defined once per app). This package is the base app's.
-Queries are never built with f-strings (docs/architecture.md, "SQL").
+Queries are never built with f-strings (docs/architecture.md, "SQL"); an
+identifier that varies goes in through psycopg.sql.Identifier.
+
+Rows come back as named records (`row.next_id`), so a query's columns are
+read by the names its SELECT gives them and a reordered column list cannot
+shift values silently. A column without a usable name (`count(*)`,
+`?column?`) is given one with `AS` in the block.
 """
 
 from __future__ import annotations
@@ -13,13 +19,25 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import psycopg
 from django.db import connection
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
+from psycopg.rows import dict_row, namedtuple_row
 
 T = TypeVar("T")
+
+
+class Record(Protocol):
+    """A row of a query: its columns as attributes, named as the SELECT names them.
+
+    psycopg's namedtuple rows (the class is made once per column list and
+    cached), so reading a row costs what a tuple does.
+    """
+
+    def __getattr__(self, name: str) -> Any: ...
+
 
 # PostgreSQL takes at most 65,535 parameters in one statement (and Django's
 # `__in=` sends one per value); lists that may be longer go in slices.
@@ -82,27 +100,29 @@ class Queries:
     def __getitem__(self, name: str) -> str:
         return load_queries(self._path)[name]
 
-    def fetchone(self, name: str, params: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    def fetchone(self, name: str, params: Mapping[str, Any]) -> Record | None:
         with connection.cursor() as cursor:
+            cursor.cursor.row_factory = namedtuple_row
             cursor.execute(self[name], params)
-            return cursor.fetchone()
+            return cursor.fetchone()  # type: ignore[no-any-return]
 
-    def fetchall(self, name: str, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+    def fetchall(self, name: str, params: Mapping[str, Any]) -> list[Record]:
         with connection.cursor() as cursor:
+            cursor.cursor.row_factory = namedtuple_row
             cursor.execute(self[name], params)
-            return cursor.fetchall()
+            return cursor.fetchall()  # type: ignore[no-any-return]
 
     def fetchdicts(self, name: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
         with connection.cursor() as cursor:
+            cursor.cursor.row_factory = dict_row
             cursor.execute(self[name], params)
-            columns = [col.name for col in cursor.description or ()]
-            return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+            return cursor.fetchall()  # type: ignore[no-any-return]
 
     def binary(self, name: str) -> str:
         """The query with every `%(param)s` placeholder turned into `%(param)b`."""
         return _binary_query(self._path, name)
 
-    def fetchone_bound(self, name: str, params: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    def fetchone_bound(self, name: str, params: Mapping[str, Any]) -> Record | None:
         """Like fetchone, with the parameters sent to the server in binary.
 
         A `%s` placeholder lets psycopg send a list as an array literal in
@@ -114,7 +134,7 @@ class Queries:
         types, so a list psycopg sends as int2[] or all NULLs still fits.
         """
         connection.ensure_connection()
-        raw = psycopg.Cursor(connection.connection)
+        raw = psycopg.Cursor(connection.connection, row_factory=namedtuple_row)
         raw.format = psycopg.pq.Format.BINARY
         wrapper = CursorDebugWrapper if connection.queries_logged else CursorWrapper
         with wrapper(raw, connection) as cursor:

@@ -2,7 +2,7 @@
 -- A file's segments are parallel arrays sorted by part (docs/catalog.md).
 
 -- name: newest_rule_version
-SELECT max(version) FROM rule_set_version;
+SELECT max(version) AS version FROM rule_set_version;
 
 -- name: rule_set_of_version
 SELECT rules FROM rule_set_version WHERE version = %(version)s;
@@ -140,7 +140,7 @@ WITH incoming AS (
         OR (excluded.parts[1], excluded.subject) < (f.parts[1], f.subject)
     RETURNING 1
 )
-SELECT count(*) FROM written;
+SELECT count(*) AS written FROM written;
 
 -- name: files_by_message_id
 -- The GIN index answers the hash; the text re-check drops hash collisions.
@@ -164,7 +164,7 @@ SELECT r.id
  LIMIT %(limit)s;
 
 -- name: prune_cutoff
-SELECT now() - make_interval(secs => %(seconds)s);
+SELECT now() - make_interval(secs => %(seconds)s) AS cutoff;
 
 -- name: prune_incomplete
 -- One batch of incomplete files untouched since the cutoff; SKIP LOCKED
@@ -179,4 +179,5 @@ WITH doomed AS (
     DELETE FROM catalog_file AS f USING doomed WHERE f.id = doomed.id
     RETURNING f.segments, f.bytes
 )
-SELECT count(*), coalesce(sum(segments), 0), coalesce(sum(bytes), 0) FROM gone;
+SELECT count(*) AS files, coalesce(sum(segments), 0) AS segments, coalesce(sum(bytes), 0) AS bytes
+  FROM gone;

@@ -12,7 +12,7 @@ from seeding.sql import queries as seeding_queries
 
 BACKWARD = "\n".join([
     seeding_queries["create_range_hold_view"],
-    "DROP FUNCTION IF EXISTS seed_range_pick_unheld(integer);",
+    queries["drop_pick_unheld_function"],
     seeding_queries["create_pick_unheld_function"],
 ])
 

@@ -59,3 +59,7 @@ BEGIN
     RETURN picked;
 END
 $$;
+
+-- name: drop_pick_unheld_function
+-- Backwards from 0004: seeding's empty hook is created again after this.
+DROP FUNCTION IF EXISTS seed_range_pick_unheld(integer);

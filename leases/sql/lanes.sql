@@ -6,7 +6,7 @@
 
 -- name: lock_group_leases
 -- Hand-outs of group lanes are serialized; the lock ends with the transaction.
-SELECT pg_advisory_xact_lock(%(key)s);
+SELECT pg_advisory_xact_lock(%(key)s) AS locked;
 
 -- name: lane_config
 SELECT tail_max, history_min, history_max, capture_only FROM group_lane_config WHERE id = 1;
@@ -62,7 +62,7 @@ UPDATE group_lane AS gl
         OR gl.urgent_priority IS DISTINCT FROM s.urgent);
 
 -- name: next_turn
-SELECT nextval('group_lane_turn_seq');
+SELECT nextval('group_lane_turn_seq') AS turn;
 
 -- name: pick_most_planned
 -- A free lane (no holder, or one quiet past the TTL) of an active group with
@@ -210,7 +210,7 @@ WITH cur AS (
      WHERE gl.id = cur.id
     RETURNING gl.id
 )
-SELECT (SELECT count(*) FROM cleared), (SELECT count(*) FROM freed);
+SELECT (SELECT count(*) FROM cleared) AS lanes, (SELECT count(*) FROM freed) AS ranges;
 
 -- name: force_release_lanes
 -- An operator takes lanes back: the epoch moves on, so the holder is fenced.
@@ -231,7 +231,7 @@ WITH cur AS (
      WHERE gl.id = cur.id
     RETURNING gl.id
 )
-SELECT (SELECT count(*) FROM cleared), (SELECT count(*) FROM freed);
+SELECT (SELECT count(*) FROM cleared) AS lanes, (SELECT count(*) FROM freed) AS ranges;
 
 -- name: count_finished_range
 -- A range a lane handed out was finished: count it on the lane.

@@ -11,22 +11,11 @@ from __future__ import annotations
 
 from django.db import migrations
 
-FORWARD = """
-ALTER TABLE seed_range SET (
-    fillfactor = 80,
-    autovacuum_vacuum_scale_factor = 0,
-    autovacuum_vacuum_threshold = 5000,
-    autovacuum_vacuum_cost_delay = 0,
-    autovacuum_vacuum_insert_scale_factor = 0.05,
-    autovacuum_analyze_scale_factor = 0.02
-);
-ALTER TABLE header_rollup SET (fillfactor = 70);
-"""
-BACKWARD = """
-ALTER TABLE seed_range RESET (fillfactor, autovacuum_vacuum_scale_factor, autovacuum_vacuum_threshold,
-    autovacuum_vacuum_cost_delay, autovacuum_vacuum_insert_scale_factor, autovacuum_analyze_scale_factor);
-ALTER TABLE header_rollup RESET (fillfactor);
-"""
+from seeding.sql import queries
+
+# The statements are in sql/storage.sql; a block run here is never edited.
+FORWARD = queries["tune_range_storage"]
+BACKWARD = queries["reset_range_storage"]
 
 
 class Migration(migrations.Migration):

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from django.db import migrations
 
+from seeding.sql import queries
+
 
 class Migration(migrations.Migration):
     dependencies = [("seeding", "0004_range_summary_triggers")]
+    # The statements are in sql/storage.sql; a block run here is never edited.
     operations = [
         migrations.RunSQL(
-            "ALTER TABLE seed_range SET (vacuum_index_cleanup = on)",
-            "ALTER TABLE seed_range RESET (vacuum_index_cleanup)",
+            queries["keep_claim_index_clean"], queries["reset_claim_index_cleanup"]
         )
     ]

@@ -5,10 +5,10 @@
 
 -- name: planning_lock
 -- One key for every planner (seed plans, the tail planner, the admin page).
-SELECT pg_advisory_xact_lock(hashtext('seeding.plan_ranges')::bigint);
+SELECT pg_advisory_xact_lock(hashtext('seeding.plan_ranges')::bigint) AS locked;
 
 -- name: database_now
-SELECT now(), extract(epoch FROM now())::bigint;
+SELECT now() AS now, extract(epoch FROM now())::bigint AS epoch;
 
 -- name: covered_spans
 -- Every range of these groups in any state: done, failed and leased ranges
@@ -19,7 +19,7 @@ SELECT group_id, start_id, end_id
  ORDER BY group_id, start_id;
 
 -- name: highest_planned
-SELECT group_id, max(end_id)
+SELECT group_id, max(end_id) AS highest
   FROM seed_range
  WHERE group_id = ANY(%(group_ids)s::bigint[])
  GROUP BY group_id;

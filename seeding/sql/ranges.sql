@@ -6,9 +6,10 @@
 -- Quiet leases (no heartbeat for the TTL) leave the leased state: fully
 -- reported ones become done, those out of attempts failed, the rest are
 -- queued again at their resume points for the next node (the claim bumps
--- the epoch, which fences the quiet holder). The lease service runs this
--- every few seconds and whenever a claim finds nothing, so the claim itself
--- never scans the leased ranges.
+-- the epoch, which fences the quiet holder). A periodic task
+-- (seeding/maintenance.py: `manage.py maintain`, and every few seconds from
+-- the lease path) and the lease service whenever a claim finds nothing run
+-- this, so the claim itself never scans the leased ranges.
 UPDATE seed_range
    SET status = CASE WHEN next_id > end_id THEN 'done'
                      WHEN attempts >= %(max_attempts)s THEN 'failed'
@@ -22,7 +23,8 @@ UPDATE seed_range
 
 -- name: lease_range
 -- Claim one queued range: the function claim_seed_range (sql/claim.sql).
-SELECT out_id, out_group, out_next, out_end, out_epoch, out_group_id
+SELECT out_id AS id, out_group AS "group", out_next AS start, out_end AS "end",
+       out_epoch AS epoch, out_group_id AS group_id
   FROM claim_seed_range(%(node_id)s, %(ttl)s, %(urgent_below)s, %(rule_version)s);
 
 -- name: report_batch

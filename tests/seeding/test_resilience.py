@@ -5,19 +5,22 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from seeding.services import retire_quiet_ranges
+from seeding import maintenance
 from tests.factories import SeedRangeFactory
 
 BATCH = {"next": 1500, "headers": 500, "files": [], "fragments": []}
 
 
 @pytest.mark.django_db
-def test_lease_batch_and_heartbeat_pin_their_query_count(node_client, django_assert_num_queries):
+def test_lease_batch_and_heartbeat_pin_their_query_count(
+    node_client, django_assert_num_queries, settings, tmp_path
+):
+    settings.SNAPSHOT_DIR = tmp_path
     SeedRangeFactory(start_id=1000, end_id=5999)
     node = node_client()
     node.post("/api/v1/ranges/lease")  # first call writes last_seen_at
     SeedRangeFactory(start_id=6000, end_id=9999)
-    retire_quiet_ranges()  # the periodic sweep has just run
+    maintenance.run_all()  # the periodic upkeep has just run in this process
     # Authentication (1) + the claim statement (1).
     with django_assert_num_queries(2):
         lease = node.lease()

@@ -212,8 +212,8 @@ def test_status_reads_totals_from_the_summary_and_nodes_from_their_last_hour(nod
     assert status["headers_last_hour"] == 40
 
 
-def test_folding_the_hours_drops_minutes_older_than_kept(settings):
-    from seeding.services import fold_rollup_hours
+def test_folding_the_hours_then_pruning_drops_minutes_older_than_kept(settings):
+    from seeding.maintenance import fold_rollup_hours, prune_rollup_minutes
 
     settings.ROLLUP_MINUTES_KEEP_HOURS = 48
     rng = SeedRangeFactory()
@@ -226,6 +226,7 @@ def test_folding_the_hours_drops_minutes_older_than_kept(settings):
                 [hours, node.id, rng.group_id],
             )
     assert fold_rollup_hours() > 0
+    assert prune_rollup_minutes() == 2
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT round(extract(epoch FROM now() - bucket) / 3600) FROM header_rollup ORDER BY 1"

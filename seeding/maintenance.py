@@ -1,0 +1,167 @@
+"""Periodic upkeep, in one place: what runs, how often, and from where.
+
+Each task is a function that does one sweep and returns how many rows (or
+files) it touched. They run
+
+- from `manage.py maintain`: every task once, or a round every N seconds;
+- from the range-lease path (`run_due`), so that a deployment with no extra
+  process still works: a task runs when its own per-process interval has
+  passed since this process last ran it. When nothing is due that costs one
+  clock read.
+
+The seeding app's tasks are defined here (quiet range leases, the
+throughput rollup). An app above seeding registers its own with `register`
+from its AppConfig.ready (leases: stale snapshot parts), so this module
+never imports upward. Nothing here is run by a GET: the dashboard reads
+finished hours live until they are folded.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from .sql import queries
+
+logger = logging.getLogger(__name__)
+
+# Per-process intervals of the opportunistic runs from the lease path.
+RETIRE_INTERVAL_SECONDS = 10.0  # a quiet lease passes on at most this long after its TTL
+FOLD_INTERVAL_SECONDS = 300.0  # an hour is foldable five minutes after it ends
+PRUNE_INTERVAL_SECONDS = 3600.0  # minutes are kept for hours; once an hour is plenty
+
+
+@dataclass
+class Task:
+    name: str
+    label: str  # what the count counts, for summaries: "quiet range leases retired"
+    run: Callable[[], int]
+    every: float  # seconds between opportunistic runs in one process
+    last_run: float = float("-inf")  # time.monotonic() of this process's last run
+
+
+@dataclass(frozen=True)
+class Outcome:
+    task: Task
+    count: int = 0
+    error: str | None = None
+
+
+_tasks: dict[str, Task] = {}
+_lock = threading.Lock()  # one thread of a process runs the due tasks; others go on
+_next_due = float("-inf")
+
+
+def register(name: str, label: str, run: Callable[[], int], *, every: float) -> Task:
+    """Add (or replace, by name) a periodic task; returns it."""
+    task = Task(name, label, run, every)
+    _tasks[name] = task
+    _reschedule()
+    return task
+
+
+def tasks() -> list[Task]:
+    """Every registered task, in registration order (seeding's first)."""
+    return list(_tasks.values())
+
+
+def _reschedule() -> None:
+    global _next_due
+    _next_due = min((t.last_run + t.every for t in _tasks.values()), default=float("inf"))
+
+
+def run_task(task: Task) -> int:
+    """Run one task now and restart its per-process interval."""
+    task.last_run = time.monotonic()
+    _reschedule()
+    return task.run()
+
+
+def _attempt(task: Task) -> Outcome:
+    try:
+        return Outcome(task, run_task(task))
+    except Exception as exc:  # one failing sweep must not stop the others
+        logger.exception("maintenance task %s failed", task.name)
+        return Outcome(task, error=f"{type(exc).__name__}: {exc}")
+
+
+def run_all() -> list[Outcome]:
+    """Every task once (`manage.py maintain`); a failure is reported, not raised."""
+    with _lock:
+        return [_attempt(task) for task in tasks()]
+
+
+def run_due() -> list[Outcome]:
+    """The tasks whose per-process interval has passed (the lease path calls this)."""
+    if time.monotonic() < _next_due or not _lock.acquire(blocking=False):
+        return []
+    try:
+        now = time.monotonic()
+        return [_attempt(task) for task in tasks() if now - task.last_run >= task.every]
+    finally:
+        _lock.release()
+
+
+def forget_last_runs() -> None:
+    """Make every task due again in this process (tests: as if its interval had passed)."""
+    for task in _tasks.values():
+        task.last_run = float("-inf")
+    _reschedule()
+
+
+def mark_all_run() -> None:
+    """Count every task as just run in this process (tests: nothing is due)."""
+    now = time.monotonic()
+    for task in _tasks.values():
+        task.last_run = now
+    _reschedule()
+
+
+# --- the seeding app's tasks -----------------------------------------------------
+
+
+def retire_quiet_ranges() -> int:
+    """Take quiet leases back: done if fully reported, failed if out of attempts, else queued."""
+    return queries.execute(
+        "retire_quiet_ranges",
+        {"ttl": settings.LEASE_TTL_SECONDS, "max_attempts": settings.MAX_ATTEMPTS},
+    )
+
+
+def fold_rollup_hours() -> int:
+    """Fold the last day's completed hours of header_rollup into header_rollup_hour.
+
+    Each hour is aggregated once (five minutes after it ends), so the hourly
+    chart reads folded rows for those and sums only the others live.
+    """
+    return queries.execute("fold_rollup_hours", {})
+
+
+def prune_rollup_minutes() -> int:
+    """Drop per-minute rollup rows older than ROLLUP_MINUTES_KEEP_HOURS (hours stay folded)."""
+    return queries.execute(
+        "prune_rollup_minutes", {"keep_hours": settings.ROLLUP_MINUTES_KEEP_HOURS}
+    )
+
+
+RETIRE = register(
+    "retire_quiet_ranges",
+    "quiet range leases retired",
+    retire_quiet_ranges,
+    every=RETIRE_INTERVAL_SECONDS,
+)
+FOLD = register(
+    "fold_rollup_hours", "rollup hours folded", fold_rollup_hours, every=FOLD_INTERVAL_SECONDS
+)
+# After the fold in each round, so no minute is dropped before its hour is folded.
+PRUNE = register(
+    "prune_rollup_minutes",
+    "rollup minutes pruned",
+    prune_rollup_minutes,
+    every=PRUNE_INTERVAL_SECONDS,
+)
