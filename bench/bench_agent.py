@@ -1,16 +1,7 @@
 """Throughput of the seed node agent's fetch -> parse -> aggregate -> batch path.
 
-Three figures on the same generated overview lines (bench_aggregate's generator),
-one core each:
-
-- bare: parse + Window.add + take_complete/take_fragments_before per batch, the
-  floor set by bench_aggregate;
-- agent, lines from memory: the agent's RangeReader (coverage tracking for exact
-  header counts, batches every --batch-headers lines, JSON-encoding each batch as
-  the reporter would) fed from a list: the agent's own overhead over bare;
-- agent, lines from the in-repo NNTP server (tests/nntpd.py, run in a separate
-  process so it does not share this one's GIL) through NNTPPool and OVER in chunks
-  of 50,000: the whole pipeline a node runs, minus the coordinator.
+Bare parse + aggregate beside the agent's reader fed from memory and from the
+in-repo NNTP server (docs/performance.md, "The node agent's pipeline").
 
 Run: ``.venv/bin/python bench/bench_agent.py [--lines 300000]``
 """

@@ -1,12 +1,7 @@
 """Throughput of the node agent's hot path: parse_over_line + Window.add + take_complete.
 
-Generates real-shaped overview lines (releases of rar parts and par2 volumes from
-several uploaders posting at once, so files interleave as in a busy binary group,
-plus discussion posts and a few malformed lines), then times, on one core:
-
-- a baseline: ``line.split(b"\\t")`` over the same lines, the least any parser does;
-- end to end: ``Window.add_line`` for each line, ``take_complete`` and
-  ``take_fragments_before`` every batch, as the node agent runs them.
+Real-shaped generated overview lines, timed on one core beside a bare
+``line.split(b"\t")`` (docs/performance.md, "Parse and aggregate").
 
 Run: ``.venv/bin/python bench/bench_aggregate.py [--lines 1000000]``
 """

@@ -1,20 +1,8 @@
 """Integer arrays sent to PostgreSQL in its binary array format, packed in C.
 
-psycopg dumps a Python list element by element (about 10 ms for 50,000
-integers in binary, or quoting each one in text). A batch merge sends
-three lists of 50,000 integers, so `Int4Array` and `Int8Array` pack a whole
-list at once with the `array` module instead. The layout is PostgreSQL's
-`array_send`: ndim, has-nulls flag, element type oid, then per dimension its
-length and lower bound, then per element its length and its big-endian value.
-
-Pass them as parameters of a query run in binary (`Queries.fetchone_bound`):
-
-    catalog_sql.fetchone_bound("merge_files", {"parts": Int4Array(parts)})
-
-Importing this module registers their dumpers with psycopg's global adapters,
-so every connection opened afterwards can send them. Django's query logging
-(DEBUG, or tests counting queries) writes parameters into the query text, so
-they dump as array literals in text too.
+`Int4Array` and `Int8Array` pack a whole list at once with the `array` module;
+pass them to a query run in binary (`Queries.fetchone_bound`). Importing this
+module registers their dumpers (docs/catalog.md, "Parameters in binary").
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
 """Group leases (window indexing): one lease row per group and lane.
 
-A lane is a slice of a group's ranges by priority: the tail lane works ranges
-with priority <= TAIL_PRIORITY, the history lane the rest (within
-LEASE_PRIORITY_MIN/MAX, and only capture ranges with LEASE_CAPTURE_ONLY).
-Each lane has its own holder, epoch, window snapshot and counters.
-
-`planned_articles` and `urgent_priority` summarize the lane's open (queued or
-leased) ranges. A trigger on seed_range keeps them current through
-`GroupLaneWork` (one row per group, lane and priority), so choosing a group is
-an index probe, never an aggregate over the ranges (see migration 0002 and
-docs/window-indexing.md). `LaneConfig` is the trigger's copy of the lane
-bounds, synced from the settings by `services.ensure_lane_config`.
+A lane is a slice of a group's ranges by priority. A trigger on seed_range
+keeps each lane's open work current through `GroupLaneWork`, so choosing a
+group is an index probe (docs/window-indexing.md).
 """
 
 from __future__ import annotations

@@ -1,19 +1,8 @@
-"""Periodic upkeep, in one place: what runs, how often, and from where.
+"""Periodic upkeep, in one place: quiet range leases, the throughput rollup, and
+what higher apps register (`register`, from their AppConfig.ready).
 
-Each task is a function that does one sweep and returns how many rows (or
-files) it touched. They run
-
-- from `manage.py maintain`: every task once, or a round every N seconds;
-- from the range-lease path (`run_due`), so that a deployment with no extra
-  process still works: a task runs when its own per-process interval has
-  passed since this process last ran it. When nothing is due that costs one
-  clock read.
-
-The seeding app's tasks are defined here (quiet range leases, the
-throughput rollup). An app above seeding registers its own with `register`
-from its AppConfig.ready (leases: stale snapshot parts), so this module
-never imports upward. Nothing here is run by a GET: the dashboard reads
-finished hours live until they are folded.
+It runs from `manage.py maintain` and, when due, from the range-lease path, so
+a deployment with no extra process still works (docs/console.md, "Periodic upkeep").
 """
 
 from __future__ import annotations

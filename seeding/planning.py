@@ -1,21 +1,8 @@
 """Planning: cut each group's history, and later its tail, into seed ranges.
 
-For a group the plan spans `bottom..top`:
-
-* top: the last article posted before live indexing began (the article at the
-  group's `created_at`, found by date search on the news server), lowered to
-  the backfill's resume point when the group has one;
-* bottom: the article posted `days` ago, or the server's first article.
-
-Whatever no earlier range covers (in any state) is cut into ranges of at most
-`size` articles, newest first, and the groups' ranges are interleaved so every
-group gets going at once. Ids follow insertion order, which is the claim order
-within a priority. The news server is asked first, outside any transaction;
-then one transaction takes an advisory lock, reads the coverage and inserts
-with COPY, so two planners can never insert overlapping ranges.
-
-The tail planner (`plan_tail`) plans what the server has beyond the highest
-planned article of each active group, at TAIL_PRIORITY.
+The news server is asked first, outside any transaction; then one transaction
+takes an advisory lock, reads the coverage and inserts with COPY, so two
+planners never insert overlapping ranges (docs/planning.md).
 """
 
 from __future__ import annotations

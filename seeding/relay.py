@@ -1,13 +1,8 @@
 """The overview relay: a node reads a leased range's overviews through the coordinator.
 
-`open_overview_relay` checks the lease (and refreshes its heartbeat), clamps
-the span to the range and to OVERVIEW_SPAN_LIMIT articles, and starts the OVER
-on a pooled news-server connection. Everything that can fail before the first
-line arrives fails here, as a typed API error (the status can still change).
-The body then streams: overview lines in RFC 3977 form (tab-separated, CRLF,
-no closing dot), gzip-compressed chunk by chunk as they arrive. An error
-after that point cannot change the 200 any more: the stream ends without the
-gzip trailer, the node sees a truncated gzip and retries, and the error is logged.
+Everything that can fail before the first line fails as a typed error; after
+that the gzip stream just ends short and the node retries (docs/api.md, "The
+overview relay"; docs/architecture.md, "Mechanisms").
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """A safety net under the API: every error answer is the contract's JSON.
 
-DRF's exception handler maps errors raised inside views, and
-`process_exception` catches whatever else a view raises. Django turns an
-error raised elsewhere (a failing inner middleware, a bad Host header, an
-unknown URL under /api/) into a response of its own before this layer sees
-it, usually HTML; such an answer is rewritten here, by the exception Django
-reported (`got_request_exception`) when there was one, else by its status.
-So a node always gets `{"error": …, "detail": …}` and never an HTML page.
+It rewrites what Django answers by itself before a view runs (a bad Host, an
+unknown URL under /api/, a failing inner middleware), so a node never gets an
+HTML page (docs/architecture.md, "Mechanisms").
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
 """Named SQL blocks loaded once from an app's `sql/*.sql` files and called by name.
 
-A file holds blocks that each start with a line `-- name: some_query`; the
-text up to the next such line is the query, with `%(param)s` placeholders.
-Each app has one registry, `<app>/sql/__init__.py: queries`, over all of its
-files (a name is defined once per app). This package is the base app's.
-Queries are never built with f-strings (docs/architecture.md, "SQL"); an
-identifier that varies goes in through psycopg.sql.Identifier.
-
-Rows come back as named records (`row.next_id`), so a query's columns are
-read by the names its SELECT gives them and a reordered column list cannot
-shift values silently. A column without a usable name (`count(*)`,
-`?column?`) is given one with `AS` in the block.
+Each app has one registry, `<app>/sql/__init__.py: queries`, over its files;
+rows come back as named records (`row.next_id`). This package is the base
+app's. The rules: docs/architecture.md, "Conventions".
 """
 
 from __future__ import annotations
