@@ -7,6 +7,7 @@ from typing import Any
 
 from django.conf import settings
 
+from indexer.catalog.selectors import CatalogTotals, catalog_totals, catalog_totals_by_group
 from indexer.space import catalog_full, leasing_paused
 from leases.selectors import lanes_status
 from seeding.models import RangeStatus
@@ -34,6 +35,7 @@ def seed_status() -> dict[str, Any]:
     last_hour = queries.fetchone("headers_since", {"seconds": 3600})
     return {
         "ranges": range_totals(),
+        "catalog": catalog_totals().as_dict(),
         "nodes": nodes,
         "lanes": lanes_status(),
         "headers_last_hour": int(last_hour.headers) if last_hour else 0,
@@ -74,11 +76,13 @@ class GroupRow:
     ranges: dict[str, int]
     eta_seconds: float | None
     coverage: Coverage | None = None
+    catalog: CatalogTotals = field(default_factory=CatalogTotals)
 
 
 @dataclass
 class Dashboard:
     totals: dict[str, int]
+    catalog: CatalogTotals
     by_status: dict[str, dict[str, int]]
     groups: list[GroupRow]
     groups_matching: int
@@ -109,20 +113,45 @@ def _coverage(rows: list[dict[str, Any]], leased: list[dict[str, Any]]) -> Cover
     return Coverage(low, high, bins, sorted(points))
 
 
+def _group_row(
+    r: dict[str, Any],
+    in_work: list[dict[str, Any]],
+    bins: list[dict[str, Any]] | None,
+    catalog: dict[int, CatalogTotals],
+) -> GroupRow:
+    """One group of the page: its summary row plus the live progress of its leased ranges."""
+    gid = int(r["id"])
+    reached = int(r["reached"]) + sum(x["next_id"] - x["start_id"] for x in in_work)
+    remaining = max(int(r["open"]) - sum(x["next_id"] - x["start_id"] for x in in_work), 0)
+    rate = int(r["recent_headers"])
+    return GroupRow(
+        id=gid,
+        name=r["name"],
+        active=r["active"],
+        headers_per_hour=rate,
+        planned=int(r["planned"]),
+        reached=reached,
+        headers=int(r["headers"]) + sum(int(x["headers"]) for x in in_work),
+        files=int(r["files"]) + sum(int(x["files"]) for x in in_work),
+        open=remaining,
+        ranges={s: int(r[f"{s}_ranges"]) for s in RangeStatus.values},
+        eta_seconds=(0.0 if remaining == 0 else remaining / rate * 3600 if rate else None),
+        coverage=_coverage(bins, in_work) if bins else None,
+        catalog=catalog.get(gid, CatalogTotals()),
+    )
+
+
 def dashboard(search: str = "", page: int = 1) -> Dashboard:
     """Everything the dashboard shows, in a bounded number of bounded queries."""
     search = search.strip()[:200]
     page = max(page, 1)
     ttl = settings.LEASE_TTL_SECONDS
     by_status = range_totals()
-    catalog = queries.fetchdicts("catalog_estimate", {})[0]
     totals = {
         "planned": sum(v["articles"] for v in by_status.values()),
         "reached": sum(v["reached"] for v in by_status.values()),
         "headers": sum(v["headers"] for v in by_status.values()),
         "files": sum(v["files"] for v in by_status.values()),
-        "catalog_files": int(catalog["files"]),
-        "complete_files": int(catalog["complete"]),
     }
     rows = queries.fetchdicts(
         "group_page",
@@ -133,38 +162,20 @@ def dashboard(search: str = "", page: int = 1) -> Dashboard:
     leased: dict[int, list[dict[str, Any]]] = {}
     for r in queries.fetchdicts("leased_in_groups", {"group_ids": ids}):
         leased.setdefault(int(r["group_id"]), []).append(r)
+    catalog = catalog_totals_by_group(ids)
     bins: dict[int, list[dict[str, Any]]] = {}
     if ids:
         for r in queries.fetchdicts("coverage_bins", {"group_ids": ids, "bins": DASHBOARD_BINS}):
             bins.setdefault(int(r["group_id"]), []).append(r)
-    groups = []
-    for r in rows:
-        gid = int(r["id"])
-        in_work = leased.get(gid, [])
-        reached = int(r["reached"]) + sum(x["next_id"] - x["start_id"] for x in in_work)
-        remaining = max(int(r["open"]) - sum(x["next_id"] - x["start_id"] for x in in_work), 0)
-        rate = int(r["recent_headers"])
-        groups.append(
-            GroupRow(
-                id=gid,
-                name=r["name"],
-                active=r["active"],
-                headers_per_hour=rate,
-                planned=int(r["planned"]),
-                reached=reached,
-                headers=int(r["headers"]) + sum(int(x["headers"]) for x in in_work),
-                files=int(r["files"]) + sum(int(x["files"]) for x in in_work),
-                open=remaining,
-                ranges={s: int(r[f"{s}_ranges"]) for s in RangeStatus.values},
-                eta_seconds=(0.0 if remaining == 0 else remaining / rate * 3600 if rate else None),
-                coverage=_coverage(bins[gid], in_work) if gid in bins else None,
-            )
-        )
+    groups = [
+        _group_row(r, leased.get(int(r["id"]), []), bins.get(int(r["id"])), catalog) for r in rows
+    ]
     hourly = [(r.hour, int(r.headers)) for r in queries.fetchall("headers_per_hour", {})]
     counts = queries.fetchdicts("node_counts", {"ttl": ttl})[0]
     nodes = queries.fetchdicts("busiest_nodes", {"ttl": ttl, "limit": DASHBOARD_NODES})
     return Dashboard(
         totals=totals,
+        catalog=catalog_totals(),
         by_status=by_status,
         groups=groups,
         groups_matching=matching,

@@ -105,6 +105,14 @@ class AuditEntry(models.Model):
 
 # The catalog lives in its own package but belongs to this app (its
 # migrations are in indexer/migrations).
-from indexer.catalog.models import CatalogFile, RuleSetVersion  # noqa: E402
+from indexer.catalog.models import CatalogFile, GroupCatalogSummary, RuleSetVersion  # noqa: E402
 
-__all__ = ["AuditAction", "AuditEntry", "CatalogFile", "Group", "Node", "RuleSetVersion"]
+__all__ = [
+    "AuditAction",
+    "AuditEntry",
+    "CatalogFile",
+    "Group",
+    "GroupCatalogSummary",
+    "Node",
+    "RuleSetVersion",
+]

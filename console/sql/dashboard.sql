@@ -1,20 +1,9 @@
 -- Reads of the operators' dashboard (seeding/selectors.py: dashboard). Every
 -- query is bounded: totals come from group_range_summary (a few rows per
--- group), throughput from header_rollup by bucket, coverage from index
--- probes on one page of groups; only leased ranges (few, a partial index)
--- are read from seed_range whole.
-
--- name: catalog_estimate
--- Catalog files and the complete ones, from the planner's statistics (as of
--- the last ANALYZE): counting hundreds of millions of rows per render is not an option.
-SELECT greatest(c.reltuples, 0)::bigint AS files,
-       (greatest(c.reltuples, 0) * coalesce(
-            (SELECT s.most_common_freqs[array_position(s.most_common_vals::text::text[], 'true')]
-               FROM pg_stats AS s
-              WHERE s.schemaname = current_schema() AND s.tablename = 'catalog_file'
-                AND s.attname = 'complete'), 0))::bigint AS complete
-  FROM pg_class AS c
- WHERE c.oid = 'catalog_file'::regclass;
+-- group; the catalog's from group_catalog_summary, read by
+-- indexer.catalog.selectors), throughput from header_rollup by bucket,
+-- coverage from index probes on one page of groups; only leased ranges (few,
+-- a partial index) are read from seed_range whole.
 
 -- name: group_page
 -- One page of groups: the most headers in the last hour first, then the most

@@ -4,7 +4,8 @@ A catalog file holds its segments compactly in one row: parallel arrays
 sorted by part number (`parts`, `articles`, `sizes`, `message_ids`), never a
 row per segment (docs/catalog.md explains the choice). The columns the lists
 show (`segments`, `bytes`, `complete`) are kept beside the arrays so a list
-never reads the arrays.
+never reads the arrays. `GroupCatalogSummary` holds each group's totals, kept
+by triggers on catalog_file, so nothing that shows them counts the files.
 """
 
 from __future__ import annotations
@@ -94,3 +95,47 @@ class CatalogFile(models.Model):
     def segment_rows(self) -> list[tuple[int, int, str, int]]:
         """(part, article, message-id, bytes) in part order."""
         return list(zip(self.parts, self.articles, self.message_ids, self.sizes, strict=True))
+
+
+# How many rows a group's summary is striped over (SUMMARY_SLOTS in
+# sql/catalog_summary.sql, which the triggers use; a test checks they agree).
+SUMMARY_SLOTS = 8
+
+
+class GroupCatalogSummary(models.Model):
+    """A group's catalog totals, kept exact by statement triggers on catalog_file.
+
+    Striped over up to SUMMARY_SLOTS rows per group: each transaction that
+    writes catalog files adds its deltas to one slot (chosen by its
+    transaction id), so batches of one group committing at once do not wait
+    on one row. A group's totals are the sums of its slots (`newest`: their
+    maximum). Triggers and locking: migration 0007 and docs/catalog.md.
+    """
+
+    # The database cascades a group's deletion (an FK added in the migration);
+    # Django must not collect these rows itself.
+    group = models.ForeignKey(
+        "indexer.Group",
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        db_index=False,
+        related_name="+",
+    )
+    slot = models.SmallIntegerField()
+    files = models.BigIntegerField(default=0)
+    complete = models.BigIntegerField(default=0)
+    segments = models.BigIntegerField(default=0)
+    bytes = models.BigIntegerField(default=0)
+    conflicts = models.BigIntegerField(default=0)
+    # The newest post date (catalog_file.date) of the group: the maximum over
+    # its slots is exact; a slot alone is not.
+    newest = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "group_catalog_summary"
+        constraints = [
+            models.UniqueConstraint(fields=["group", "slot"], name="group_catalog_summary_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"group {self.group_id}, slot {self.slot}: {self.files} files"

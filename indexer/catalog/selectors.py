@@ -167,3 +167,58 @@ def release_nzb(file_id: int) -> tuple[bytes, str]:
     if name is None:
         raise NotFound(f"File {file_id} does not exist.")
     return nzb_for(release_file_ids(file_id), title=release_stem(name))
+
+
+# --- totals -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CatalogTotals:
+    """Files, complete files, segments, bytes, conflicts and the newest post date.
+
+    Exact and current: read from group_catalog_summary, which the triggers on
+    catalog_file keep in the writers' own transactions (docs/catalog.md,
+    "Totals"), so no read counts the files.
+    """
+
+    files: int = 0
+    complete: int = 0
+    segments: int = 0
+    bytes: int = 0
+    conflicts: int = 0
+    newest: datetime | None = None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> CatalogTotals:
+        return cls(
+            files=int(row["files"] or 0),
+            complete=int(row["complete"] or 0),
+            segments=int(row["segments"] or 0),
+            bytes=int(row["bytes"] or 0),
+            conflicts=int(row["conflicts"] or 0),
+            newest=row["newest"],
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form (the status report): the newest post date in ISO 8601, or null."""
+        return {
+            "files": self.files,
+            "complete": self.complete,
+            "segments": self.segments,
+            "bytes": self.bytes,
+            "conflicts": self.conflicts,
+            "newest": self.newest.isoformat() if self.newest else None,
+        }
+
+
+def catalog_totals() -> CatalogTotals:
+    """The whole catalog's totals (one query over the summary)."""
+    return CatalogTotals.from_row(queries.fetchdicts("catalog_totals", {})[0])
+
+
+def catalog_totals_by_group(group_ids: Sequence[int]) -> dict[int, CatalogTotals]:
+    """Totals of these groups; a group without files is absent (read it as zeros)."""
+    if not group_ids:
+        return {}
+    rows = queries.fetchdicts("catalog_totals_by_group", {"group_ids": list(group_ids)})
+    return {int(row["group_id"]): CatalogTotals.from_row(row) for row in rows}

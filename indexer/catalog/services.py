@@ -22,7 +22,7 @@ from django.db import IntegrityError, transaction
 
 from indexer.catalog.validation import FileReport, Segment
 from indexer.errors import Invalid, NotFound
-from indexer.models import AuditAction
+from indexer.models import AuditAction, Group
 from indexer.pgarrays import Int4Array, Int8Array
 from indexer.rulesets import current_rules, forget_current_rules
 from indexer.services import record_audit
@@ -31,12 +31,15 @@ from usenet.rules import RuleSet
 
 from .identity import identify_report, release_key
 from .models import CatalogFile, RuleSetVersion
+from .selectors import CatalogTotals
 
 __all__ = [
     "PruneSummary",
+    "SummaryDrift",
     "delete_files",
     "prune_incomplete_files",
     "publish_rules",
+    "rebuild_catalog_summary",
     "store_files",
 ]
 
@@ -260,7 +263,12 @@ def publish_rules(
 
 
 def delete_files(file_ids: Iterable[int], *, actor: Any = None) -> int:
-    """Remove catalog files (an operator's choice in the admin)."""
+    """Remove catalog files (an operator's choice in the admin).
+
+    The group totals follow in the same transaction (the summary's delete
+    trigger, which recounts a group's newest post date when its newest file
+    goes).
+    """
     ids = list(file_ids)
     deleted = sum(CatalogFile.objects.filter(id__in=batch).delete()[0] for batch in slices(ids))
     record_audit(actor, AuditAction.FILES_DELETED, "catalog file", deleted, {"ids": ids[:100]})
@@ -286,7 +294,8 @@ def prune_incomplete_files(
 ) -> PruneSummary:
     """Delete incomplete files no batch added to for `older_than_hours`, in batches.
 
-    Each batch commits on its own so vacuum can reclaim space while the prune
+    The group totals follow each batch in its transaction (the summary's
+    delete trigger). Each batch commits on its own so vacuum can reclaim space while the prune
     runs and no transaction holds locks for long. The cutoff is fixed at the
     start: files that go stale during the run wait for the next one.
     """
@@ -325,3 +334,51 @@ def prune_incomplete_files(
     }
     record_audit(actor, AuditAction.CATALOG_PRUNED, "catalog file", summary.files, detail)
     return summary
+
+
+# --- the group totals -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SummaryDrift:
+    """A group whose kept totals differed from a recount of its files (now fixed)."""
+
+    group: str
+    kept: CatalogTotals
+    counted: CatalogTotals
+
+
+def _rebuild_group(group_id: int) -> tuple[CatalogTotals, CatalogTotals]:
+    """Recount one group's totals under its exclusive lock; (kept, counted)."""
+    with transaction.atomic():
+        queries.fetchone("lock_group_catalog_summary", {"group_id": group_id})
+        row = queries.fetchdicts("rebuild_group_catalog_summary", {"group_id": group_id})[0]
+    kept = CatalogTotals.from_row(
+        {k.removeprefix("kept_"): v for k, v in row.items() if k.startswith("kept_")}
+    )
+    return kept, CatalogTotals.from_row(row)
+
+
+def rebuild_catalog_summary(
+    progress: Callable[[int, int], None] | None = None, page: int = 1000
+) -> tuple[int, list[SummaryDrift]]:
+    """Recount every group's catalog totals from its files and put the count in place.
+
+    One transaction per group, under the group's exclusive summary lock, so
+    batches only wait for the recount of their own group (a batch still
+    merging adds its deltas after it). Returns (groups checked, drifts found);
+    `progress(done, total)` is called after each group.
+    """
+    total = Group.objects.count()
+    drifts: list[SummaryDrift] = []
+    done, after = 0, 0
+    while rows := queries.fetchall("summary_group_ids", {"after": after, "limit": page}):
+        for group in rows:
+            kept, counted = _rebuild_group(group.id)
+            if kept != counted:
+                drifts.append(SummaryDrift(group.name, kept, counted))
+            done += 1
+            if progress is not None:
+                progress(done, max(total, done))
+        after = rows[-1].id
+    return done, drifts

@@ -8,6 +8,7 @@ are not flushed by transactional tests.
 
 from __future__ import annotations
 
+import http.cookiejar
 import json
 import os
 import secrets
@@ -21,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import psycopg
 from django.conf import settings
@@ -281,3 +282,47 @@ class Fleet:
             if following and following.startswith("/"):
                 path = following
         return files
+
+    def execute(self, statement: str, params: Sequence[Any] = ()) -> int:
+        """Run a statement that returns no rows (an UPDATE, say); its row count."""
+        with psycopg.connect(**self.conninfo) as conn:
+            return conn.execute(statement, params).rowcount
+
+    def metrics(self) -> str:
+        """/metrics, as Prometheus scrapes it from loopback."""
+        with urllib.request.urlopen(self.url + "/metrics", timeout=30) as response:
+            return response.read().decode()
+
+    def admin_session(self, username: str = "e2e-admin") -> AdminSession:
+        """A staff user of the console, logged in through the admin's login form."""
+        password = secrets.token_urlsafe(16)
+        self.python(
+            "from django.contrib.auth import get_user_model\n"
+            "get_user_model().objects.create_superuser(sys.argv[1], '', sys.argv[2])\n",
+            username,
+            password,
+        )
+        return AdminSession(self.url, username, password)
+
+
+class AdminSession:
+    """A browser's side of the admin: a cookie jar with the session and the CSRF token."""
+
+    def __init__(self, base_url: str, username: str, password: str) -> None:
+        self.base_url = base_url
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
+        self.get("/admin/login/")
+        self.post("/admin/login/", {"username": username, "password": password, "next": "/admin/"})
+        assert any(cookie.name == "sessionid" for cookie in self.jar), "the admin login failed"
+
+    def get(self, path: str) -> str:
+        with self.opener.open(self.base_url + path, timeout=30) as response:
+            return response.read().decode()
+
+    def post(self, path: str, data: dict[str, str]) -> str:
+        """Submit a form (redirects followed); the page it ends on."""
+        token = next(cookie.value for cookie in self.jar if cookie.name == "csrftoken")
+        body = urlencode({**data, "csrfmiddlewaretoken": token}).encode()
+        with self.opener.open(self.base_url + path, body, timeout=30) as response:
+            return response.read().decode()

@@ -26,7 +26,8 @@ from xml.etree import ElementTree
 
 import pytest
 
-from tests.e2e.fleet import Fleet, fresh_database
+from tests.e2e.fleet import AdminSession, Fleet, fresh_database
+from tests.support import catalog_figures as figures
 from tests.support.fixtures import inn_server  # noqa: F401
 from tests.support.inn2 import InnServer
 from tests.support.usenet import Manifest, make_binary_posts
@@ -452,3 +453,45 @@ def test_batches_sent_twice_yield_the_identical_catalog(
     first = comparable(first_run)
     assert first
     assert comparable(duplicate_run) == first
+
+
+# --- the console's catalog figures ------------------------------------------------
+
+
+def console_matches_the_tables(fleet: Fleet, admin: AdminSession) -> figures.Figures:
+    """Every catalog figure of the dashboard, the status and /metrics against COUNT/SUM."""
+    expected = figures.counted(fleet.sql(figures.COUNT_SQL)[0])
+    html = admin.get("/admin/dashboard/")
+    assert "≈" not in html
+    assert figures.from_dashboard(html) == expected
+    groups = figures.groups_from_dashboard(html)
+    by_group = figures.counted_by_group(fleet.sql(figures.COUNT_BY_GROUP_SQL))
+    assert {name: (c, f) for name, (c, f, _) in groups.items()} == by_group
+    assert figures.from_status(fleet.api("/api/v1/status", "ranger")) == expected
+    assert figures.from_metrics(fleet.metrics()) == expected
+    return expected
+
+
+def test_the_consoles_catalog_figures_equal_the_tables_after_runs_prunes_and_deletes(
+    first_run: FleetRun, duplicate_run: FleetRun
+) -> None:
+    # Runs last: it prunes and deletes files of the second run's catalog.
+    first = console_matches_the_tables(first_run.fleet, first_run.fleet.admin_session())
+    assert 0 < first.complete < first.files
+    fleet = duplicate_run.fleet
+    admin = fleet.admin_session()
+    assert console_matches_the_tables(fleet, admin) == first  # every batch sent twice
+    assert "no drift" in fleet.manage("rebuild_catalog_summary")
+    # An operator prunes the incomplete files no batch has added to for hours ...
+    fleet.execute(
+        "UPDATE catalog_file SET updated_at = now() - interval '3 hours' WHERE NOT complete"
+    )
+    fleet.manage("prune_catalog", "--incomplete-older-than", "1")
+    pruned = console_matches_the_tables(fleet, admin)
+    assert (pruned.files, pruned.complete) == (first.complete, first.complete)
+    # ... and deletes the newest file in the admin.
+    ((newest,),) = fleet.sql("SELECT id FROM catalog_file ORDER BY date DESC, id LIMIT 1")
+    body = {"action": "delete_files", "_selected_action": str(newest), "confirmed": "yes"}
+    assert "Deleted 1 file(s)." in admin.post("/admin/indexer/catalogfile/", body)
+    deleted = console_matches_the_tables(fleet, admin)
+    assert deleted.files == pruned.files - 1

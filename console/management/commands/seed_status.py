@@ -1,4 +1,4 @@
-"""`manage.py seed_status [--json]`: ranges, nodes, lanes and throughput."""
+"""`manage.py seed_status [--json]`: ranges, catalog totals, nodes, lanes and throughput."""
 
 from __future__ import annotations
 
@@ -14,7 +14,10 @@ __all__ = ["render_status"]
 
 
 class Command(BaseCommand):
-    help = "Print the seeding status: ranges by status, nodes, lanes, headers in the last hour."
+    help = (
+        "Print the seeding status: ranges by status, catalog totals, nodes, lanes, headers in"
+        " the last hour."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
@@ -27,6 +30,7 @@ class Command(BaseCommand):
 
 
 RANGE_COLUMNS = ["status", "ranges", "articles", "reached", "headers", "files"]
+CATALOG_COLUMNS = ["catalog files", "complete", "segments", "bytes", "conflicts", "newest post"]
 NODE_COLUMNS = ["node", "last seen", "", "live leases", "headers, last hour"]
 LANE_COLUMNS = [
     "group", "lane", "holder", "epoch", "range", "snapshot next", "age", "size", "ranges done",
@@ -35,7 +39,8 @@ LANE_COLUMNS = [
 
 
 def render_status(status: dict[str, Any]) -> str:
-    out = [range_table(status["ranges"]), "", node_table(status["nodes"])]
+    out = [range_table(status["ranges"]), "", catalog_table(status["catalog"])]
+    out += ["", node_table(status["nodes"])]
     if status.get("lanes"):
         out += ["", lane_table(status["lanes"])]
     out.append("")
@@ -51,6 +56,12 @@ def range_table(ranges: dict[str, dict[str, int]]) -> str:
     return format_table(
         RANGE_COLUMNS, [[name, *(f"{v[k]:,}" for k in keys)] for name, v in ranges.items()]
     )
+
+
+def catalog_table(catalog: dict[str, Any]) -> str:
+    """The catalog's totals (exact: from the per-group summary the triggers keep)."""
+    counts = [f"{catalog[k]:,}" for k in ("files", "complete", "segments", "bytes", "conflicts")]
+    return format_table(CATALOG_COLUMNS, [[*counts, catalog["newest"] or "-"]])
 
 
 def node_table(nodes: list[dict[str, Any]]) -> str:
