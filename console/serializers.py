@@ -39,8 +39,18 @@ class LaneStatusOut(serializers.Serializer):
     live = serializers.BooleanField(help_text="Held, with a heartbeat within the lease TTL.")
 
 
+class CatalogTotalsOut(serializers.Serializer):
+    files = serializers.IntegerField()
+    complete = serializers.IntegerField(help_text="Files holding all of their segments.")
+    segments = serializers.IntegerField()
+    bytes = serializers.IntegerField()
+    conflicts = serializers.IntegerField(help_text="Parts reported under a second message-id.")
+    newest = serializers.DateTimeField(allow_null=True, help_text="The newest post date.")
+
+
 class StatusOut(serializers.Serializer):
     ranges = serializers.DictField(child=RangeTotalsOut(), help_text="Totals by range status.")
+    catalog = CatalogTotalsOut(help_text="The catalog's exact totals (docs/catalog.md, Totals).")
     nodes = NodeStatusOut(many=True)
     lanes = LaneStatusOut(many=True)
     headers_last_hour = serializers.IntegerField()
