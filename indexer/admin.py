@@ -7,6 +7,7 @@ groups' "Plan ranges" page is added by the seeding app (seeding/admin.py).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django import forms
@@ -138,26 +139,28 @@ class NodeAdmin(admin.ModelAdmin):
 
     @admin.action(description="Disable the selected nodes")
     def disable_nodes(self, request: HttpRequest, queryset: QuerySet[Node]) -> HttpResponse | None:
-        return confirm_then(
-            self,
-            request,
-            queryset.filter(disabled=False),
-            lambda ids: (
-                f"Disabled {services.set_nodes_disabled(ids, True, actor=request.user)} node(s)."
-            ),
-            title="Disable nodes",
-            question="Disable these nodes? Their calls get 401 until enabled.",
+        return self._set_disabled(
+            request, queryset, True, "Disable these nodes? Their calls get 401 until enabled."
         )
 
     @admin.action(description="Enable the selected nodes")
     def enable_nodes(self, request: HttpRequest, queryset: QuerySet[Node]) -> HttpResponse | None:
+        return self._set_disabled(request, queryset, False, "Enable these nodes?")
+
+    def _set_disabled(
+        self, request: HttpRequest, queryset: QuerySet[Node], disabled: bool, question: str
+    ) -> HttpResponse | None:
+        verb = "Disable" if disabled else "Enable"
+
+        def act(ids: Iterable[int]) -> str:
+            count = services.set_nodes_disabled(ids, disabled, actor=request.user)
+            return f"{verb}d {count} node(s)."
+
         return confirm_then(
             self,
             request,
-            queryset.filter(disabled=True),
-            lambda ids: (
-                f"Enabled {services.set_nodes_disabled(ids, False, actor=request.user)} node(s)."
-            ),
-            title="Enable nodes",
-            question="Enable these nodes?",
+            queryset.filter(disabled=not disabled),
+            act,
+            title=f"{verb} nodes",
+            question=question,
         )
