@@ -7,6 +7,7 @@ groups' "Plan ranges" page is added by the seeding app (seeding/admin.py).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django import forms
@@ -16,7 +17,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import path
 
-from indexer.admin_tools import CappedCountPaginator, confirm, confirmed
+from indexer.admin_tools import LargeTableAdmin, confirm, confirm_then, confirmed
 from indexer.catalog import admin as _catalog_admin  # noqa: F401  (registers the catalog's pages)
 
 from . import services
@@ -40,16 +41,13 @@ class GroupAdmin(admin.ModelAdmin):
 
 
 @admin.register(AuditEntry)
-class AuditEntryAdmin(admin.ModelAdmin):
+class AuditEntryAdmin(LargeTableAdmin):
     """The audit log: read-only; entries come from the services operators act through."""
 
     list_display = ("at", "actor", "action", "object_type", "count", "detail")
     list_filter = ("action", "object_type")
     search_fields = ("actor",)
     date_hierarchy = "at"
-    show_full_result_count = False
-    paginator = CappedCountPaginator
-    list_per_page = 100
     readonly_fields = ("at", "user", "actor", "action", "object_type", "count", "detail")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -141,30 +139,28 @@ class NodeAdmin(admin.ModelAdmin):
 
     @admin.action(description="Disable the selected nodes")
     def disable_nodes(self, request: HttpRequest, queryset: QuerySet[Node]) -> HttpResponse | None:
-        queryset = queryset.filter(disabled=False)
-        if not confirmed(request):
-            return confirm(
-                self,
-                request,
-                queryset,
-                title="Disable nodes",
-                question="Disable these nodes? Their calls get 401 until enabled.",
-            )
-        count = services.set_nodes_disabled(
-            queryset.values_list("id", flat=True), True, actor=request.user
+        return self._set_disabled(
+            request, queryset, True, "Disable these nodes? Their calls get 401 until enabled."
         )
-        self.message_user(request, f"Disabled {count} node(s).", messages.SUCCESS)
-        return None
 
     @admin.action(description="Enable the selected nodes")
     def enable_nodes(self, request: HttpRequest, queryset: QuerySet[Node]) -> HttpResponse | None:
-        queryset = queryset.filter(disabled=True)
-        if not confirmed(request):
-            return confirm(
-                self, request, queryset, title="Enable nodes", question="Enable these nodes?"
-            )
-        count = services.set_nodes_disabled(
-            queryset.values_list("id", flat=True), False, actor=request.user
+        return self._set_disabled(request, queryset, False, "Enable these nodes?")
+
+    def _set_disabled(
+        self, request: HttpRequest, queryset: QuerySet[Node], disabled: bool, question: str
+    ) -> HttpResponse | None:
+        verb = "Disable" if disabled else "Enable"
+
+        def act(ids: Iterable[int]) -> str:
+            count = services.set_nodes_disabled(ids, disabled, actor=request.user)
+            return f"{verb}d {count} node(s)."
+
+        return confirm_then(
+            self,
+            request,
+            queryset.filter(disabled=not disabled),
+            act,
+            title=f"{verb} nodes",
+            question=question,
         )
-        self.message_user(request, f"Enabled {count} node(s).", messages.SUCCESS)
-        return None

@@ -4,14 +4,17 @@
   million ranges never waits on a full COUNT(*).
 - `confirm`: an admin action's confirmation step (a page listing what will
   be touched, with an optional form); the action acts only on the POST back.
+  `confirm_then` is the whole of a simple action: ask, then act on the ids.
+- `LargeTableAdmin`: a changelist over a table too large to count.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
@@ -62,6 +65,30 @@ def confirm(
         "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
     }
     return TemplateResponse(request, "admin/confirm_action.html", context)
+
+
+def confirm_then(
+    modeladmin: admin.ModelAdmin,
+    request: HttpRequest,
+    queryset: QuerySet,
+    act: Callable[[Iterable[int]], str],
+    *,
+    title: str,
+    question: str,
+) -> TemplateResponse | None:
+    """Ask first; once confirmed, `act` on the selected ids and show what it says it did."""
+    if not confirmed(request):
+        return confirm(modeladmin, request, queryset, title=title, question=question)
+    modeladmin.message_user(request, act(queryset.values_list("id", flat=True)), messages.SUCCESS)
+    return None
+
+
+class LargeTableAdmin(admin.ModelAdmin):
+    """A changelist over a table too large to count: a capped count, 100 rows a page."""
+
+    show_full_result_count = False
+    paginator = CappedCountPaginator
+    list_per_page = 100
 
 
 class InputFilter(admin.SimpleListFilter):

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 
 from indexer.api.authentication import NodeIdentity
-from indexer.api.middleware import API_PREFIX
+from indexer.api.middleware import ApiMiddleware
 from indexer.metrics import CONFLICTS
 
 logger = logging.getLogger("indexer.requests")
@@ -38,13 +37,8 @@ def format_fields(fields: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
-class ApiRequestLogMiddleware:
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        if not request.path.startswith(API_PREFIX):
-            return self.get_response(request)
+class ApiRequestLogMiddleware(ApiMiddleware):
+    def api_call(self, request: HttpRequest) -> HttpResponse:
         started = time.perf_counter()
         response = self.get_response(request)
         duration_ms = (time.perf_counter() - started) * 1000

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 from django.conf import settings
 
@@ -44,25 +45,23 @@ def forget_cached_sizes() -> None:
         _cached.clear()
 
 
-def _over_limit(what: str, size: int, limit: int, setting: str, advice: str) -> str | None:
-    if limit <= 0 or size <= limit:
+def _over_limit(what: str, size: Callable[[], int], setting: str, advice: str) -> str | None:
+    """Why `what` is over the byte limit `setting` (0 means none), or None; sizes it only then."""
+    limit = getattr(settings, setting)
+    if limit <= 0:
+        return None
+    used = size()
+    if used <= limit:
         return None
     return (
-        f"{what} holds {size / 2**30:.2f} GiB, over {setting} ({limit / 2**30:.2f} GiB): {advice}"
+        f"{what} holds {used / 2**30:.2f} GiB, over {setting} ({limit / 2**30:.2f} GiB): {advice}"
     )
 
 
 def room() -> str | None:
     """Why range leases are paused for lack of space, or None when there is room."""
-    limit = settings.DB_MAX_BYTES
-    if limit <= 0:
-        return None
     return _over_limit(
-        "The database",
-        database_size(),
-        limit,
-        "DB_MAX_BYTES",
-        "prune the catalog or raise the limit.",
+        "The database", database_size, "DB_MAX_BYTES", "prune the catalog or raise the limit."
     )
 
 
@@ -73,13 +72,9 @@ def catalog_size() -> int:
 
 def catalog_full() -> str | None:
     """Why the catalog is full (range leases and history lanes pause), or None."""
-    limit = settings.CATALOG_MAX_BYTES
-    if limit <= 0:
-        return None
     return _over_limit(
         "The catalog",
-        catalog_size(),
-        limit,
+        catalog_size,
         "CATALOG_MAX_BYTES",
         "prune it (manage.py prune_catalog) or raise the limit.",
     )

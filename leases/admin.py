@@ -6,19 +6,19 @@ The list reads one row per lane with its group, holder and range joined
 
 from __future__ import annotations
 
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
-from indexer.admin_tools import CappedCountPaginator, confirm, confirmed
+from indexer.admin_tools import LargeTableAdmin, confirm_then
 
 from . import services
 from .models import GroupLane
 
 
 @admin.register(GroupLane)
-class GroupLaneAdmin(admin.ModelAdmin):
+class GroupLaneAdmin(LargeTableAdmin):
     list_display = (
         "group",
         "lane",
@@ -37,9 +37,6 @@ class GroupLaneAdmin(admin.ModelAdmin):
     list_filter = ("lane", ("node", admin.RelatedOnlyFieldListFilter))
     list_select_related = ("group", "node", "range")
     search_fields = ("group__name",)
-    show_full_result_count = False
-    paginator = CappedCountPaginator
-    list_per_page = 100
     ordering = ("group__name", "lane")
     readonly_fields = [f.name for f in GroupLane._meta.fields]
     actions = ("force_release",)
@@ -61,20 +58,16 @@ class GroupLaneAdmin(admin.ModelAdmin):
     def force_release(
         self, request: HttpRequest, queryset: QuerySet[GroupLane]
     ) -> HttpResponse | None:
-        queryset = queryset.filter(node__isnull=False)
-        if not confirmed(request):
-            return confirm(
-                self,
-                request,
-                queryset,
-                title="Force-release group leases",
-                question=(
-                    "Take these lanes from their holders? Their range in work is queued again "
-                    "and their next call gets 409 lease_lost."
-                ),
-            )
-        count = services.force_release_lanes(
-            queryset.values_list("id", flat=True), actor=request.user
+        return confirm_then(
+            self,
+            request,
+            queryset.filter(node__isnull=False),
+            lambda ids: (
+                f"Released {services.force_release_lanes(ids, actor=request.user)} lane(s)."
+            ),
+            title="Force-release group leases",
+            question=(
+                "Take these lanes from their holders? Their range in work is queued again "
+                "and their next call gets 409 lease_lost."
+            ),
         )
-        self.message_user(request, f"Released {count} lane(s).", messages.SUCCESS)
-        return None

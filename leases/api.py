@@ -10,10 +10,15 @@ in `indexer.api.errors`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 from django.http import FileResponse, HttpRequest
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -49,24 +54,26 @@ class LaneNextView(APIView):
         return Response(NextOut({"range": handed}).data)
 
 
-class LaneHeartbeatView(APIView):
-    @extend_schema(
-        request=EpochIn, responses={204: None, **LANE_ERRORS}, summary="Keep a lane lease alive"
-    )
+class LaneEpochView(APIView):
+    """POST {epoch} for a held lane: the service named `action` acts on it."""
+
+    action: ClassVar[str]
+
+    @extend_schema(request=EpochIn, responses={204: None, **LANE_ERRORS})
     def post(self, request: Request, group_id: int, lane: str) -> Response:
         data = validated(EpochIn, request)
-        services.heartbeat_lane(node_id(request), group_id, lane, data["epoch"])
+        getattr(services, self.action)(node_id(request), group_id, lane, data["epoch"])
         return Response(status=204)
 
 
-class LaneReleaseView(APIView):
-    @extend_schema(
-        request=EpochIn, responses={204: None, **LANE_ERRORS}, summary="Give a lane back"
-    )
-    def post(self, request: Request, group_id: int, lane: str) -> Response:
-        data = validated(EpochIn, request)
-        services.release_lane(node_id(request), group_id, lane, data["epoch"])
-        return Response(status=204)
+@extend_schema_view(post=extend_schema(summary="Keep a lane lease alive"))
+class LaneHeartbeatView(LaneEpochView):
+    action = "heartbeat_lane"
+
+
+@extend_schema_view(post=extend_schema(summary="Give a lane back"))
+class LaneReleaseView(LaneEpochView):
+    action = "release_lane"
 
 
 def body_chunks(request: HttpRequest, length: int | None) -> Iterator[bytes]:

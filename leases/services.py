@@ -24,6 +24,7 @@ from indexer.models import AuditAction
 from indexer.rulesets import current_rules
 from indexer.services import record_audit
 from indexer.space import leasing_paused, room
+from seeding.services import Offer
 
 from . import snapshots
 from .lanes import LANES, lane_bounds
@@ -57,10 +58,8 @@ class LaneLease:
 
 
 @dataclass(frozen=True)
-class LaneOffer:
-    lease: LaneLease | None
-    retry_after: int | None = None
-    paused: str | None = None
+class LaneOffer(Offer[LaneLease]):
+    pass
 
 
 @dataclass(frozen=True)

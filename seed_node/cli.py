@@ -13,7 +13,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -104,30 +104,33 @@ def _add_work_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+# Tuning options: flag, type, default (SEED_<FLAG> overrides it), help.
+_TUNING: tuple[tuple[str, Callable[[str], Any], str | None, str | None], ...] = (
+    ("--batch-headers", int, "20000", None),
+    ("--batch-seconds", float, "30", None),
+    ("--snapshot-every", int, "10", None),
+    ("--log-interval", float, "60", None),
+    ("--heartbeat-seconds", float, "30", None),
+    (
+        "--fragment-lag",
+        int,
+        "100000",
+        "articles after which an incomplete file is given up as a fragment",
+    ),
+    ("--max-open", int, "200000", None),
+    ("--max-headers-per-second", float, "0", "per worker; 0 means no limit"),
+    ("--http-timeout", float, "60", None),
+    ("--max-backoff", float, "60", None),
+    ("--work-dir", str, None, "where window snapshots are spooled"),
+)
+
+
 def _add_tuning_options(parser: argparse.ArgumentParser) -> None:
     """Batches, timing, limits and logging; the defaults suit most nodes."""
     add = parser.add_argument
-    add("--batch-headers", type=int, default=_env("BATCH_HEADERS", "20000"))
-    add("--batch-seconds", type=float, default=_env("BATCH_SECONDS", "30"))
-    add("--snapshot-every", type=int, default=_env("SNAPSHOT_EVERY", "10"))
-    add("--log-interval", type=float, default=_env("LOG_INTERVAL", "60"))
-    add("--heartbeat-seconds", type=float, default=_env("HEARTBEAT_SECONDS", "30"))
-    add(
-        "--fragment-lag",
-        type=int,
-        default=_env("FRAGMENT_LAG", "100000"),
-        help="articles after which an incomplete file is given up as a fragment",
-    )
-    add("--max-open", type=int, default=_env("MAX_OPEN", "200000"))
-    add(
-        "--max-headers-per-second",
-        type=float,
-        default=_env("MAX_HEADERS_PER_SECOND", "0"),
-        help="per worker; 0 means no limit",
-    )
-    add("--http-timeout", type=float, default=_env("HTTP_TIMEOUT", "60"))
-    add("--max-backoff", type=float, default=_env("MAX_BACKOFF", "60"))
-    add("--work-dir", default=_env("WORK_DIR"), help="where window snapshots are spooled")
+    for flag, kind, default, text in _TUNING:
+        env = flag.removeprefix("--").upper().replace("-", "_")
+        add(flag, type=kind, default=_env(env, default), help=text)
     add(
         "--exit-when-idle",
         action="store_true",

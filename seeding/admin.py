@@ -9,6 +9,7 @@ is planned twice.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django import forms
@@ -20,7 +21,13 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
 from indexer.admin import GroupAdmin
-from indexer.admin_tools import CappedCountPaginator, GroupNameFilter, confirm, confirmed
+from indexer.admin_tools import (
+    GroupNameFilter,
+    LargeTableAdmin,
+    confirm,
+    confirm_then,
+    confirmed,
+)
 from indexer.errors import DomainError
 from indexer.models import Group
 from usenet.limits import MAX_BIGINT
@@ -131,7 +138,7 @@ class PriorityForm(forms.Form):
 
 
 @admin.register(SeedRange)
-class SeedRangeAdmin(admin.ModelAdmin):
+class SeedRangeAdmin(LargeTableAdmin):
     list_display = (
         "id",
         "group",
@@ -153,9 +160,6 @@ class SeedRangeAdmin(admin.ModelAdmin):
         "node",
     )
     list_select_related = ("group", "node")
-    show_full_result_count = False
-    paginator = CappedCountPaginator
-    list_per_page = 100
     ordering = ("-id",)
     raw_id_fields = ("group", "node")
     readonly_fields = (
@@ -196,39 +200,31 @@ class SeedRangeAdmin(admin.ModelAdmin):
 
     @admin.action(description="Requeue the selected ranges (from their resume points)")
     def requeue(self, request: HttpRequest, queryset: QuerySet[SeedRange]) -> HttpResponse | None:
-        queryset = queryset.exclude(status=RangeStatus.QUEUED)
-        if not confirmed(request):
-            return confirm(
-                self,
-                request,
-                queryset,
-                title="Requeue ranges",
-                question="Queue these ranges again? Live leases on them are taken away.",
-            )
-        count = services.requeue_ranges(queryset.values_list("id", flat=True), actor=request.user)
-        self.message_user(request, f"Requeued {count} range(s).", messages.SUCCESS)
-        return None
+        return confirm_then(
+            self,
+            request,
+            queryset.exclude(status=RangeStatus.QUEUED),
+            lambda ids: f"Requeued {services.requeue_ranges(ids, actor=request.user)} range(s).",
+            title="Requeue ranges",
+            question="Queue these ranges again? Live leases on them are taken away.",
+        )
 
     @admin.action(description="Mark the selected ranges failed")
     def mark_failed(
         self, request: HttpRequest, queryset: QuerySet[SeedRange]
     ) -> HttpResponse | None:
-        queryset = queryset.filter(status__in=[RangeStatus.QUEUED, RangeStatus.LEASED])
-        if not confirmed(request):
-            return confirm(
-                self,
-                request,
-                queryset,
-                title="Mark ranges failed",
-                question="Mark these ranges failed? Nodes stop getting them.",
-            )
-        count = services.fail_ranges(
-            queryset.values_list("id", flat=True),
-            reason=f"marked failed by {request.user}",
-            actor=request.user,
+        def fail(ids: Iterable[int]) -> str:
+            reason = f"marked failed by {request.user}"
+            return f"Marked {services.fail_ranges(ids, reason=reason, actor=request.user)} range(s) failed."
+
+        return confirm_then(
+            self,
+            request,
+            queryset.filter(status__in=[RangeStatus.QUEUED, RangeStatus.LEASED]),
+            fail,
+            title="Mark ranges failed",
+            question="Mark these ranges failed? Nodes stop getting them.",
         )
-        self.message_user(request, f"Marked {count} range(s) failed.", messages.SUCCESS)
-        return None
 
     @admin.action(description="Change the priority of the selected ranges")
     def change_priority(

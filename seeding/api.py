@@ -6,11 +6,11 @@ Errors are raised as typed exceptions by the services and mapped to HTTP in
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -59,20 +59,27 @@ class RangeBatchView(APIView):
         return Response(BatchOut(result).data)
 
 
-class RangeHeartbeatView(APIView):
-    @extend_schema(request=EpochIn, responses={204: None, **ERRORS}, summary="Keep a lease alive")
+class RangeEpochView(APIView):
+    """POST {epoch} for a held range: the service named `action` acts on it."""
+
+    action: ClassVar[str]
+
+    @extend_schema(request=EpochIn, responses={204: None, **ERRORS})
     def post(self, request: Request, range_id: int) -> Response:
         data = validated(EpochIn, request)
-        services.heartbeat_range(node_id(request), checked_range_id(range_id), data["epoch"])
+        act = getattr(services, self.action)
+        act(node_id(request), checked_range_id(range_id), data["epoch"])
         return Response(status=204)
 
 
-class RangeFinishView(APIView):
-    @extend_schema(request=EpochIn, responses={204: None, **ERRORS}, summary="Finish a range")
-    def post(self, request: Request, range_id: int) -> Response:
-        data = validated(EpochIn, request)
-        services.finish_range(node_id(request), checked_range_id(range_id), data["epoch"])
-        return Response(status=204)
+@extend_schema_view(post=extend_schema(summary="Keep a lease alive"))
+class RangeHeartbeatView(RangeEpochView):
+    action = "heartbeat_range"
+
+
+@extend_schema_view(post=extend_schema(summary="Finish a range"))
+class RangeFinishView(RangeEpochView):
+    action = "finish_range"
 
 
 class RangeReleaseView(APIView):

@@ -195,21 +195,15 @@ def plan_ranges(
     pool = pool or news_pool()
     _, now = database_now()
     since = None if days is None else int(now - days * 86400)
-    for index, group in enumerate(rows, 1):
-        plan = GroupPlan(group.name, group.id)
-        try:
-            with pool.connection() as client:
-                span = history_span(client, group, since)
-        except NoSuchGroup:
-            plan.note = "not on the news server"
+
+    def probe(client: NNTPClient, group: Group, plan: GroupPlan) -> None:
+        span = history_span(client, group, since)
+        if span is None:
+            plan.note = "no articles on the news server"
         else:
-            if span is None:
-                plan.note = "no articles on the news server"
-            else:
-                plan.low, plan.high, plan.note = span
-        summary.groups.append(plan)
-        if progress is not None:
-            progress(plan, index, len(rows))
+            plan.low, plan.high, plan.note = span
+
+    _probe_groups(summary, rows, pool, progress, probe)
     commit_plan(summary, hand_off_backfill=True)
     audit_plan(summary, actor, "history")
     return summary
@@ -240,29 +234,43 @@ def plan_tail(
         row.group_id: row.highest
         for row in queries.fetchall("highest_planned", {"group_ids": [g.id for g in rows]})
     }
+
+    def probe(client: NNTPClient, group: Group, plan: GroupPlan) -> None:
+        info = client.group(group.name)
+        if group.id in highest:
+            low = highest[group.id] + 1
+        elif info.count == 0 or info.last < info.first:
+            low = info.last + 1
+        else:
+            low = max(live_top(client, info, group.created_at) + 1, info.first)
+        plan.low, plan.high = low, info.last
+        if low > info.last:
+            plan.note = "nothing new"
+
+    _probe_groups(summary, rows, pool, progress, probe)
+    commit_plan(summary, hand_off_backfill=False)
+    audit_plan(summary, actor, "tail")
+    return summary
+
+
+def _probe_groups(
+    summary: PlanSummary,
+    rows: list[Group],
+    pool: NNTPPool,
+    progress: Progress | None,
+    probe: Callable[[NNTPClient, Group, GroupPlan], None],
+) -> None:
+    """Ask the news server about each group in turn; `probe` fills in its plan."""
     for index, group in enumerate(rows, 1):
         plan = GroupPlan(group.name, group.id)
         try:
             with pool.connection() as client:
-                info = client.group(group.name)
-                if group.id in highest:
-                    low = highest[group.id] + 1
-                elif info.count == 0 or info.last < info.first:
-                    low = info.last + 1
-                else:
-                    low = max(live_top(client, info, group.created_at) + 1, info.first)
+                probe(client, group, plan)
         except NoSuchGroup:
             plan.note = "not on the news server"
-        else:
-            plan.low, plan.high = low, info.last
-            if low > info.last:
-                plan.note = "nothing new"
         summary.groups.append(plan)
         if progress is not None:
             progress(plan, index, len(rows))
-    commit_plan(summary, hand_off_backfill=False)
-    audit_plan(summary, actor, "tail")
-    return summary
 
 
 def audit_plan(summary: PlanSummary, actor: Any, kind: str) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from django.conf import settings
 from django.db import transaction
@@ -30,6 +30,8 @@ from .models import RangeStatus, SeedRange
 from .signals import range_finished
 from .sql import queries
 
+L = TypeVar("L")
+
 
 @dataclass(frozen=True)
 class RangeLease:
@@ -42,10 +44,17 @@ class RangeLease:
 
 
 @dataclass(frozen=True)
-class LeaseOffer:
-    lease: RangeLease | None
+class Offer(Generic[L]):
+    """A lease handed out, or none: then retry after so many seconds, or why leasing is paused."""
+
+    lease: L | None
     retry_after: int | None = None
     paused: str | None = None
+
+
+@dataclass(frozen=True)
+class LeaseOffer(Offer[RangeLease]):
+    pass
 
 
 @dataclass(frozen=True)

@@ -36,13 +36,23 @@ def _remember_exception(sender: Any, request: HttpRequest | None = None, **kwarg
 got_request_exception.connect(_remember_exception, dispatch_uid="indexer.api.exception")
 
 
-class ApiErrorMiddleware:
+class ApiMiddleware:
+    """A middleware that acts on API requests only (`api_call`); others pass through."""
+
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if not request.path.startswith(API_PREFIX):
             return self.get_response(request)
+        return self.api_call(request)
+
+    def api_call(self, request: HttpRequest) -> HttpResponse:
+        raise NotImplementedError
+
+
+class ApiErrorMiddleware(ApiMiddleware):
+    def api_call(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
         status = response.status_code
         if status < 400 or "json" in response.get("Content-Type", ""):

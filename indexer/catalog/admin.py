@@ -19,7 +19,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from indexer.admin_tools import CappedCountPaginator, confirm, confirmed
+from indexer.admin_tools import LargeTableAdmin, confirm, confirm_then, confirmed
 from indexer.errors import DomainError, NotFound
 from indexer.rulesets import current_rules
 
@@ -88,7 +88,7 @@ class RuleSetVersionAdmin(admin.ModelAdmin):
 
 
 @admin.register(CatalogFile)
-class CatalogFileAdmin(admin.ModelAdmin):
+class CatalogFileAdmin(LargeTableAdmin):
     list_display = (
         "id",
         "name",
@@ -105,9 +105,6 @@ class CatalogFileAdmin(admin.ModelAdmin):
     search_fields = ("name",)
     search_help_text = "Part of the file name (case-insensitive)."
     list_select_related = ("group",)
-    show_full_result_count = False
-    paginator = CappedCountPaginator
-    list_per_page = 100
     ordering = ("-id",)
     actions = ("export_nzb", "delete_files")
     fields = (
@@ -231,15 +228,12 @@ class CatalogFileAdmin(admin.ModelAdmin):
 
     @admin.action(description="Delete the selected files", permissions=["delete"])
     def delete_files(self, request: HttpRequest, queryset: QuerySet[CatalogFile]) -> Any:
-        if not confirmed(request):
-            return confirm(
-                self,
-                request,
-                queryset.defer(*selectors.SEGMENT_FIELDS),
-                title="Delete catalog files",
-                question="Delete these files from the catalog? Nodes re-report them only if "
-                "their ranges are indexed again.",
-            )
-        count = services.delete_files(queryset.values_list("id", flat=True), actor=request.user)
-        self.message_user(request, f"Deleted {count} file(s).", messages.SUCCESS)
-        return None
+        return confirm_then(
+            self,
+            request,
+            queryset.defer(*selectors.SEGMENT_FIELDS),
+            lambda ids: f"Deleted {services.delete_files(ids, actor=request.user)} file(s).",
+            title="Delete catalog files",
+            question="Delete these files from the catalog? Nodes re-report them only if "
+            "their ranges are indexed again.",
+        )

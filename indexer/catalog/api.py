@@ -6,10 +6,10 @@ exceptions mapped to HTTP in `indexer.api.errors`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from django.http import HttpResponse
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
@@ -81,25 +81,31 @@ class FileDetailView(CatalogView):
         return Response(FileDetailOut(selectors.file_detail(checked_file_id(file_id))).data)
 
 
-class FileNzbView(CatalogView):
+class NzbView(CatalogView):
+    """GET an NZB for a file: the selector named `selector` gathers what goes in it."""
+
     renderer_classes = [NzbRenderer, JSONRenderer]
+    selector: ClassVar[str]
 
     @extend_schema(
-        responses={(200, CONTENT_TYPE): OpenApiResponse(description="NZB 1.1"), **ERRORS},
-        summary="The file as an NZB 1.1 document",
-        operation_id="file_nzb",
+        responses={(200, CONTENT_TYPE): OpenApiResponse(description="NZB 1.1"), **ERRORS}
     )
     def get(self, request: Request, file_id: int) -> HttpResponse:
-        return nzb_response(*selectors.file_nzb(checked_file_id(file_id)))
+        return nzb_response(*getattr(selectors, self.selector)(checked_file_id(file_id)))
 
 
-class ReleaseNzbView(CatalogView):
-    renderer_classes = [NzbRenderer, JSONRenderer]
+@extend_schema_view(
+    get=extend_schema(summary="The file as an NZB 1.1 document", operation_id="file_nzb")
+)
+class FileNzbView(NzbView):
+    selector = "file_nzb"
 
-    @extend_schema(
-        responses={(200, CONTENT_TYPE): OpenApiResponse(description="NZB 1.1"), **ERRORS},
+
+@extend_schema_view(
+    get=extend_schema(
         summary="Every file of the post this file belongs to, as one NZB",
         operation_id="release_nzb",
     )
-    def get(self, request: Request, file_id: int) -> HttpResponse:
-        return nzb_response(*selectors.release_nzb(checked_file_id(file_id)))
+)
+class ReleaseNzbView(NzbView):
+    selector = "release_nzb"

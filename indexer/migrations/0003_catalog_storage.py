@@ -20,7 +20,7 @@ from django.db import migrations, transaction
 
 from indexer.sql import queries
 
-# The statements are in sql/catalog_storage.sql; a block run here is never edited.
+# The statements are in sql/migrations/catalog_storage.sql; a block run here is never edited.
 FORWARD = "\n".join([queries["create_message_id_index"], queries["tune_catalog_vacuum"]])
 BACKWARD = queries["drop_catalog_storage"]
 

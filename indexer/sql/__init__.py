@@ -57,9 +57,9 @@ def parse_queries(text: str) -> dict[str, str]:
 
 @cache
 def load_queries(path: str) -> dict[str, str]:
-    """The named blocks of one `.sql` file, or of every `.sql` file in a directory."""
+    """The named blocks of one `.sql` file, or of every `.sql` file below a directory."""
     where = Path(path)
-    files = sorted(where.glob("*.sql")) if where.is_dir() else [where]
+    files = sorted(where.rglob("*.sql")) if where.is_dir() else [where]
     queries: dict[str, str] = {}
     for file in files:
         for name, body in parse_queries(file.read_text(encoding="utf-8")).items():

@@ -24,7 +24,7 @@ from django.db import migrations
 
 from leases.sql import queries
 
-# The statements are in sql/tracking.sql; a block run here is never edited.
+# The statements are in sql/migrations/tracking.sql; a block run here is never edited.
 FORWARD = "\n".join([
     queries["create_lane_of_function"],
     queries["create_lane_apply_function"],

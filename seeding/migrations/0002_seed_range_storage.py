@@ -13,7 +13,7 @@ from django.db import migrations
 
 from seeding.sql import queries
 
-# The statements are in sql/storage.sql; a block run here is never edited.
+# The statements are in sql/migrations/storage.sql; a block run here is never edited.
 FORWARD = queries["tune_range_storage"]
 BACKWARD = queries["reset_range_storage"]
 

@@ -18,7 +18,7 @@ from django.db import migrations
 
 from seeding.sql import queries
 
-# The statements are in sql/summary.sql; a block run here is never edited.
+# The statements are in sql/migrations/summary.sql; a block run here is never edited.
 FORWARD = "\n".join([
     queries["add_summary_group_fk"],
     queries["create_summary_apply_function"],

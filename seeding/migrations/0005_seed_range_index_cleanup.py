@@ -16,7 +16,7 @@ from seeding.sql import queries
 
 class Migration(migrations.Migration):
     dependencies = [("seeding", "0004_range_summary_triggers")]
-    # The statements are in sql/storage.sql; a block run here is never edited.
+    # The statements are in sql/migrations/storage.sql; a block run here is never edited.
     operations = [
         migrations.RunSQL(
             queries["keep_claim_index_clean"], queries["reset_claim_index_cleanup"]

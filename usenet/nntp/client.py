@@ -200,17 +200,22 @@ class NNTPClient:
             self._command(f"AUTHINFO PASS {self._password}", (281,))
         self._load_capabilities()
 
+    def _try_command(self, command: str, label: str, code: int) -> bool:
+        """Send an optional command; False, logged, when the server refuses it."""
+        try:
+            self._command(command, (code,))
+        except (NNTPConnectionError, NNTPProtocolError):
+            raise
+        except NNTPError as exc:
+            log.info("%s refused by %s: %s", label, self.host, exc)
+            return False
+        return True
+
     def _enable_compression(self) -> None:
         offered = self.capabilities
         allowed = [name for name in COMPRESSIONS if name not in self.disabled_compressions]
         if "deflate" in allowed and "DEFLATE" in offered.get("COMPRESS", []):
-            try:
-                self._command("COMPRESS DEFLATE", (206,))
-            except (NNTPConnectionError, NNTPProtocolError):
-                raise
-            except NNTPError as exc:
-                log.info("COMPRESS DEFLATE refused by %s: %s", self.host, exc)
-            else:
+            if self._try_command("COMPRESS DEFLATE", "COMPRESS DEFLATE", 206):
                 # Everything after the 206 line is raw deflate, in both directions.
                 self._inflater = zlib.decompressobj(-15)
                 self._deflater = zlib.compressobj(wbits=-15)
@@ -220,13 +225,9 @@ class NNTPClient:
                 self.compression_in_use = "deflate"
                 return
         if "gzip" in allowed and "GZIP" in offered.get("XFEATURE-COMPRESS", []):
-            try:
-                self._command("XFEATURE COMPRESS GZIP TERMINATOR", (290,))
-            except (NNTPConnectionError, NNTPProtocolError):
-                raise
-            except NNTPError as exc:
-                log.info("XFEATURE COMPRESS GZIP refused by %s: %s", self.host, exc)
-            else:
+            if self._try_command(
+                "XFEATURE COMPRESS GZIP TERMINATOR", "XFEATURE COMPRESS GZIP", 290
+            ):
                 self.compression_in_use = "gzip"
                 return
         if "xzver" in allowed and "XZVER" in offered:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
-from indexer.errors import DomainError
+from indexer.commands import command_errors
 from indexer.progress import ProgressBar
 from indexer.services import AddedGroups, add_groups
 from indexer.tables import format_table
-from usenet.nntp import NNTPError
 
 
 class Command(BaseCommand):
@@ -29,15 +28,8 @@ class Command(BaseCommand):
     def add(self, wildmat: str, dry_run: bool) -> AddedGroups:
         # LIST ACTIVE does not say how many groups will come: a counter, no bar.
         self.bar = ProgressBar(self.stderr._out, unit="groups listed")
-        try:
-            result = add_groups(wildmat, dry_run, progress=self.progress)
-        except DomainError as exc:
-            raise CommandError(exc.detail) from None
-        except NNTPError as exc:
-            raise CommandError(f"The news server failed: {exc}") from None
-        finally:
-            self.bar.finish()
-        return result
+        with command_errors(self.bar):
+            return add_groups(wildmat, dry_run, progress=self.progress)
 
     def progress(self, name: str, count: int) -> None:
         if count % 100 == 0:

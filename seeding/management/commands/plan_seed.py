@@ -6,12 +6,11 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from indexer.errors import DomainError
+from indexer.commands import command_errors
 from indexer.models import Group
 from indexer.progress import ProgressBar
 from indexer.tables import format_table
 from seeding.planning import GroupPlan, PlanSummary, plan_ranges
-from usenet.nntp import NNTPError
 
 
 def render_plan(summary: PlanSummary) -> str:
@@ -68,17 +67,10 @@ class Command(BaseCommand):
         dry_run: bool,
     ) -> PlanSummary:
         self.bar = ProgressBar(self.stderr._out, len(dict.fromkeys(names)), unit="groups")
-        try:
-            summary = plan_ranges(
+        with command_errors(self.bar, after="; nothing was planned."):
+            return plan_ranges(
                 dict.fromkeys(names), days, size, priority, dry_run, progress=self.progress
             )
-        except DomainError as exc:
-            raise CommandError(exc.detail) from None
-        except NNTPError as exc:
-            raise CommandError(f"The news server failed: {exc}; nothing was planned.") from None
-        finally:
-            self.bar.finish()
-        return summary
 
     def progress(self, plan: GroupPlan, index: int, total: int) -> None:
         span = "" if plan.low is None else f" {plan.low:,}..{plan.high:,}"

@@ -9,9 +9,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import close_old_connections, connection
 
-from indexer.errors import DomainError
+from indexer.commands import command_errors
 from seeding.planning import GroupPlan, PlanSummary, plan_tail
-from usenet.nntp import NNTPError
 
 from .plan_seed import render_plan
 
@@ -39,12 +38,8 @@ class Command(BaseCommand):
         return self.loop(every, options["size"], options["priority"], options["dry_run"])
 
     def plan_once(self, size: int | None, priority: int | None, dry_run: bool) -> PlanSummary:
-        try:
+        with command_errors():
             summary = plan_tail(size, priority, dry_run, progress=self.progress)
-        except DomainError as exc:
-            raise CommandError(exc.detail) from None
-        except NNTPError as exc:
-            raise CommandError(f"The news server failed: {exc}") from None
         self.stderr.write("")
         return summary
 
