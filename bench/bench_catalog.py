@@ -10,6 +10,7 @@ Run: .venv/bin/python bench/bench_catalog.py [--batches 10] [--stored 10000000]
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 
 from django_setup import setup
@@ -18,7 +19,7 @@ setup("bench_catalog")
 
 from django.db import connection, transaction  # noqa: E402
 
-from indexer.catalog.services import store_files  # noqa: E402
+from indexer.catalog.services import rebuild_catalog_summary, store_files  # noqa: E402
 from indexer.catalog.validation import FileReport  # noqa: E402
 from indexer.models import Group  # noqa: E402
 
@@ -125,13 +126,35 @@ def clean_pending_list() -> float:
     return time.perf_counter() - started
 
 
-def measure(group_id: int, serial: int, batches: int) -> tuple[float, float, float]:
-    """(store_files rate, the same with the index upkeep it deferred, bare COPY rate).
+# The catalog summary's triggers in the batch path, on (True) or off.
+SUMMARY_TRIGGERS = {
+    True: "ALTER TABLE catalog_file ENABLE TRIGGER group_catalog_summary_insert,"
+    " ENABLE TRIGGER group_catalog_summary_update, ENABLE TRIGGER group_catalog_summary_delete",
+    False: "ALTER TABLE catalog_file DISABLE TRIGGER group_catalog_summary_insert,"
+    " DISABLE TRIGGER group_catalog_summary_update, DISABLE TRIGGER group_catalog_summary_delete",
+}
+
+
+def summary_triggers(enabled: bool) -> None:
+    """Keep the per-group totals in the batch path, or not (the bench's comparison)."""
+    with connection.cursor() as cursor:
+        cursor.execute(SUMMARY_TRIGGERS[enabled])
+
+
+def measure(group_id: int, serial: int, batches: int) -> tuple[float, ...]:
+    """(store_files rate, the same with the index upkeep it deferred, bare COPY rate,
+    store_files rate without the catalog summary, with ÷ without batch by batch).
 
     Each batch is stored, then the same rows are copied, so whatever else the
-    machine (or autovacuum) does meanwhile weighs on both alike.
+    machine (or autovacuum) does meanwhile weighs on both alike. Between them,
+    as many batches are stored with the summary's triggers disabled, in the
+    order with, without, without, with, … so a drift during the phase weighs
+    on both kinds alike; the last figure is the ratio of their median batch
+    times (one disturbed batch does not move it). The message-id index's
+    pending list holds both kinds' entries; its upkeep is charged half to the
+    batches with the summary.
     """
-    before, measured = make_batches(serial, batches)
+    before, measured = make_batches(serial, 2 * batches)
     for batch in before:
         with transaction.atomic():
             store_files(group_id, None, batch, [])
@@ -142,13 +165,26 @@ def measure(group_id: int, serial: int, batches: int) -> tuple[float, float, flo
             " part int, article bigint, message_id text, bytes int)"
         )
         cursor.execute("TRUNCATE bench_copy")
-    stored_time = copied_time = 0.0
-    for batch in measured:
-        stored_time += store_seconds(group_id, batch)
-        copied_time += copy_seconds(group_id, batch)
+    stored: list[float] = []
+    plain: list[float] = []
+    copied_time = 0.0
+    for index, batch in enumerate(measured):
+        if index % 4 in (1, 2):
+            summary_triggers(enabled=False)
+            plain.append(store_seconds(group_id, batch))
+            summary_triggers(enabled=True)
+        else:
+            stored.append(store_seconds(group_id, batch))
+            copied_time += copy_seconds(group_id, batch)
     segments = batches * FILES_PER_BATCH * SEGMENTS
-    upkeep = clean_pending_list()
-    return segments / stored_time, segments / (stored_time + upkeep), segments / copied_time
+    upkeep = clean_pending_list() / 2
+    return (
+        segments / sum(stored),
+        segments / (sum(stored) + upkeep),
+        segments / copied_time,
+        segments / sum(plain),
+        statistics.median(plain) / statistics.median(stored),
+    )
 
 
 def main() -> None:
@@ -168,23 +204,37 @@ def main() -> None:
 
     rows = []
     rows.append(("empty catalog", *measure(group.id, 1_000_000_000, args.batches)))
+    # The preload's statements insert 200,000 files each: the summary is
+    # recounted once afterwards instead (the rebuild command's service).
+    summary_triggers(enabled=False)
     seconds = preload(group.id, args.stored)
+    summary_triggers(enabled=True)
     print(f"preloaded {stored_segments():,} segments in {seconds:.0f} s (generate_series)")
+    started = time.perf_counter()
+    rebuild_catalog_summary()
+    print(f"catalog summary recounted in {time.perf_counter() - started:.1f} s (the rebuild)")
     label = f"{args.stored / 1e6:g}M segments stored"
     rows.append((label, *measure(group.id, 2_000_000_000, args.batches)))
 
     print("segments stored per second (ratio: to the bare COPY in the same run)")
     print(
-        f"{'':24} {'store_files':>12} {'ratio':>6} {'+ index upkeep':>15} {'ratio':>6} {'bare COPY':>12}"
+        f"{'':24} {'store_files':>12} {'ratio':>6} {'+ index upkeep':>15} {'ratio':>6}"
+        f" {'bare COPY':>12} {'no summary':>12}"
     )
-    for label, stored, with_upkeep, copied in rows:
+    for label, stored, with_upkeep, copied, plain, _ in rows:
         print(
             f"{label:24} {stored:>12,.0f} {stored / copied:>6.2f} {with_upkeep:>15,.0f}"
-            f" {with_upkeep / copied:>6.2f} {copied:>12,.0f}"
+            f" {with_upkeep / copied:>6.2f} {copied:>12,.0f} {plain:>12,.0f}"
         )
     print(
         f"store_files with {args.stored / 1e6:g}M segments stored / with none:"
         f" {rows[1][1] / rows[0][1]:.2f}"
+    )
+    print(
+        "store_files with the catalog summary / without: "
+        + ", ".join(f"{row[1] / row[4]:.2f} ({row[0]})" for row in rows)
+        + "; batch by batch (medians): "
+        + ", ".join(f"{row[5]:.2f}" for row in rows)
     )
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_size_pretty(pg_total_relation_size('catalog_file'))")
