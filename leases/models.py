@@ -51,6 +51,20 @@ class GroupLane(models.Model):
     snapshot_next = models.BigIntegerField(null=True, blank=True)
     snapshot_size = models.BigIntegerField(null=True, blank=True)
     snapshot_at = models.DateTimeField(null=True, blank=True)
+    # The range in work's counters when the snapshot was taken at its `next`:
+    # a takeover that moves that range back to the snapshot puts them back.
+    snapshot_range = models.ForeignKey(
+        SeedRange,
+        null=True,
+        blank=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        db_index=False,
+        related_name="+",
+    )
+    snapshot_headers = models.BigIntegerField(null=True, blank=True)
+    snapshot_files = models.BigIntegerField(null=True, blank=True)
+    snapshot_fragments = models.BigIntegerField(null=True, blank=True)
     ranges_done = models.BigIntegerField(default=0, db_default=0)
     headers = models.BigIntegerField(default=0, db_default=0)
     # Maintained by the seed_range trigger: open work of the lane.
@@ -134,3 +148,28 @@ class LaneConfig(models.Model):
 
     def __str__(self) -> str:
         return f"tail <= {self.tail_max}, history {self.history_min}..{self.history_max}"
+
+
+class LaneHandout(models.Model):
+    """A range a lane's `next` handed out, at the range epoch it got.
+
+    While the epochs match, the range's progress came from that lane's window,
+    so a takeover may move it back to the snapshot; a range lease since (a new
+    epoch) owns its progress. Rows of ranges wholly before the lane's latest
+    snapshot are dropped when the snapshot is recorded.
+    """
+
+    range = models.OneToOneField(
+        SeedRange,
+        primary_key=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        related_name="+",
+    )
+    epoch = models.IntegerField()
+
+    class Meta:
+        db_table = "lane_handout"
+
+    def __str__(self) -> str:
+        return f"range {self.range_id} @{self.epoch}"

@@ -168,8 +168,6 @@ def lease_lane(node_id: int, lane: str) -> LaneOffer:
                 "ttl": ttl,
                 "range_id": free.range_id,
                 "last_holder": free.node_id,
-                "snap_next": free.snapshot_next,
-                "snap_at": free.snapshot_at,
             },
         )
         taken = queries.fetchone("take_lane", {"lane_id": lane_id, "node_id": node_id})

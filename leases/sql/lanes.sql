@@ -93,38 +93,71 @@ SELECT gl.id
 -- name: lock_free_lane
 -- The chosen lane as it was before this hand-out (its last holder and range
 -- in work), locked, and only while it is still free.
-SELECT gl.group_id, gl.node_id, gl.range_id, gl.snapshot_next, gl.snapshot_at
+SELECT gl.group_id, gl.node_id, gl.range_id
   FROM group_lane AS gl
  WHERE gl.id = %(lane_id)s
    AND (gl.node_id IS NULL OR gl.heartbeat_at < now() - make_interval(secs => %(ttl)s))
    FOR UPDATE;
 
 -- name: reset_lane_ranges
--- What the lane's snapshot does not cover is queued again. From the
--- snapshot's article on, ranges the window worked after the snapshot (the
--- last holder's range in work, quiet leases, done since the snapshot, or
--- read past it) restart at max(start, snapshot next); a range done before
--- the snapshot stays done. Without a snapshot, leased ranges left behind
--- are queued at their resume points. Live range leases are never touched.
-UPDATE seed_range AS r
-   SET status = 'queued',
-       node_id = NULL,
-       done_at = NULL,
-       next_id = CASE WHEN %(snap_next)s::bigint IS NOT NULL AND r.end_id >= %(snap_next)s::bigint
-                      THEN GREATEST(r.start_id, %(snap_next)s::bigint)
-                      ELSE r.next_id END
- WHERE r.group_id = %(group_id)s
-   AND group_lane_of(r.priority, r.capture, %(tail_max)s, %(history_min)s,
-                     %(history_max)s, %(capture_only)s) = %(lane)s
-   AND (
-        (r.status = 'leased'
-         AND ((r.id = %(range_id)s AND r.node_id = %(last_holder)s)
-              OR r.heartbeat_at < now() - make_interval(secs => %(ttl)s)))
-     OR (%(snap_next)s::bigint IS NOT NULL
-         AND r.end_id >= %(snap_next)s::bigint
-         AND ((r.status = 'done' AND r.done_at > %(snap_at)s)
-              OR (r.status = 'queued' AND r.next_id > GREATEST(r.start_id, %(snap_next)s::bigint))))
-   );
+-- What the lane's snapshot does not cover is queued again. Only ranges whose
+-- progress came from this lane's window (lane_handout at the range's epoch)
+-- are touched: a range lease's resume point is exact and stays. From the
+-- snapshot's article on, the window's ranges (the last holder's range in
+-- work, quiet leases, done since the snapshot, or read past it) restart at
+-- max(start, snapshot next), and their counters go back to what that point
+-- had counted: zero from the range's start, the snapshot's record for the
+-- range it was taken in (kept as they were when there is no record). A range
+-- done before the snapshot stays done. Without a snapshot, the window's
+-- leased ranges are queued at their resume points. Finished ranges that go
+-- back are taken off the lane's own counters, which count them again when
+-- they finish again.
+WITH lane AS (
+    SELECT id, snapshot_next AS s, snapshot_at, snapshot_range_id, snapshot_headers,
+           snapshot_files, snapshot_fragments
+      FROM group_lane
+     WHERE group_id = %(group_id)s AND lane = %(lane)s
+), reset AS (
+    UPDATE seed_range AS r
+       SET status = 'queued',
+           node_id = NULL,
+           done_at = NULL,
+           next_id = CASE WHEN lane.s IS NOT NULL AND r.end_id >= lane.s
+                          THEN GREATEST(r.start_id, lane.s) ELSE r.next_id END,
+           headers = CASE WHEN lane.s IS NULL OR r.end_id < lane.s THEN r.headers
+                          WHEN r.start_id >= lane.s THEN 0
+                          WHEN r.id = lane.snapshot_range_id THEN lane.snapshot_headers
+                          ELSE r.headers END,
+           files = CASE WHEN lane.s IS NULL OR r.end_id < lane.s THEN r.files
+                        WHEN r.start_id >= lane.s THEN 0
+                        WHEN r.id = lane.snapshot_range_id THEN lane.snapshot_files
+                        ELSE r.files END,
+           fragments = CASE WHEN lane.s IS NULL OR r.end_id < lane.s THEN r.fragments
+                            WHEN r.start_id >= lane.s THEN 0
+                            WHEN r.id = lane.snapshot_range_id THEN lane.snapshot_fragments
+                            ELSE r.fragments END
+      FROM lane, lane_handout AS h, seed_range AS old
+     WHERE h.range_id = r.id AND h.epoch = r.epoch AND old.id = r.id
+       AND r.group_id = %(group_id)s
+       AND group_lane_of(r.priority, r.capture, %(tail_max)s, %(history_min)s,
+                         %(history_max)s, %(capture_only)s) = %(lane)s
+       AND (
+            (r.status = 'leased'
+             AND ((r.id = %(range_id)s AND r.node_id = %(last_holder)s)
+                  OR r.heartbeat_at < now() - make_interval(secs => %(ttl)s)))
+         OR (lane.s IS NOT NULL
+             AND r.end_id >= lane.s
+             AND ((r.status = 'done' AND r.done_at > lane.snapshot_at)
+                  OR (r.status = 'queued' AND r.next_id > GREATEST(r.start_id, lane.s))))
+       )
+    RETURNING old.status AS was, old.headers AS was_headers
+)
+UPDATE group_lane AS gl
+   SET ranges_done = GREATEST(gl.ranges_done - done.ranges, 0),
+       headers = GREATEST(gl.headers - done.headers, 0)
+  FROM lane, (SELECT count(*) AS ranges, coalesce(sum(was_headers), 0) AS headers
+                FROM reset WHERE was = 'done') AS done
+ WHERE gl.id = lane.id AND done.ranges > 0;
 
 -- name: take_lane
 -- last_held_at takes the clock, not the transaction's start: hand-outs and
@@ -182,6 +215,10 @@ WITH own AS (
       FROM pick
      WHERE r.id = pick.id
     RETURNING r.id, r.start_id, r.end_id, r.next_id, r.epoch
+), handout AS (
+    INSERT INTO lane_handout (range_id, epoch)
+    SELECT id, epoch FROM claimed
+    ON CONFLICT (range_id) DO UPDATE SET epoch = excluded.epoch
 )
 SELECT id, start_id, end_id, next_id, epoch FROM claimed
 UNION ALL
@@ -249,9 +286,23 @@ SELECT gl.id, g.name
    FOR UPDATE OF gl;
 
 -- name: record_snapshot
-UPDATE group_lane
-   SET snapshot_next = %(next)s, snapshot_size = %(size)s, snapshot_at = now(), heartbeat_at = now()
- WHERE id = %(lane_id)s;
+-- With the range in work's counters when its `next` is the snapshot's
+-- article (NULLs otherwise). Hand-outs of the group's ranges wholly before
+-- the snapshot are no longer needed by any takeover.
+WITH lane AS (
+    UPDATE group_lane AS gl
+       SET snapshot_next = %(next)s, snapshot_size = %(size)s, snapshot_at = now(),
+           heartbeat_at = now(),
+           (snapshot_range_id, snapshot_headers, snapshot_files, snapshot_fragments) = (
+               SELECT r.id, r.headers, r.files, r.fragments
+                 FROM seed_range AS r
+                WHERE r.id = gl.range_id AND r.start_id < %(next)s AND r.next_id = %(next)s)
+     WHERE gl.id = %(lane_id)s
+    RETURNING gl.group_id
+)
+DELETE FROM lane_handout AS h
+ USING seed_range AS r, lane
+ WHERE r.id = h.range_id AND r.group_id = lane.group_id AND r.end_id < %(next)s;
 
 -- name: read_lane_snapshot
 -- Shared lock: a snapshot being replaced is read whole, before or after.

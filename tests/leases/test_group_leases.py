@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 from django.db import connection
 
@@ -314,10 +316,17 @@ def set_snapshot(group, lane, next_id, seconds_ago):
         )
 
 
-def mark(rng, **fields):
+def mark(rng, by_lane=False, **fields):
+    """Set a range's columns; `by_lane`: as if the lane's `next` had handed it out."""
     with connection.cursor() as cursor:
         sets = ", ".join(f"{k} = {v}" for k, v in fields.items())
         cursor.execute(f"UPDATE seed_range SET {sets} WHERE id = %s", [rng.id])
+        if by_lane:
+            cursor.execute(
+                "INSERT INTO lane_handout (range_id, epoch) SELECT id, epoch FROM seed_range"
+                " WHERE id = %s ON CONFLICT (range_id) DO UPDATE SET epoch = excluded.epoch",
+                [rng.id],
+            )
     rng.refresh_from_db()
 
 
@@ -341,10 +350,17 @@ class TestSnapshotReset:
         # done before the snapshot though it lies past it: stays done
         mark(r5, status="'done'", next_id=r5.end_id + 1, done_at="now() - interval '200 seconds'")
         # done after the snapshot, across the snapshot's article: queued from it
-        mark(r3, status="'done'", next_id=r3.end_id + 1, done_at="now() - interval '10 seconds'")
+        mark(
+            r3,
+            by_lane=True,
+            status="'done'",
+            next_id=r3.end_id + 1,
+            done_at="now() - interval '10 seconds'",
+        )
         # leased by the lane (range in work), read past the snapshot
         mark(
             r4,
+            by_lane=True,
             status="'leased'",
             node_id=holder.node.id,
             heartbeat_at="now() - interval '2000 seconds'",
@@ -352,7 +368,7 @@ class TestSnapshotReset:
         )
         GroupLane.objects.filter(group=group, lane="history").update(range_id=r4.id)
         # queued but read past the snapshot
-        mark(r6, next_id=r6.start_id + 100)
+        mark(r6, by_lane=True, next_id=r6.start_id + 100)
         # r2 (1000..1999 is r1; r2 is 2000..2999): queued, untouched, before the snapshot
         set_snapshot(group, "history", 3500, 100)
 
@@ -397,6 +413,143 @@ class TestSnapshotReset:
         self.take_over(node_client, backdate_lane, settings, group)
         r1.refresh_from_db()
         assert r1.status == RangeStatus.LEASED and r1.node_id == ranger.node.id
+
+
+def counters(rng):
+    rng.refresh_from_db()
+    return rng.status, rng.next_id, rng.headers, rng.files, rng.fragments
+
+
+def report(client, rng, epoch, next_id, headers):
+    body = {"epoch": epoch, "next": next_id, "headers": headers}
+    response = client.post(f"/api/v1/ranges/{rng.id}/batch", body)
+    assert response.status_code == 200, response.content
+
+
+def put_snapshot(client, lease, next_id):
+    response = client.http.put(
+        lane_path(lease, "snapshot") + f"?epoch={lease['epoch']}&next={next_id}",
+        data=gzip.compress(b"{}"),
+        content_type="application/gzip",
+    )
+    assert response.status_code in (200, 204), response.content
+
+
+def set_snapshot_age(group, seconds):
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE group_lane SET snapshot_at = now() - make_interval(secs => %s)"
+            " WHERE group_id = %s",
+            [seconds, group.id],
+        )
+
+
+class TestTakeoverCounters:
+    """A takeover re-reads the window's work after the snapshot and counts it once."""
+
+    def take_over(self, node_client, backdate_lane, settings, group):
+        backdate_lane(group.id, "history", settings.LEASE_TTL_SECONDS + 1)
+        return leased(node_client())
+
+    def test_a_range_lease_past_the_snapshot_keeps_its_resume_point_and_counters(
+        self, node_client, backdate_lane, settings, snapshot_dir
+    ):
+        group = GroupFactory()
+        r1, r2 = ranges_of(group, 2)
+        holder = node_client()
+        lease = leased(holder)
+        handed = next_range(holder, lease)
+        assert handed["id"] == r1.id
+        report(holder, r1, handed["epoch"], 1500, 500)
+        mark(r1, files=1, fragments=2)  # as if the batch had reported them
+        put_snapshot(holder, lease, 1500)
+        report(holder, r1, handed["epoch"], 1800, 300)
+        mark(r1, files=3, fragments=5)
+        # A range lease (never handed out by the lane) read r2 exactly and went quiet.
+        ranger = node_client()
+        mark(
+            r2,
+            status="'leased'",
+            node_id=ranger.node.id,
+            epoch="epoch + 1",
+            heartbeat_at="now() - interval '2000 seconds'",
+            next_id=2400,
+            headers=400,
+            files=4,
+            fragments=8,
+        )
+        self.take_over(node_client, backdate_lane, settings, group)
+        assert counters(r2) == (RangeStatus.LEASED, 2400, 400, 4, 8)
+        # The window's range in work goes back to the snapshot, with the
+        # counters it had there.
+        assert counters(r1) == (RangeStatus.QUEUED, 1500, 500, 1, 2)
+
+    def test_a_range_the_lane_handed_out_then_lost_to_a_range_lease_keeps_its_progress(
+        self, node_client, backdate_lane, backdate, settings, snapshot_dir
+    ):
+        group = GroupFactory()
+        (r1,) = ranges_of(group, 1)
+        holder = node_client()
+        lease = leased(holder)
+        handed = next_range(holder, lease)
+        put_snapshot(holder, lease, 1000)
+        report(holder, r1, handed["epoch"], 1200, 200)
+        backdate_lane(group.id, "history", settings.LEASE_TTL_SECONDS + 1)
+        backdate(r1.id, settings.LEASE_TTL_SECONDS + 1)
+        ranger = node_client()
+        taken = ranger.lease()
+        assert taken["id"] == r1.id and taken["start"] == 1200
+        report(ranger, r1, taken["epoch"], 1600, 400)
+        backdate(r1.id, settings.LEASE_TTL_SECONDS + 1)
+        self.take_over(node_client, backdate_lane, settings, group)
+        assert counters(r1)[1:3] == (1600, 600)
+
+    def test_ranges_the_window_finished_after_the_snapshot_are_counted_once(
+        self, node_client, backdate_lane, settings, snapshot_dir
+    ):
+        group = GroupFactory()
+        r1, r2, _r3 = ranges_of(group, 3)
+        holder = node_client()
+        lease = leased(holder)
+        first = next_range(holder, lease)
+        report(holder, r1, first["epoch"], 1500, 500)
+        mark(r1, files=1, fragments=2)
+        put_snapshot(holder, lease, 1500)
+        set_snapshot_age(group, 10)  # the test's transaction has one now()
+        report(holder, r1, first["epoch"], 2000, 500)
+        mark(r1, files=3, fragments=5)
+        assert (
+            holder.post(f"/api/v1/ranges/{r1.id}/finish", {"epoch": first["epoch"]}).status_code
+            == 204
+        )
+        second = next_range(holder, lease)
+        assert second["id"] == r2.id
+        report(holder, r2, second["epoch"], 3000, 1000)
+        mark(r2, files=7, fragments=9)
+        assert (
+            holder.post(f"/api/v1/ranges/{r2.id}/finish", {"epoch": second["epoch"]}).status_code
+            == 204
+        )
+        lane = GroupLane.objects.get(group=group, lane="history")
+        assert (lane.ranges_done, lane.headers) == (2, 2000)
+        new_holder = node_client()
+        backdate_lane(group.id, "history", settings.LEASE_TTL_SECONDS + 1)
+        new = leased(new_holder)
+        assert counters(r1) == (RangeStatus.QUEUED, 1500, 500, 1, 2)
+        assert counters(r2) == (RangeStatus.QUEUED, 2000, 0, 0, 0)
+        lane.refresh_from_db()
+        assert (lane.ranges_done, lane.headers) == (0, 0)
+        # Read again from the snapshot, the same articles count once.
+        again = next_range(new_holder, new)
+        assert again["id"] == r1.id and again["next"] == 1500
+        report(new_holder, r1, again["epoch"], 2000, 500)
+        assert (
+            new_holder.post(f"/api/v1/ranges/{r1.id}/finish", {"epoch": again["epoch"]}).status_code
+            == 204
+        )
+        assert counters(r1)[2] == 1000
+        lane.refresh_from_db()
+        assert (lane.ranges_done, lane.headers) == (1, 1000)
 
 
 class TestCoexistence:
