@@ -7,6 +7,8 @@ group is an index probe (docs/window-indexing.md).
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import models
 from django.db.models import F, Q
 
@@ -17,6 +19,20 @@ from seeding.models import SeedRange
 class Lane(models.TextChoices):
     HISTORY = "history"
     TAIL = "tail"
+
+
+def range_reference(**kwargs: Any) -> models.ForeignKey[SeedRange | None]:
+    """An optional reference to a range, with no constraint: ranges may be deleted in bulk by SQL."""
+    return models.ForeignKey(
+        SeedRange,
+        null=True,
+        blank=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        db_index=False,
+        related_name="+",
+        **kwargs,
+    )
 
 
 class GroupLane(models.Model):
@@ -36,32 +52,14 @@ class GroupLane(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     # When the lane was last taken or given back: "unheld the longest" first.
     last_held_at = models.DateTimeField(null=True, blank=True)
-    # The range the lane's `next` handed out last (no constraint: ranges may
-    # be deleted in bulk by SQL).
-    range = models.ForeignKey(
-        SeedRange,
-        null=True,
-        blank=True,
-        on_delete=models.DO_NOTHING,
-        db_constraint=False,
-        db_index=False,
-        related_name="+",
-        verbose_name="range in work",
-    )
+    # The range the lane's `next` handed out last.
+    range = range_reference(verbose_name="range in work")
     snapshot_next = models.BigIntegerField(null=True, blank=True)
     snapshot_size = models.BigIntegerField(null=True, blank=True)
     snapshot_at = models.DateTimeField(null=True, blank=True)
     # The range in work's counters when the snapshot was taken at its `next`:
     # a takeover that moves that range back to the snapshot puts them back.
-    snapshot_range = models.ForeignKey(
-        SeedRange,
-        null=True,
-        blank=True,
-        on_delete=models.DO_NOTHING,
-        db_constraint=False,
-        db_index=False,
-        related_name="+",
-    )
+    snapshot_range = range_reference()
     snapshot_headers = models.BigIntegerField(null=True, blank=True)
     snapshot_files = models.BigIntegerField(null=True, blank=True)
     snapshot_fragments = models.BigIntegerField(null=True, blank=True)

@@ -98,7 +98,7 @@ class CatalogFile(models.Model):
 
 
 # How many rows a group's summary is striped over (SUMMARY_SLOTS in
-# sql/catalog_summary.sql, which the triggers use; a test checks they agree).
+# sql/migrations/catalog_summary.sql, which the triggers use; a test checks they agree).
 SUMMARY_SLOTS = 8
 
 

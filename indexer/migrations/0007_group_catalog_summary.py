@@ -1,7 +1,7 @@
 """Per-group catalog totals (group_catalog_summary), kept by triggers on catalog_file.
 
 The table, then the triggers, their functions and the fill from the files
-already stored, read from indexer/sql/catalog_summary.sql (docs/catalog.md,
+already stored, read from indexer/sql/migrations/catalog_summary.sql (docs/catalog.md,
 "Totals").
 """
 
