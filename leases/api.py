@@ -10,6 +10,7 @@ in `indexer.api.errors`.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from types import ModuleType
 from typing import Any, ClassVar
 
 from django.http import FileResponse, HttpRequest
@@ -25,6 +26,7 @@ from rest_framework.views import APIView
 
 from indexer.api.edge import ERRORS, ErrorOut, node_id, validated, validated_query
 from indexer.api.parsers import content_length
+from seeding.api import EpochActionView
 from seeding.serializers import EpochIn
 
 from . import services
@@ -54,16 +56,14 @@ class LaneNextView(APIView):
         return Response(NextOut({"range": handed}).data)
 
 
-class LaneEpochView(APIView):
+@extend_schema_view(post=extend_schema(responses={204: None, **LANE_ERRORS}))
+class LaneEpochView(EpochActionView):
     """POST {epoch} for a held lane: the service named `action` acts on it."""
 
-    action: ClassVar[str]
+    module: ClassVar[ModuleType] = services
 
-    @extend_schema(request=EpochIn, responses={204: None, **LANE_ERRORS})
-    def post(self, request: Request, group_id: int, lane: str) -> Response:
-        data = validated(EpochIn, request)
-        getattr(services, self.action)(node_id(request), group_id, lane, data["epoch"])
-        return Response(status=204)
+    def target(self, **kwargs: Any) -> tuple[Any, ...]:
+        return kwargs["group_id"], kwargs["lane"]
 
 
 @extend_schema_view(post=extend_schema(summary="Keep a lane lease alive"))

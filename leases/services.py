@@ -57,9 +57,7 @@ class LaneLease:
     snapshot: SnapshotRef | None
 
 
-@dataclass(frozen=True)
-class LaneOffer(Offer[LaneLease]):
-    pass
+LaneOffer = Offer[LaneLease]
 
 
 @dataclass(frozen=True)

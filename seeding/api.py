@@ -6,6 +6,7 @@ Errors are raised as typed exceptions by the services and mapped to HTTP in
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any, ClassVar
 
 from django.http import StreamingHttpResponse
@@ -59,17 +60,30 @@ class RangeBatchView(APIView):
         return Response(BatchOut(result).data)
 
 
-class RangeEpochView(APIView):
-    """POST {epoch} for a held range: the service named `action` acts on it."""
+class EpochActionView(APIView):
+    """POST {epoch} for a held lease the URL names: `module.<action>(node, *target, epoch)`, 204."""
 
+    module: ClassVar[ModuleType]
     action: ClassVar[str]
 
+    def target(self, **kwargs: Any) -> tuple[Any, ...]:
+        raise NotImplementedError
+
     @extend_schema(request=EpochIn, responses={204: None, **ERRORS})
-    def post(self, request: Request, range_id: int) -> Response:
+    def post(self, request: Request, **kwargs: Any) -> Response:
         data = validated(EpochIn, request)
-        act = getattr(services, self.action)
-        act(node_id(request), checked_range_id(range_id), data["epoch"])
+        act = getattr(self.module, self.action)
+        act(node_id(request), *self.target(**kwargs), data["epoch"])
         return Response(status=204)
+
+
+class RangeEpochView(EpochActionView):
+    """POST {epoch} for a held range: the service named `action` acts on it."""
+
+    module: ClassVar[ModuleType] = services
+
+    def target(self, **kwargs: Any) -> tuple[Any, ...]:
+        return (checked_range_id(kwargs["range_id"]),)
 
 
 @extend_schema_view(post=extend_schema(summary="Keep a lease alive"))

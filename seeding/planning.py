@@ -210,10 +210,10 @@ def plan_ranges(
 
 
 def plan_tail(
+    *,
     size: int | None = None,
     priority: int | None = None,
     dry_run: bool = False,
-    *,
     pool: NNTPPool | None = None,
     progress: Progress | None = None,
     actor: Any = None,

@@ -52,9 +52,7 @@ class Offer(Generic[L]):
     paused: str | None = None
 
 
-@dataclass(frozen=True)
-class LeaseOffer(Offer[RangeLease]):
-    pass
+LeaseOffer = Offer[RangeLease]
 
 
 @dataclass(frozen=True)

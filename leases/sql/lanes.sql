@@ -65,29 +65,20 @@ UPDATE group_lane AS gl
 SELECT nextval('group_lane_turn_seq') AS turn;
 
 -- name: pick_most_planned
--- A free lane (no holder, or one quiet past the TTL) of an active group with
--- the most urgent open range, then the most planned articles. An index probe
--- on group_lane_most_planned_idx; held lanes are filtered on the way.
-SELECT gl.id
-  FROM group_lane AS gl
-  JOIN news_group AS g ON g.id = gl.group_id
- WHERE gl.lane = %(lane)s
-   AND gl.urgent_priority IS NOT NULL
-   AND (gl.node_id IS NULL OR gl.heartbeat_at < now() - make_interval(secs => %(ttl)s))
-   AND g.active
- ORDER BY gl.lane, gl.urgent_priority, gl.planned_articles DESC, gl.id
+-- The free lane (sql/migrations/free_lanes.sql) with the most urgent open
+-- range, then the most planned articles: an index probe on
+-- group_lane_most_planned_idx; held lanes are filtered on the way.
+SELECT id
+  FROM group_lane_free(%(lane)s, %(ttl)s)
+ ORDER BY lane, urgent_priority, planned_articles DESC, id
  LIMIT 1;
 
 -- name: pick_unheld_longest
--- As pick_most_planned, then the lane unheld the longest (never held first).
-SELECT gl.id
-  FROM group_lane AS gl
-  JOIN news_group AS g ON g.id = gl.group_id
- WHERE gl.lane = %(lane)s
-   AND gl.urgent_priority IS NOT NULL
-   AND (gl.node_id IS NULL OR gl.heartbeat_at < now() - make_interval(secs => %(ttl)s))
-   AND g.active
- ORDER BY gl.lane, gl.urgent_priority, gl.last_held_at ASC NULLS FIRST, gl.id
+-- As pick_most_planned, then the lane unheld the longest (never held first):
+-- group_lane_unheld_idx.
+SELECT id
+  FROM group_lane_free(%(lane)s, %(ttl)s)
+ ORDER BY lane, urgent_priority, last_held_at ASC NULLS FIRST, id
  LIMIT 1;
 
 -- name: lock_free_lane

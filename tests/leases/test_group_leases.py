@@ -703,3 +703,15 @@ def test_a_lane_heartbeat_is_one_query_after_authentication(node_client, django_
     with django_assert_num_queries(2):  # the token lookup, the fenced heartbeat
         response = node.post(lane_path(lease, "heartbeat"), {"epoch": lease["epoch"]})
     assert response.status_code == 204
+
+
+@pytest.mark.parametrize("pick", ["pick_most_planned", "pick_unheld_longest"])
+def test_the_free_lanes_function_is_inlined_into_each_turn_of_the_group_choice(pick):
+    # Inlined, the pick's ORDER BY ... LIMIT 1 can read the turn's index
+    # (bench/bench_group_lease.py); a function scan could not.
+    from leases.sql import queries
+
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN " + queries[pick], {"lane": "history", "ttl": 60})
+        plan = " ".join(row[0] for row in cursor.fetchall())
+    assert "on group_lane gl" in plan and "Function Scan" not in plan, plan

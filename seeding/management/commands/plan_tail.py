@@ -39,7 +39,9 @@ class Command(BaseCommand):
 
     def plan_once(self, size: int | None, priority: int | None, dry_run: bool) -> PlanSummary:
         with command_errors():
-            summary = plan_tail(size, priority, dry_run, progress=self.progress)
+            summary = plan_tail(
+                size=size, priority=priority, dry_run=dry_run, progress=self.progress
+            )
         self.stderr.write("")
         return summary
 
