@@ -104,15 +104,13 @@ SELECT count(*) FILTER (WHERE NOT disabled AND last_seen_at >= now() - make_inte
 
 -- name: busiest_nodes
 -- The nodes with the most headers in the last hour, then the most leases held.
-WITH recent AS (
-    SELECT node_id, sum(headers)::bigint AS headers
-      FROM header_rollup
-     WHERE bucket >= now() - interval '1 hour'
-     GROUP BY node_id
-), held AS (
+WITH held AS (
     SELECT node_id, count(*) AS ranges FROM seed_range WHERE status = 'leased' GROUP BY node_id
 ), lanes AS (
     SELECT node_id, count(*) AS lanes FROM group_lane WHERE node_id IS NOT NULL GROUP BY node_id
+), recent AS (
+    SELECT node_id, sum(headers)::bigint AS headers FROM header_rollup
+     WHERE bucket >= now() - interval '1 hour' GROUP BY node_id
 )
 SELECT n.id, n.name, n.disabled,
        CASE WHEN n.disabled THEN 'disabled'

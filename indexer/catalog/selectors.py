@@ -7,7 +7,7 @@ segments and bytes a file has); only a single file and its NZB do.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
 from typing import Any
 
@@ -190,25 +190,12 @@ class CatalogTotals:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> CatalogTotals:
-        return cls(
-            files=int(row["files"] or 0),
-            complete=int(row["complete"] or 0),
-            segments=int(row["segments"] or 0),
-            bytes=int(row["bytes"] or 0),
-            conflicts=int(row["conflicts"] or 0),
-            newest=row["newest"],
-        )
+        counts = {f.name: int(row[f.name] or 0) for f in fields(cls) if f.name != "newest"}
+        return cls(**counts, newest=row["newest"])
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON form (the status report): the newest post date in ISO 8601, or null."""
-        return {
-            "files": self.files,
-            "complete": self.complete,
-            "segments": self.segments,
-            "bytes": self.bytes,
-            "conflicts": self.conflicts,
-            "newest": self.newest.isoformat() if self.newest else None,
-        }
+        return {**asdict(self), "newest": self.newest.isoformat() if self.newest else None}
 
 
 def catalog_totals() -> CatalogTotals:
