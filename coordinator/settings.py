@@ -158,6 +158,15 @@ LEASE_CAPTURE_ONLY = env.bool("LEASE_CAPTURE_ONLY", default=False)
 # Where lane snapshots (serialized windows) are kept, and their size limit (413 beyond).
 SNAPSHOT_DIR = env.path("SNAPSHOT_DIR", default=VAR_DIR / "snapshots")
 SNAPSHOT_MAX_BYTES = env.int("SNAPSHOT_MAX_BYTES", default=8 * 2**30)
+# Live leases one node may hold at once: range leases (alone or through a
+# lane) and held lanes; beyond, a lease call answers 429 too_many_leases (0: no cap).
+LEASE_MAX_PER_NODE = env.int("LEASE_MAX_PER_NODE", default=64)
+# Lease calls (ranges/lease, groups/lease) one node may make per minute,
+# counted in PostgreSQL across hosts; beyond, 429 throttled with Retry-After (0: no limit).
+LEASE_RATE_PER_MINUTE = env.int("LEASE_RATE_PER_MINUTE", default=600)
+# Releases marked `uncounted` (the attempt is given back) one range takes;
+# later ones count as attempts, so a node cannot keep a range busy forever.
+MAX_UNCOUNTED_RELEASES = env.int("MAX_UNCOUNTED_RELEASES", default=3)
 # A node's last_seen_at is written at most this often.
 NODE_SEEN_INTERVAL_SECONDS = env.int("NODE_SEEN_INTERVAL_SECONDS", default=60)
 
