@@ -216,6 +216,13 @@ METRICS_ALLOW_IPS = env.list("METRICS_ALLOW_IPS", default=["127.0.0.1", "::1"])
 # PROMETHEUS_MULTIPROC_DIR (read by prometheus_client itself): a directory for
 # the counters of several gunicorn workers; `manage.py serve` sets var/prometheus.
 
+# Failed admin logins counted in PostgreSQL (shared by every host) per
+# username and per client address in a window; past either limit a login
+# POST is refused with 429 until the window ends (docs/security.md).
+LOGIN_WINDOW_SECONDS = env.int("LOGIN_WINDOW_SECONDS", default=15 * 60)
+LOGIN_FAILURES_PER_USER = env.int("LOGIN_FAILURES_PER_USER", default=10)
+LOGIN_FAILURES_PER_ADDRESS = env.int("LOGIN_FAILURES_PER_ADDRESS", default=50)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -44,5 +44,17 @@ def peek(key: str, window_seconds: int) -> Window:
     return Window(0, 0) if row is None else Window(row.hits, row.retry_after)
 
 
+def check_room(key: str, limit: int, window_seconds: int, what: str) -> None:
+    """Throttled when `key` already holds `limit` hits in its window (0: no limit);
+    counts nothing (a caller counts only what it must, e.g. failures)."""
+    counted = peek(key, window_seconds)
+    if limit and counted.hits >= limit:
+        raise Throttled(
+            f"Too many {what} ({limit} per {window_seconds} s): wait {counted.retry_after} s "
+            "and retry.",
+            counted.retry_after,
+        )
+
+
 def forget(key: str) -> None:
     queries.execute("rate_forget", {"key": key})

@@ -42,3 +42,35 @@ def test_the_api_docs_page_builds_the_schema_once(client):
         for _ in range(3):
             assert client.get("/api/v1/docs/").status_code == 200
     assert built.call_count == 1
+
+
+@override_settings(LOGIN_FAILURES_PER_USER=3, LOGIN_FAILURES_PER_ADDRESS=100)
+def test_failed_admin_logins_are_throttled_per_username(client, django_user_model):
+    django_user_model.objects.create_user("ops", password="right-password", is_staff=True)
+    for _ in range(3):
+        response = client.post("/admin/login/", {"username": "ops", "password": "guess"})
+        assert response.status_code == 200  # the form again
+    refused = client.post("/admin/login/", {"username": "OPS", "password": "right-password"})
+    assert refused.status_code == 429
+    assert 1 <= int(refused["Retry-After"]) <= 900
+    assert b"Too many failed logins" in refused.content
+    # Another account from elsewhere is not held back.
+    django_user_model.objects.create_user("other", password="pw-other", is_staff=True)
+    ok = client.post(
+        "/admin/login/", {"username": "other", "password": "pw-other"}, REMOTE_ADDR="10.0.0.9"
+    )
+    assert ok.status_code == 302
+
+
+@override_settings(LOGIN_FAILURES_PER_USER=100, LOGIN_FAILURES_PER_ADDRESS=2)
+def test_failed_admin_logins_are_throttled_per_address(client):
+    for name in ("a", "b"):
+        client.post("/admin/login/", {"username": name, "password": "x"}, REMOTE_ADDR="10.1.1.1")
+    refused = client.post(
+        "/admin/login/", {"username": "c", "password": "x"}, REMOTE_ADDR="10.1.1.1"
+    )
+    assert refused.status_code == 429
+    elsewhere = client.post(
+        "/admin/login/", {"username": "c", "password": "x"}, REMOTE_ADDR="10.1.1.2"
+    )
+    assert elsewhere.status_code == 200
