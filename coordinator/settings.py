@@ -11,6 +11,8 @@ from pathlib import Path
 
 import environ
 
+from coordinator.local_secrets import local_secret_key
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 
@@ -18,11 +20,30 @@ env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 DEBUG = env.bool("DEBUG", default=False)
-# The development default is only accepted while DEBUG is on or for the
-# embedded database; a system check (indexer.E009) refuses it otherwise.
-SECRET_KEY = env.str("SECRET_KEY", default="dev-only-insecure-key-change-me")
+# Unset, a random key is made on first start and kept in var/secret-key
+# (coordinator/local_secrets.py): there is no public development key.
+SECRET_KEY_FILE = None if env.str("SECRET_KEY", default="") else VAR_DIR / "secret-key"
+SECRET_KEY = env.str("SECRET_KEY", default="") or local_secret_key(VAR_DIR / "secret-key")
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+# --- HTTPS (docs/security.md, "Deployment") ----------------------------------
+# Behind a TLS proxy, name the header it sets (e.g. HTTP_X_FORWARDED_PROTO):
+# a request carrying it with "https" counts as secure, so links the
+# coordinator builds (the catalog's `next`) are https://. Only set it when
+# the proxy always sets or strips that header.
+_PROXY_HEADER = env.str("SECURE_PROXY_SSL_HEADER", default="")
+SECURE_PROXY_SSL_HEADER = (_PROXY_HEADER, "https") if _PROXY_HEADER else None
+# Session and CSRF cookies only over HTTPS.
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env.bool("SECURE_COOKIES", default=False)
+# Strict-Transport-Security max-age in seconds (0: no header).
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
+# Redirect http:// to https:// (not /metrics: scrapes often come over plain
+# HTTP from the host itself).
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=False)
+SECURE_REDIRECT_EXEMPT = [r"^metrics$"]
 
 INSTALLED_APPS = [
     "console.apps.ConsoleAdminConfig",  # django.contrib.admin with the dashboard
