@@ -27,7 +27,8 @@ from tests.catalog.reports import report
 from tests.catalog.test_api import store
 from tests.factories import GroupFactory, NodeFactory, SeedRangeFactory
 from tests.security.staff import staff_client, view_permissions
-from tests.security.test_admin_actions import ACTIONS, world as action_world
+from tests.security.test_admin_actions import ACTIONS
+from tests.security.test_admin_actions import world as action_world
 
 pytestmark = pytest.mark.django_db
 
