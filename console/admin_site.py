@@ -9,11 +9,37 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
 
+from indexer import throttle
+from indexer.errors import Throttled
+
 from .dashboard import dashboard_view
+
+
+def login_keys(request: HttpRequest) -> list[tuple[str, int]]:
+    """The buckets a login attempt counts in, with their limits: the username
+    (guessing one account from many addresses) and the address (many accounts
+    from one). REMOTE_ADDR only: a forwarded header is the client's to forge."""
+    username = request.POST.get("username", "")[:150].strip().lower()
+    address = request.META.get("REMOTE_ADDR", "")
+    return [
+        (f"login-user:{username}", settings.LOGIN_FAILURES_PER_USER),
+        (f"login-addr:{address}", settings.LOGIN_FAILURES_PER_ADDRESS),
+    ]
+
+
+def login_refused(exc: Throttled) -> HttpResponse:
+    response = HttpResponse(
+        f"{exc.detail} Ask another operator if you have lost the password.\n",
+        status=429,
+        content_type="text/plain",
+    )
+    response["Retry-After"] = str(exc.retry_after)
+    return response
 
 
 class ConsoleAdminSite(admin.AdminSite):
@@ -29,3 +55,21 @@ class ConsoleAdminSite(admin.AdminSite):
 
     def dashboard_view(self, request: HttpRequest) -> HttpResponse:
         return dashboard_view(request)
+
+    def login(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
+        """Django's login, throttled: failed attempts are counted in PostgreSQL
+        (indexer.throttle, shared by every host); past the limit a POST is
+        refused with 429 before the password is even checked."""
+        if request.method != "POST":
+            return super().login(request, extra_context)
+        window = settings.LOGIN_WINDOW_SECONDS
+        try:
+            for key, limit in login_keys(request):
+                throttle.check_room(key, limit, window, "failed logins")
+        except Throttled as exc:
+            return login_refused(exc)
+        response = super().login(request, extra_context)
+        if response.status_code != 302:  # the form again: the login failed
+            for key, _limit in login_keys(request):
+                throttle.hit(key, 0, window, "failed logins")
+        return response

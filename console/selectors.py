@@ -47,6 +47,7 @@ def seed_status() -> dict[str, Any]:
 # --- the operators' dashboard -------------------------------------------------
 
 DASHBOARD_GROUPS = 20
+DASHBOARD_MAX_PAGE = 1_000_000  # far past any catalog of groups; keeps OFFSET in bigint
 DASHBOARD_BINS = 120
 DASHBOARD_NODES = 25
 DASHBOARD_LANES = 25
@@ -144,7 +145,8 @@ def _group_row(
 def dashboard(search: str = "", page: int = 1) -> Dashboard:
     """Everything the dashboard shows, in a bounded number of bounded queries."""
     search = search.strip()[:200]
-    page = max(page, 1)
+    # A page past the last shows nothing; past this one the OFFSET would overflow.
+    page = min(max(page, 1), DASHBOARD_MAX_PAGE)
     ttl = settings.LEASE_TTL_SECONDS
     by_status = range_totals()
     totals = {

@@ -12,14 +12,22 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from .metrics import address_allowed, render_metrics
 
 
-def metrics_allowed(request: HttpRequest) -> bool:
+def bearer_matches(presented: str, token: str) -> bool:
+    """Constant-time comparison of bytes: a non-ASCII str would make compare_digest raise."""
+    return bool(token) and hmac.compare_digest(
+        presented.encode("utf-8", "surrogateescape"), token.encode("utf-8")
+    )
+
+
+def metrics_allowed(request: HttpRequest) -> bool | None:
     """A scrape is allowed with the METRICS_TOKEN bearer token, from METRICS_ALLOW_IPS
-    (loopback by default; REMOTE_ADDR, never a forwarded header) or in a staff session."""
-    token = settings.METRICS_TOKEN
+    (loopback by default; REMOTE_ADDR, never a forwarded header) or in a staff session.
+    None: a bearer token was presented and is wrong (401, whatever the address)."""
     header = request.META.get("HTTP_AUTHORIZATION", "")
-    if token and header.startswith("Bearer "):
-        if hmac.compare_digest(header.removeprefix("Bearer ").strip(), token):
-            return True
+    if header.startswith("Bearer "):
+        return (
+            bearer_matches(header.removeprefix("Bearer ").strip(), settings.METRICS_TOKEN) or None
+        )
     if address_allowed(request.META.get("REMOTE_ADDR", ""), settings.METRICS_ALLOW_IPS):
         return True
     user = getattr(request, "user", None)
@@ -28,6 +36,13 @@ def metrics_allowed(request: HttpRequest) -> bool:
 
 @require_GET
 def metrics_view(request: HttpRequest) -> HttpResponse:
-    if not metrics_allowed(request):
+    allowed = metrics_allowed(request)
+    if allowed is None:
+        response = HttpResponse(
+            "Unknown metrics token: see docs/console.md (metrics).\n", status=401
+        )
+        response["WWW-Authenticate"] = 'Bearer realm="metrics"'
+        return response
+    if not allowed:
         return HttpResponse("Forbidden: see docs/console.md (metrics).\n", status=403)
     return HttpResponse(render_metrics(), content_type=CONTENT_TYPE_LATEST)

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import environ
 
+from coordinator.local_secrets import local_secret_key
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 
@@ -18,11 +20,30 @@ env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 DEBUG = env.bool("DEBUG", default=False)
-# The development default is only accepted while DEBUG is on or for the
-# embedded database; a system check (indexer.E009) refuses it otherwise.
-SECRET_KEY = env.str("SECRET_KEY", default="dev-only-insecure-key-change-me")
+# Unset, a random key is made on first start and kept in var/secret-key
+# (coordinator/local_secrets.py): there is no public development key.
+SECRET_KEY_FILE = None if env.str("SECRET_KEY", default="") else VAR_DIR / "secret-key"
+SECRET_KEY = env.str("SECRET_KEY", default="") or local_secret_key(VAR_DIR / "secret-key")
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+# --- HTTPS (docs/security.md, "Deployment") ----------------------------------
+# Behind a TLS proxy, name the header it sets (e.g. HTTP_X_FORWARDED_PROTO):
+# a request carrying it with "https" counts as secure, so links the
+# coordinator builds (the catalog's `next`) are https://. Only set it when
+# the proxy always sets or strips that header.
+_PROXY_HEADER = env.str("SECURE_PROXY_SSL_HEADER", default="")
+SECURE_PROXY_SSL_HEADER = (_PROXY_HEADER, "https") if _PROXY_HEADER else None
+# Session and CSRF cookies only over HTTPS.
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env.bool("SECURE_COOKIES", default=False)
+# Strict-Transport-Security max-age in seconds (0: no header).
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
+# Redirect http:// to https:// (not /metrics: scrapes often come over plain
+# HTTP from the host itself).
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=False)
+SECURE_REDIRECT_EXEMPT = [r"^metrics$"]
 
 INSTALLED_APPS = [
     "console.apps.ConsoleAdminConfig",  # django.contrib.admin with the dashboard
@@ -158,6 +179,15 @@ LEASE_CAPTURE_ONLY = env.bool("LEASE_CAPTURE_ONLY", default=False)
 # Where lane snapshots (serialized windows) are kept, and their size limit (413 beyond).
 SNAPSHOT_DIR = env.path("SNAPSHOT_DIR", default=VAR_DIR / "snapshots")
 SNAPSHOT_MAX_BYTES = env.int("SNAPSHOT_MAX_BYTES", default=8 * 2**30)
+# Live leases one node may hold at once: range leases (alone or through a
+# lane) and held lanes; beyond, a lease call answers 429 too_many_leases (0: no cap).
+LEASE_MAX_PER_NODE = env.int("LEASE_MAX_PER_NODE", default=64)
+# Lease calls (ranges/lease, groups/lease) one node may make per minute,
+# counted in PostgreSQL across hosts; beyond, 429 throttled with Retry-After (0: no limit).
+LEASE_RATE_PER_MINUTE = env.int("LEASE_RATE_PER_MINUTE", default=600)
+# Releases marked `uncounted` (the attempt is given back) one range takes;
+# later ones count as attempts, so a node cannot keep a range busy forever.
+MAX_UNCOUNTED_RELEASES = env.int("MAX_UNCOUNTED_RELEASES", default=3)
 # A node's last_seen_at is written at most this often.
 NODE_SEEN_INTERVAL_SECONDS = env.int("NODE_SEEN_INTERVAL_SECONDS", default=60)
 
@@ -206,6 +236,13 @@ METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 METRICS_ALLOW_IPS = env.list("METRICS_ALLOW_IPS", default=["127.0.0.1", "::1"])
 # PROMETHEUS_MULTIPROC_DIR (read by prometheus_client itself): a directory for
 # the counters of several gunicorn workers; `manage.py serve` sets var/prometheus.
+
+# Failed admin logins counted in PostgreSQL (shared by every host) per
+# username and per client address in a window; past either limit a login
+# POST is refused with 429 until the window ends (docs/security.md).
+LOGIN_WINDOW_SECONDS = env.int("LOGIN_WINDOW_SECONDS", default=15 * 60)
+LOGIN_FAILURES_PER_USER = env.int("LOGIN_FAILURES_PER_USER", default=10)
+LOGIN_FAILURES_PER_ADDRESS = env.int("LOGIN_FAILURES_PER_ADDRESS", default=50)
 
 LOGGING = {
     "version": 1,

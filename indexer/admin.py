@@ -17,7 +17,13 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import path
 
-from indexer.admin_tools import LargeTableAdmin, confirm, confirm_then, confirmed
+from indexer.admin_tools import (
+    ConsoleModelAdmin,
+    LargeTableAdmin,
+    confirm,
+    confirm_then,
+    confirmed,
+)
 from indexer.catalog import admin as _catalog_admin  # noqa: F401  (registers the catalog's pages)
 
 from . import services
@@ -25,7 +31,7 @@ from .models import AuditEntry, Group, Node
 
 
 @admin.register(Group)
-class GroupAdmin(admin.ModelAdmin):
+class GroupAdmin(ConsoleModelAdmin):
     list_display = (
         "name",
         "active",
@@ -65,7 +71,7 @@ class IssueTokenForm(forms.Form):
 
 
 @admin.register(Node)
-class NodeAdmin(admin.ModelAdmin):
+class NodeAdmin(ConsoleModelAdmin):
     list_display = ("name", "disabled", "last_seen_at", "created_at")
     list_filter = ("disabled",)
     search_fields = ("name",)
@@ -123,9 +129,12 @@ class NodeAdmin(admin.ModelAdmin):
         extra_context = {**(extra_context or {}), "issue_url": "issue/"}
         return super().changelist_view(request, extra_context)
 
-    @admin.action(description="Issue or rotate tokens (shown once; old tokens stop working)")
+    @admin.action(
+        description="Issue or rotate tokens (shown once; old tokens stop working)",
+        permissions=["change"],
+    )
     def issue_tokens(self, request: HttpRequest, queryset: QuerySet[Node]) -> HttpResponse | None:
-        if not confirmed(request):
+        if not confirmed(self, request):
             return confirm(
                 self,
                 request,
@@ -137,13 +146,13 @@ class NodeAdmin(admin.ModelAdmin):
         self.message_user(request, f"Rotated {len(issued)} token(s).", messages.SUCCESS)
         return self._show_tokens(request, issued)
 
-    @admin.action(description="Disable the selected nodes")
+    @admin.action(description="Disable the selected nodes", permissions=["change"])
     def disable_nodes(self, request: HttpRequest, queryset: QuerySet[Node]) -> HttpResponse | None:
         return self._set_disabled(
             request, queryset, True, "Disable these nodes? Their calls get 401 until enabled."
         )
 
-    @admin.action(description="Enable the selected nodes")
+    @admin.action(description="Enable the selected nodes", permissions=["change"])
     def enable_nodes(self, request: HttpRequest, queryset: QuerySet[Node]) -> HttpResponse | None:
         return self._set_disabled(request, queryset, False, "Enable these nodes?")
 

@@ -5,6 +5,10 @@
 - `confirm`: an admin action's confirmation step (a page listing what will
   be touched, with an optional form); the action acts only on the POST back.
   `confirm_then` is the whole of a simple action: ask, then act on the ids.
+  Both check the permissions the running action declares
+  (`@admin.action(permissions=[...])`) on the confirmation page and again on
+  the confirming POST (`check_action_permission`); an action that declares
+  none is refused, so a new action cannot forget.
 - `LargeTableAdmin`: a changelist over a table too large to count.
 """
 
@@ -16,9 +20,10 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils.functional import cached_property
 
@@ -34,8 +39,29 @@ class CappedCountPaginator(Paginator):
         return len(object_list)
 
 
-def confirmed(request: HttpRequest) -> bool:
-    return request.POST.get("confirmed") == "yes"
+def check_action_permission(modeladmin: admin.ModelAdmin, request: HttpRequest) -> None:
+    """Refuse (403) unless the user holds every permission the running action declares.
+
+    Django already hides and refuses an action whose `permissions` the user
+    lacks; this repeats the check inside the action, on both of its steps,
+    and refuses an action that declares no permissions at all.
+    """
+    name = request.POST.get("action", "")
+    found = modeladmin.get_action(name) if name else None
+    declared = getattr(found[0], "allowed_permissions", None) if found else None
+    if not declared:
+        raise PermissionDenied(f"The admin action {name!r} declares no permissions.")
+    for permission in declared:
+        if not getattr(modeladmin, f"has_{permission}_permission")(request):
+            raise PermissionDenied(f"The action {name!r} needs the {permission} permission.")
+
+
+def confirmed(modeladmin: admin.ModelAdmin, request: HttpRequest) -> bool:
+    """True on the confirming POST, once the action's permissions are checked again."""
+    if request.POST.get("confirmed") != "yes":
+        return False
+    check_action_permission(modeladmin, request)
+    return True
 
 
 def confirm(
@@ -47,7 +73,8 @@ def confirm(
     question: str,
     form: forms.Form | None = None,
 ) -> TemplateResponse:
-    """Render the confirmation page for the action being run."""
+    """Render the confirmation page for the action being run (if the user may run it)."""
+    check_action_permission(modeladmin, request)
     opts = modeladmin.model._meta
     count = queryset.count()
     context = {
@@ -77,13 +104,32 @@ def confirm_then(
     question: str,
 ) -> TemplateResponse | None:
     """Ask first; once confirmed, `act` on the selected ids and show what it says it did."""
-    if not confirmed(request):
+    if not confirmed(modeladmin, request):
         return confirm(modeladmin, request, queryset, title=title, question=question)
     modeladmin.message_user(request, act(queryset.values_list("id", flat=True)), messages.SUCCESS)
     return None
 
 
-class LargeTableAdmin(admin.ModelAdmin):
+class ConsoleModelAdmin(admin.ModelAdmin):
+    """The console's base ModelAdmin: naming an action the user may not run is a 403.
+
+    Django leaves such an action out of the list and, on a POST naming it,
+    renders the list again (or redirects with "No action selected"); a clear
+    403 says what happened and cannot be mistaken for success.
+    """
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        if request.method == "POST" and "action" in request.POST:
+            name = request.POST.get("action", "")
+            offered = self.get_actions(request)
+            if self.get_action(name) is not None and name not in offered:
+                raise PermissionDenied(f"You may not run the action {name!r}.")
+        return super().changelist_view(request, extra_context)
+
+
+class LargeTableAdmin(ConsoleModelAdmin):
     """A changelist over a table too large to count: a capped count, 100 rows a page."""
 
     show_full_result_count = False

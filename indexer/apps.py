@@ -12,3 +12,4 @@ class IndexerConfig(AppConfig):
             checks,  # noqa: F401  (registers the system checks)
             pgarrays,  # noqa: F401  (registers its dumpers before any connection opens)
         )
+        from .api import schema  # noqa: F401  (the node token's OpenAPI security scheme)

@@ -7,27 +7,27 @@ from typing import Any
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
+# The key this project shipped as a development default before keys were
+# made per host: public, so anyone could sign a session or messages cookie.
+PUBLIC_DEVELOPMENT_KEY = "dev-only-insecure-key-change-me"
+
 
 @register(Tags.security)
 def check_secret_key(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
-    """The public development key signs admin sessions: refused outside development.
-
-    Development is DEBUG on or the embedded database; with DATABASE_URL and
-    DEBUG off it is an error, so `manage.py serve` (which migrates, running
-    the checks) will not start.
-    """
-    if not settings.SECRET_KEY.startswith("dev-only-"):
-        return []
+    """The old public development key is refused everywhere; a key made on
+    this host (SECRET_KEY unset) is fine for one host, not for several."""
     hint = "Set SECRET_KEY in the environment to a long random string."
-    if settings.DEBUG or settings.EMBEDDED_DATABASE:
-        return [Warning("SECRET_KEY is the development default.", hint=hint, id="indexer.W001")]
-    return [
-        Error(
-            "SECRET_KEY is the public development default, with DATABASE_URL set and DEBUG off.",
-            hint=hint,
-            id="indexer.E009",
-        )
-    ]
+    if settings.SECRET_KEY == PUBLIC_DEVELOPMENT_KEY:
+        return [Error("SECRET_KEY is the public development key.", hint=hint, id="indexer.E009")]
+    if settings.SECRET_KEY_FILE is not None and not settings.EMBEDDED_DATABASE:
+        return [
+            Warning(
+                f"SECRET_KEY is unset: this host made its own ({settings.SECRET_KEY_FILE}).",
+                hint=hint + " Every coordinator host behind one name needs the same key.",
+                id="indexer.W002",
+            )
+        ]
+    return []
 
 
 @register()

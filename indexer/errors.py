@@ -34,6 +34,18 @@ class TooLarge(DomainError):
     """A body or upload is over its configured limit."""
 
 
+class Throttled(DomainError):
+    """Too many calls in a rate window: retry after `retry_after` seconds."""
+
+    def __init__(self, detail: str, retry_after: int = 60) -> None:
+        super().__init__(detail)
+        self.retry_after = retry_after
+
+
+class TooManyLeases(Throttled):
+    """The node holds as many live leases as one node may: finish or release one first."""
+
+
 class Unavailable(DomainError):
     """Something the coordinator depends on (database, disk, news server) failed: retry."""
 

@@ -6,9 +6,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db import transaction
+
 from indexer.errors import Invalid
 from indexer.models import AuditAction, AuditEntry, Group, Node
 from indexer.newsserver import news_pool
+from indexer.signals import nodes_disabled
 from indexer.sql import PARAMETER_BATCH, slices
 from indexer.tokens import hash_token, new_token
 from usenet.nntp import NNTPPool
@@ -118,8 +121,15 @@ def issue_token(name: str, *, actor: Any = None) -> tuple[Node, str, bool]:
 
 
 def set_nodes_disabled(node_ids: Iterable[int], disabled: bool, *, actor: Any = None) -> int:
+    """Disable or enable nodes. Disabled nodes lose their leases at once (the
+    apps above listen to `nodes_disabled`); the audit entry says how many."""
     ids = list(node_ids)
-    count = Node.objects.filter(id__in=ids).exclude(disabled=disabled).update(disabled=disabled)
-    action = AuditAction.NODES_DISABLED if disabled else AuditAction.NODES_ENABLED
-    record_audit(actor, action, "node", count, {"ids": ids[:AUDIT_IDS_SHOWN]})
+    detail: dict[str, Any] = {"ids": ids[:AUDIT_IDS_SHOWN]}
+    with transaction.atomic():
+        count = Node.objects.filter(id__in=ids).exclude(disabled=disabled).update(disabled=disabled)
+        if disabled:
+            for _receiver, ended in nodes_disabled.send(None, node_ids=ids):
+                detail.update(dict(ended) if isinstance(ended, dict) else {})
+        action = AuditAction.NODES_DISABLED if disabled else AuditAction.NODES_ENABLED
+        record_audit(actor, action, "node", count, detail)
     return count

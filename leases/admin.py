@@ -54,7 +54,10 @@ class GroupLaneAdmin(LargeTableAdmin):
         seconds = int((timezone.now() - obj.snapshot_at).total_seconds())
         return f"{seconds // 3600}h {seconds % 3600 // 60}m" if seconds >= 3600 else f"{seconds}s"
 
-    @admin.action(description="Force-release the selected lanes (their holders are fenced)")
+    @admin.action(
+        description="Force-release the selected lanes (their holders are fenced)",
+        permissions=["change"],
+    )
     def force_release(
         self, request: HttpRequest, queryset: QuerySet[GroupLane]
     ) -> HttpResponse | None:

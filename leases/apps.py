@@ -8,13 +8,15 @@ class LeasesConfig(AppConfig):
     verbose_name = "Group leases"
 
     def ready(self) -> None:
+        from indexer.signals import nodes_disabled
         from seeding import maintenance
         from seeding.signals import range_finished
 
-        from .services import count_finished_range
+        from .services import count_finished_range, release_node_lanes
         from .snapshots import remove_stale_parts
 
         range_finished.connect(count_finished_range, dispatch_uid="leases.count_finished_range")
+        nodes_disabled.connect(release_node_lanes, dispatch_uid="leases.release_node_lanes")
         # Seeding's periodic upkeep runs this too (manage.py maintain, the lease path).
         maintenance.register(
             "remove_stale_snapshot_parts",

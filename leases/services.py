@@ -11,7 +11,7 @@ this node's lane, or a stale epoch: 409).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -24,7 +24,7 @@ from indexer.models import AuditAction
 from indexer.rulesets import current_rules
 from indexer.services import record_audit
 from indexer.space import leasing_paused, room
-from seeding.services import Offer
+from seeding.services import Offer, admit_lease
 
 from . import snapshots
 from .lanes import LANES, lane_bounds
@@ -136,6 +136,8 @@ def _rebuild_lane_work(bounds: dict[str, Any]) -> None:
 def lease_lane(node_id: int, lane: str) -> LaneOffer:
     """Hand a free group's lane to a node, or say why nothing is handed out."""
     checked_lane(lane)
+    held = queries.fetchone("lanes_held", {"node_id": node_id, "ttl": settings.LEASE_TTL_SECONDS})
+    admit_lease(node_id, lanes_held=int(held.held) if held else 0)
     retry = settings.LEASE_RETRY_AFTER_SECONDS
     # The database over DB_MAX_BYTES pauses both lanes; a full catalog only
     # the history lane (the tail keeps new posts coming).
@@ -272,6 +274,12 @@ def force_release_lanes(lane_ids: Iterable[int], *, actor: Any = None) -> int:
     detail = {"ids": ids[:100], "ranges_requeued": int(row.ranges) if row else 0}
     record_audit(actor, AuditAction.LEASE_FORCE_RELEASED, "group lane", count, detail)
     return count
+
+
+def release_node_lanes(node_ids: Sequence[int], **_signal: Any) -> dict[str, int]:
+    """Disabled nodes lose their lanes at once (indexer's `nodes_disabled`)."""
+    row = queries.fetchone("release_node_lanes", {"ids": list(node_ids)})
+    return {"lanes_ended": int(row.lanes) if row else 0}
 
 
 # --- snapshots -----------------------------------------------------------------

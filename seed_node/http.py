@@ -1,7 +1,7 @@
 """The node's HTTP client for the coordinator: JSON, a Bearer token, retries.
 
 Standard library only. A call is retried as it is while the coordinator is
-unreachable or answers 502/503/504; other errors become typed exceptions the
+unreachable or answers 429/502/503/504 (after its Retry-After); other errors become typed exceptions the
 workers act on (docs/seed-node.md, "Retries").
 """
 
@@ -20,7 +20,8 @@ from urllib.parse import urlencode, urlsplit
 
 log = logging.getLogger(__name__)
 
-RETRY_STATUSES = frozenset({502, 503, 504})
+# 429: a lease call over the rate or the per-node cap; Retry-After says when to call again.
+RETRY_STATUSES = frozenset({429, 502, 503, 504})
 _BODY_LIMIT = 64 * 1024  # of an error body we read for its detail
 
 

@@ -70,7 +70,7 @@ class PlanningGroupAdmin(GroupAdmin):
         extra_context = {**(extra_context or {}), "plan_url": reverse("admin:indexer_group_plan")}
         return super().changelist_view(request, extra_context)
 
-    @admin.action(description="Plan ranges for the selected groups")
+    @admin.action(description="Plan ranges for the selected groups", permissions=["change"])
     def plan_selected(self, request: HttpRequest, queryset: QuerySet[Group]) -> HttpResponse:
         ids = ",".join(str(pk) for pk in queryset.values_list("id", flat=True))
         return HttpResponseRedirect(f"{reverse('admin:indexer_group_plan')}?ids={ids}")
@@ -198,7 +198,9 @@ class SeedRangeAdmin(LargeTableAdmin):
             return queryset.filter(id=int(term)), False
         return queryset.none(), False
 
-    @admin.action(description="Requeue the selected ranges (from their resume points)")
+    @admin.action(
+        description="Requeue the selected ranges (from their resume points)", permissions=["change"]
+    )
     def requeue(self, request: HttpRequest, queryset: QuerySet[SeedRange]) -> HttpResponse | None:
         return confirm_then(
             self,
@@ -209,7 +211,7 @@ class SeedRangeAdmin(LargeTableAdmin):
             question="Queue these ranges again? Live leases on them are taken away.",
         )
 
-    @admin.action(description="Mark the selected ranges failed")
+    @admin.action(description="Mark the selected ranges failed", permissions=["change"])
     def mark_failed(
         self, request: HttpRequest, queryset: QuerySet[SeedRange]
     ) -> HttpResponse | None:
@@ -226,12 +228,12 @@ class SeedRangeAdmin(LargeTableAdmin):
             question="Mark these ranges failed? Nodes stop getting them.",
         )
 
-    @admin.action(description="Change the priority of the selected ranges")
+    @admin.action(description="Change the priority of the selected ranges", permissions=["change"])
     def change_priority(
         self, request: HttpRequest, queryset: QuerySet[SeedRange]
     ) -> HttpResponse | None:
-        form = PriorityForm(request.POST if confirmed(request) else None)
-        if not (confirmed(request) and form.is_valid()):
+        form = PriorityForm(request.POST if confirmed(self, request) else None)
+        if not (confirmed(self, request) and form.is_valid()):
             return confirm(
                 self,
                 request,

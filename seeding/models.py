@@ -55,6 +55,8 @@ class SeedRange(models.Model):
     leased_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     attempts = models.IntegerField(default=0)
+    # Releases marked uncounted so far: past MAX_UNCOUNTED_RELEASES they count.
+    uncounted_releases = models.IntegerField(default=0, db_default=0)
     headers = models.BigIntegerField(default=0)
     files = models.BigIntegerField(default=0)
     fragments = models.BigIntegerField(default=0)
@@ -99,6 +101,10 @@ class SeedRange(models.Model):
                 fields=["priority", "id"],
                 condition=Q(status="leased"),
                 name="seed_range_leased_idx",
+            ),
+            # A node's live leases, counted against LEASE_MAX_PER_NODE on each lease call.
+            models.Index(
+                fields=["node"], condition=Q(status="leased"), name="seed_range_live_node_idx"
             ),
             # Coverage of a group (planning) and lanes in article order.
             models.Index(fields=["group", "start_id"], name="seed_range_group_start_idx"),

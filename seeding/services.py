@@ -17,13 +17,14 @@ from django.db import transaction
 
 from indexer.catalog.services import store_files
 from indexer.catalog.validation import FileReport
-from indexer.errors import LeaseLost, NotFound
+from indexer.errors import LeaseLost, NotFound, TooManyLeases
 from indexer.metrics import BATCHES, HEADERS, LEASE_SECONDS, LEASES
 from indexer.models import AuditAction, Group
 from indexer.rulesets import current_rules
 from indexer.services import AUDIT_IDS_SHOWN, record_audit
 from indexer.space import leasing_paused
 from indexer.sql import Record
+from indexer.throttle import Window, check_window
 
 from . import maintenance
 from .models import RangeStatus, SeedRange
@@ -89,6 +90,7 @@ def _lease_range(node_id: int) -> LeaseOffer:
     (docs/performance.md). A quiet lease thus passes to another node at
     most that much after its TTL.
     """
+    admit_lease(node_id)
     paused = leasing_paused()
     if paused is not None:
         return LeaseOffer(None, retry_after=settings.LEASE_RETRY_AFTER_SECONDS, paused=paused)
@@ -106,6 +108,36 @@ def _lease_range(node_id: int) -> LeaseOffer:
     if row is None:
         return LeaseOffer(None, retry_after=settings.LEASE_RETRY_AFTER_SECONDS)
     return LeaseOffer(RangeLease(row.id, row.group, row.start, row.end, row.epoch, row.group_id))
+
+
+def lease_rate_key(node_id: int) -> str:
+    """The rate bucket of a node's lease calls (range and group leases share it)."""
+    return f"lease:{node_id}"
+
+
+def admit_lease(node_id: int, lanes_held: int = 0) -> None:
+    """Count a lease call against the node's rate (Throttled beyond
+    LEASE_RATE_PER_MINUTE) and refuse it (TooManyLeases) when the node already
+    holds LEASE_MAX_PER_NODE live leases: its leased ranges plus `lanes_held`."""
+    cap = settings.LEASE_MAX_PER_NODE
+    row = queries.fetchone(
+        "lease_gate",
+        {"key": lease_rate_key(node_id), "window": 60, "node_id": node_id, "cap": cap},
+    )
+    assert row is not None  # the upsert always returns its row
+    check_window(Window(row.hits, row.retry_after), settings.LEASE_RATE_PER_MINUTE, "lease calls")
+    live = row.live + lanes_held
+    if cap and live >= cap:
+        raise TooManyLeases(
+            f"This node holds {live} live leases, the most one node may hold "
+            f"(LEASE_MAX_PER_NODE={cap}): finish or release one before leasing another.",
+            settings.LEASE_RETRY_AFTER_SECONDS,
+        )
+
+
+def end_node_leases(node_ids: Sequence[int], **_signal: Any) -> dict[str, int]:
+    """Disabled nodes lose their range leases at once (indexer's `nodes_disabled`)."""
+    return {"ranges_ended": queries.execute("end_node_leases", {"ids": list(node_ids)})}
 
 
 def range_holder(range_id: int) -> Record | None:
@@ -190,6 +222,7 @@ def release_range(
             "node_id": node_id,
             "epoch": epoch,
             "uncounted": uncounted,
+            "max_uncounted": settings.MAX_UNCOUNTED_RELEASES,
             "max_attempts": settings.MAX_ATTEMPTS,
             "error": error or None,  # the statement keeps its first 2,000 characters
         },

@@ -17,7 +17,16 @@ from django.test import override_settings
 from django.urls import reverse
 
 from indexer.api.errors import DOMAIN_ERRORS, exception_handler, response_for_unhandled
-from indexer.errors import DomainError, Invalid, LeaseLost, NotFound, TooLarge, Unavailable
+from indexer.errors import (
+    DomainError,
+    Invalid,
+    LeaseLost,
+    NotFound,
+    Throttled,
+    TooLarge,
+    TooManyLeases,
+    Unavailable,
+)
 from indexer.models import Node
 from indexer.newsserver import close_news_pool
 from tests.conftest import NodeClient
@@ -64,12 +73,26 @@ def no_news_server(node: NodeClient) -> Any:
         return node.get(f"/api/v1/ranges/{lease['id']}/overviews?{query}")
 
 
+def too_many_calls(node: NodeClient) -> Any:
+    with override_settings(LEASE_RATE_PER_MINUTE=1):
+        node.post("/api/v1/ranges/lease")
+        return node.post("/api/v1/ranges/lease")
+
+
+def too_many_leases(node: NodeClient) -> Any:
+    leased_range(node)
+    with override_settings(LEASE_MAX_PER_NODE=1):
+        return node.post("/api/v1/ranges/lease")
+
+
 # (domain error, what makes a real service raise it, status, code, start of the sentence)
 CASES: list[tuple[type[DomainError], Callable[[NodeClient], Any], int, str, str]] = [
     (Invalid, invalid_lane, 400, "invalid", "lane: 'sideways' is not a lane"),
     (NotFound, unknown_range, 404, "not_found", "Range 987654321 does not exist."),
     (LeaseLost, stale_epoch, 409, "lease_lost", "Epoch 2 of range "),
     (TooLarge, oversized_snapshot, 413, "too_large", "The snapshot is 11 bytes"),
+    (Throttled, too_many_calls, 429, "throttled", "Too many lease calls (1 per window)"),
+    (TooManyLeases, too_many_leases, 429, "too_many_leases", "This node holds 1 live leases"),
     (Unavailable, no_news_server, 503, "unavailable", "The coordinator has no news server"),
 ]
 

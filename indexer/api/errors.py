@@ -17,7 +17,16 @@ from django.db import DatabaseError, DataError, InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions as drf
 
-from indexer.errors import DomainError, Invalid, LeaseLost, NotFound, TooLarge, Unavailable
+from indexer.errors import (
+    DomainError,
+    Invalid,
+    LeaseLost,
+    NotFound,
+    Throttled,
+    TooLarge,
+    TooManyLeases,
+    Unavailable,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -30,6 +39,8 @@ DOMAIN_ERRORS: dict[type[DomainError], tuple[int, str]] = {
     NotFound: (404, "not_found"),
     LeaseLost: (409, "lease_lost"),
     TooLarge: (413, "too_large"),
+    Throttled: (429, "throttled"),
+    TooManyLeases: (429, "too_many_leases"),
     Unavailable: (503, "unavailable"),
 }
 
@@ -42,9 +53,13 @@ def domain_status(exc: DomainError) -> tuple[int, str] | None:
     return None
 
 
-def error_response(status: int, code: str, detail: str) -> JsonResponse:
+def error_response(
+    status: int, code: str, detail: str, retry_after: int | None = None
+) -> JsonResponse:
     response = JsonResponse({"error": code, "detail": detail}, status=status)
-    if status == 503:
+    if retry_after is not None:
+        response["Retry-After"] = str(retry_after)
+    elif status == 503:
         response["Retry-After"] = RETRY_AFTER_UNAVAILABLE
     if status == 401:
         response["WWW-Authenticate"] = 'Bearer realm="api"'
@@ -122,12 +137,16 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> JsonResponse |
     translated = _translate(exc)
     if translated is None:
         return None  # unexpected: ApiErrorMiddleware logs it and answers JSON
-    return error_response(*translated)
+    return error_response(*translated, retry_after=_retry_after(exc))
+
+
+def _retry_after(exc: Exception) -> int | None:
+    return exc.retry_after if isinstance(exc, Throttled) else None
 
 
 def response_for_unhandled(exc: Exception) -> JsonResponse:
     translated = _translate(exc)
     if translated is not None:
-        return error_response(*translated)
+        return error_response(*translated, retry_after=_retry_after(exc))
     logger.exception("unhandled error in the API", exc_info=exc)
     return error_response(500, "internal", "The coordinator failed; the error is logged.")

@@ -19,7 +19,13 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from indexer.admin_tools import LargeTableAdmin, confirm, confirm_then, confirmed
+from indexer.admin_tools import (
+    ConsoleModelAdmin,
+    LargeTableAdmin,
+    confirm,
+    confirm_then,
+    confirmed,
+)
 from indexer.errors import DomainError, NotFound
 from indexer.rulesets import current_rules
 
@@ -53,7 +59,7 @@ class RuleSetForm(forms.ModelForm):
 
 
 @admin.register(RuleSetVersion)
-class RuleSetVersionAdmin(admin.ModelAdmin):
+class RuleSetVersionAdmin(ConsoleModelAdmin):
     form = RuleSetForm
     list_display = ("version", "created_at", "created_by", "note", "in_force")
     readonly_fields = ("version", "created_at", "created_by")
@@ -199,7 +205,7 @@ class CatalogFileAdmin(LargeTableAdmin):
         except NotFound as error:
             raise Http404(error.detail) from None
 
-    @admin.action(description="Download the selected files as one NZB")
+    @admin.action(description="Download the selected files as one NZB", permissions=["view"])
     def export_nzb(self, request: HttpRequest, queryset: QuerySet[CatalogFile]) -> Any:
         ids = list(queryset.order_by("-id").values_list("id", flat=True)[: NZB_EXPORT_LIMIT + 1])
         if len(ids) > NZB_EXPORT_LIMIT:
@@ -209,7 +215,7 @@ class CatalogFileAdmin(LargeTableAdmin):
                 messages.WARNING,
             )
             return None
-        if not confirmed(request):
+        if not confirmed(self, request):
             return confirm(
                 self,
                 request,

@@ -261,6 +261,33 @@ WITH cur AS (
 )
 SELECT (SELECT count(*) FROM cleared) AS lanes, (SELECT count(*) FROM freed) AS ranges;
 
+-- name: release_node_lanes
+-- Disabled nodes lose their lanes at once: the epoch moves on (the holder is
+-- fenced) and the lane's range in work is queued again.
+WITH cur AS (
+    SELECT id, node_id, range_id FROM group_lane
+     WHERE node_id = ANY(%(ids)s::bigint[])
+       FOR UPDATE
+), freed AS (
+    UPDATE seed_range AS r
+       SET status = 'queued', node_id = NULL
+      FROM cur
+     WHERE r.id = cur.range_id AND r.status = 'leased' AND r.node_id = cur.node_id
+    RETURNING r.id
+), cleared AS (
+    UPDATE group_lane AS gl
+       SET node_id = NULL, range_id = NULL, epoch = gl.epoch + 1, last_held_at = clock_timestamp()
+      FROM cur
+     WHERE gl.id = cur.id
+    RETURNING gl.id
+)
+SELECT (SELECT count(*) FROM cleared) AS lanes, (SELECT count(*) FROM freed) AS ranges;
+
+-- name: lanes_held
+-- A node's live lanes (heartbeat within the TTL), counted against LEASE_MAX_PER_NODE.
+SELECT count(*) AS held FROM group_lane
+ WHERE node_id = %(node_id)s AND heartbeat_at >= now() - make_interval(secs => %(ttl)s);
+
 -- name: count_finished_range
 -- A range a lane handed out was finished: count it on the lane.
 UPDATE group_lane

@@ -21,6 +21,25 @@ UPDATE seed_range
  WHERE status = 'leased'
    AND heartbeat_at < now() - make_interval(secs => %(ttl)s);
 
+-- name: lease_gate
+-- Before a claim: one hit on the node's lease-call bucket (rate_hit, from
+-- indexer's migrations), and its live range leases counted up to the cap
+-- through seed_range_live_node_idx (a cap of 0 counts nothing).
+SELECT h.hits, h.retry_after,
+       CASE WHEN %(cap)s > 0
+            THEN (SELECT count(*) FROM (SELECT 1 FROM seed_range
+                                         WHERE node_id = %(node_id)s AND status = 'leased'
+                                         LIMIT %(cap)s) AS live)
+            ELSE 0 END AS live
+  FROM rate_hit(%(key)s, %(window)s) AS h;
+
+-- name: end_node_leases
+-- Disabled nodes lose their range leases at once: queued again at their
+-- resume points (the next claim bumps the epoch, fencing the old holder).
+UPDATE seed_range
+   SET status = 'queued', node_id = NULL
+ WHERE node_id = ANY(%(ids)s::bigint[]) AND status = 'leased';
+
 -- name: lease_range
 -- Claim one queued range: the function claim_seed_range (sql/claim.sql).
 SELECT out_id AS id, out_group AS "group", out_next AS start, out_end AS "end",
@@ -69,15 +88,25 @@ RETURNING group_id, headers;
 
 -- name: release_range
 -- Queued again, or failed once the attempts are used up. `uncounted` (the
--- node never started) gives the attempt back and always queues.
-UPDATE seed_range
-   SET status = CASE WHEN NOT %(uncounted)s AND attempts >= %(max_attempts)s THEN 'failed' ELSE 'queued' END,
-       attempts = CASE WHEN %(uncounted)s THEN GREATEST(attempts - 1, 0) ELSE attempts END,
-       done_at = CASE WHEN NOT %(uncounted)s AND attempts >= %(max_attempts)s THEN now() END,
-       node_id = CASE WHEN NOT %(uncounted)s AND attempts >= %(max_attempts)s THEN node_id END,
+-- node never started) gives the attempt back and always queues, but only
+-- max_uncounted times per range: past that it counts like any release, so
+-- repeating it cannot keep a range busy forever.
+WITH r AS (
+    SELECT id, %(uncounted)s AND uncounted_releases < %(max_uncounted)s AS given_back
+      FROM seed_range
+     WHERE id = %(range_id)s AND status = 'leased' AND node_id = %(node_id)s AND epoch = %(epoch)s
+     FOR UPDATE
+)
+UPDATE seed_range AS s
+   SET status = CASE WHEN NOT r.given_back AND attempts >= %(max_attempts)s THEN 'failed' ELSE 'queued' END,
+       attempts = CASE WHEN r.given_back THEN GREATEST(attempts - 1, 0) ELSE attempts END,
+       uncounted_releases = uncounted_releases + CASE WHEN %(uncounted)s THEN 1 ELSE 0 END,
+       done_at = CASE WHEN NOT r.given_back AND attempts >= %(max_attempts)s THEN now() END,
+       node_id = CASE WHEN NOT r.given_back AND attempts >= %(max_attempts)s THEN node_id END,
        error = COALESCE(left(%(error)s, 2000), error)
- WHERE id = %(range_id)s AND status = 'leased' AND node_id = %(node_id)s AND epoch = %(epoch)s
-RETURNING status;
+  FROM r
+ WHERE s.id = r.id
+RETURNING s.status, r.given_back;
 
 -- name: range_holder
 -- Only read when a fenced statement matched nothing, to say why.
@@ -86,6 +115,7 @@ SELECT status, node_id, epoch, start_id, end_id FROM seed_range WHERE id = %(ran
 -- name: requeue_ranges
 UPDATE seed_range
    SET status = 'queued', node_id = NULL, done_at = NULL, attempts = 0, error = '',
+       uncounted_releases = 0,
        next_id = CASE WHEN %(from_start)s THEN start_id ELSE next_id END
  WHERE id = ANY(%(ids)s::bigint[]) AND status <> 'queued';
 

@@ -45,7 +45,8 @@ def test_metrics_with_a_token_or_from_an_allowed_network(client):
     stranger = {"REMOTE_ADDR": "203.0.113.9"}
     assert client.get("/metrics", **stranger).status_code == 403
     bad = client.get("/metrics", HTTP_AUTHORIZATION="Bearer wrong", **stranger)
-    assert bad.status_code == 403
+    assert bad.status_code == 401  # a wrong credential is refused as such
+    assert bad["WWW-Authenticate"].startswith("Bearer")
     good = client.get("/metrics", HTTP_AUTHORIZATION="Bearer scrape-secret", **stranger)
     assert good.status_code == 200
     assert client.get("/metrics", REMOTE_ADDR="10.9.8.7").status_code == 200

@@ -1,5 +1,8 @@
 """`manage.py serve`: migrate, ensure an admin login, then run gunicorn.
 
+With SECRET_KEY unset, the settings made a random key on first start and
+keep it in var/secret-key (coordinator/local_secrets.py); serve says where.
+
 The process execs gunicorn in place, so with the embedded database the
 server stays up for exactly as long as the coordinator runs.
 """
@@ -47,6 +50,10 @@ class Command(BaseCommand):
         if gunicorn is None:
             raise CommandError("gunicorn is not installed: run `make install`.")
         prepare_metrics_dir()
+        if settings.SECRET_KEY_FILE is not None:
+            self.stdout.write(
+                f"Sessions are signed with the key kept in {settings.SECRET_KEY_FILE}."
+            )
         self.stdout.write(
             f"Serving on http://{bind}/ (admin at /admin/, API docs at /api/v1/docs/)"
         )
