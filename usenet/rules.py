@@ -7,10 +7,11 @@ is: docs/seed-node.md ("Subject rules and file identity").
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, fields
 from hashlib import blake2b
 from typing import Any, NamedTuple
+
+from .linear import Pattern, PatternError, compile_linear
 
 __all__ = [
     "FILE_KEY_PERSON",
@@ -97,13 +98,19 @@ DEFAULT_STRIP = (
     # Size hints: some posters print the segment's own size, which differs per segment.
     r"(?i)\b\d+(?:[.,]\d+)?\s*(?:[kmgt]i?b|bytes)\b",
     # Separators left dangling at either end once counters and hints are gone.
-    r"^[\s\-|:,]+|[\s\-|:,]+$",
+    # Two anchored patterns rather than one alternation: under RE2 each is one pass
+    # over the subject, and neither retries a run of separators from every start.
+    r"^[\s\-|:,]+",
+    r"[\s\-|:,]+$",
 )
 DEFAULT_FILENAME = (
     r'"(?P<name>[^"]+)"',
-    # A token with an extension: "name.vol00+01.par2", "file.7z.001". The lookahead
-    # wants a letter in it, so "1.500" in a size hint is not a file name.
-    r"(?<![\w.])(?P<name>(?=[\w.+~-]*[A-Za-z])\w[\w.+~-]*\.(?:[A-Za-z][A-Za-z0-9]{1,4}|\d{3}))(?![\w.])",
+    # A token with an extension: "name.vol00+01.par2", "file.7z.001", standing alone
+    # (no word character or dot on either side). A three-digit extension wants a
+    # letter before it, so "1.500" in a size hint is not a file name. Written for
+    # RE2 (usenet/linear.py): the context is matched, not looked around.
+    r"(?:^|[^\w.])(?P<name>\w[\w.+~-]*\.[A-Za-z][A-Za-z0-9]{1,4}"
+    r"|(?:[A-Za-z]|\w[\w.+~-]*[A-Za-z])[\w.+~-]*\.\d{3})(?:[^\w.]|$)",
 )
 
 # Parsing a subject is cached by its text minus the segment counter: every segment
@@ -113,11 +120,11 @@ _SHAPE_CACHE_LIMIT = 1 << 17
 
 @dataclass(frozen=True)
 class RuleSet:
-    """A versioned set of subject rules. Patterns are Python ``re`` syntax.
+    """A versioned set of subject rules. Patterns are RE2 syntax (usenet/linear.py).
 
     ``segment_counter`` must define groups ``part`` and ``total``; the LAST match in
     a subject is the segment counter (in "(1/2) \"x\" [1/5]" it is "[1/5]"). It is
-    embedded in a larger pattern, so flags must be scoped ("(?i:...)"), not global.
+    embedded in a larger pattern, as a group: a flag such as "(?i)" applies inside it.
     ``file_counters`` (groups ``index``, ``count``) are tried in order on the subject
     without its segment counter; the first that matches is the file counter.
     ``strip`` patterns are replaced by a space, in order, on that same text, and then
@@ -137,11 +144,11 @@ class RuleSet:
     min_total: int = 1
     max_total: int = 100_000
 
-    _segment_re: re.Pattern[str] = field(init=False, repr=False, compare=False)
-    _file_counter_res: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
-    _strip_res: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
-    _filename_res: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
-    _poster_exclude_res: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
+    _segment_re: Pattern = field(init=False, repr=False, compare=False)
+    _file_counter_res: tuple[Pattern, ...] = field(init=False, repr=False, compare=False)
+    _strip_res: tuple[Pattern, ...] = field(init=False, repr=False, compare=False)
+    _filename_res: tuple[Pattern, ...] = field(init=False, repr=False, compare=False)
+    _poster_exclude_res: tuple[Pattern, ...] = field(init=False, repr=False, compare=False)
     _shapes: dict[str, SubjectShape] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -168,9 +175,9 @@ class RuleSet:
         # Greedy head: the regex engine backs off from the end, so the counter it finds
         # is the last one in the subject, usually within a few characters.
         segment = _compile(
-            "segment_counter (its flags must be scoped, as in (?i:...))",
+            "segment_counter",
             rf"(?P<_head>.*)(?:{self.segment_counter})(?P<_tail>.*)",
-            flags=re.DOTALL,
+            dotall=True,
         )
         set_ = object.__setattr__
         set_(self, "_segment_re", segment)
@@ -306,13 +313,15 @@ class RuleSet:
 
 
 def _compile(
-    field_name: str, pattern: str, *, required: tuple[str, ...] = (), flags: int = 0
-) -> re.Pattern[str]:
+    field_name: str, pattern: str, *, required: tuple[str, ...] = (), dotall: bool = False
+) -> Pattern:
+    """A rule pattern compiled to run in linear time; ValueError says what to change."""
     try:
-        compiled = re.compile(pattern, flags)
-    except re.error as error:
+        compiled = compile_linear(pattern, dotall=dotall)
+    except PatternError as error:
         raise ValueError(
-            f"The {field_name} pattern {pattern!r} is not a valid regular expression: {error}."
+            f"The {field_name} pattern {pattern!r} cannot be used: {error}. Rule patterns"
+            " run under RE2, in time linear in the text: no lookaround, no backreferences."
         ) from None
     missing = [name for name in required if name not in compiled.groupindex]
     if missing:

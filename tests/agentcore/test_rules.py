@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -111,7 +114,8 @@ def test_the_dict_form_round_trips_through_json():
     [
         ({"segment_counter": "(unclosed"}, "segment_counter pattern"),
         ({"segment_counter": r"\((\d+)/(\d+)\)"}, "part, total"),
-        ({"segment_counter": r"(?i)\((?P<part>\d+)/(?P<total>\d+)\)"}, "scoped"),
+        ({"poster_exclude": [r"(?<!x)bot"]}, "lookahead and lookbehind are not supported"),
+        ({"strip": [r"(a)\1"]}, "backreferences are not supported"),
         ({"file_counters": [r"\[(?P<index>\d+)/(\d+)\]"]}, "lacks count"),
         ({"strip": ["[a-"]}, "strip pattern"),
         ({"filename": [r'"([^"]+)"']}, "named groups name"),
@@ -169,3 +173,52 @@ def test_a_pinned_key_guards_against_silent_identity_changes():
         "alt.binaries.test", "someone <a@b.c>", '[01/12] - "name.part01.rar" yEnc (1/37)'
     )
     assert key.hex() == PINNED
+
+
+def finishes_within(seconds: float, code: str) -> bool:
+    """Whether `code` runs to its end within `seconds` in a fresh interpreter.
+
+    A subprocess, because a backtracking match holds the GIL: no thread could
+    time it out, and a killed process stops burning the core at once.
+    """
+    root = Path(__file__).resolve().parents[2]
+    try:
+        subprocess.run([sys.executable, "-c", code], cwd=root, check=True, timeout=seconds)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
+
+
+def test_an_exponential_poster_pattern_runs_in_linear_time():
+    # Under a backtracking engine (a+)+$ takes seconds on 22 characters and
+    # centuries on 10,000; in linear time it is instant.
+    code = (
+        "from usenet.rules import RuleSet\n"
+        "rules = RuleSet(version=2, poster_exclude=('(a+)+$',))\n"
+        "assert not rules.excludes_poster('a' * 10_000 + '!')\n"
+        "assert rules.excludes_poster('a' * 10_000)\n"
+    )
+    assert finishes_within(30, code)
+
+
+@pytest.mark.parametrize("run", ["-", " ", "|", ":", ","])
+def test_a_long_run_of_separators_is_read_in_linear_time(run):
+    # The default strip and file-name patterns backtracked quadratically on such a
+    # run that does not reach the end of the subject: 8,000 characters took 6 s, and
+    # 100,000 take minutes.
+    code = (
+        "from usenet.rules import RuleSet\n"
+        "rules = RuleSet.default()\n"
+        f"subject = 'a' + {run!r} * 100_000 + 'b.rar (1/2)'\n"
+        "parsed = rules.parse_subject(subject)\n"
+        "assert parsed is not None and parsed.total == 2\n"
+    )
+    assert finishes_within(30, code)
+
+
+def test_the_default_file_name_pattern_needs_a_letter_before_a_numbered_extension():
+    assert RULES.parse_subject('"a.7z.001" yEnc (1/2)').name == "a.7z.001"
+    assert RULES.parse_subject("big.mkv.001 yEnc (1/2)").name == "big.mkv.001"
+    assert RULES.parse_subject("part 1.500 MB yEnc (1/2)").name == "part"
+    assert RULES.parse_subject("x name.part01.rar. (1/2)").name == "x name.part01.rar."
+    assert RULES.parse_subject("x name.part01.rar - (1/2)").name == "name.part01.rar"

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from importlib import import_module
 
 import pytest
+from django.apps import apps
 from lxml import etree
 
 from indexer.models import CatalogFile, RuleSetVersion
@@ -147,7 +149,11 @@ class TestRuleSetAdmin:
         ("rules", "message"),
         [
             ({"min_total": 1}, "lacks the fields"),
-            ({**RuleSet.default().to_dict(), "segment_counter": "("}, "not a valid regular"),
+            ({**RuleSet.default().to_dict(), "segment_counter": "("}, "cannot be used"),
+            (
+                {**RuleSet.default().to_dict(), "poster_exclude": [r"(?<!x)bot"]},
+                "lookahead and lookbehind are not supported",
+            ),
             ({**RuleSet.default().to_dict(), "colour": "blue"}, "does not know: colour"),
         ],
     )
@@ -175,3 +181,24 @@ class TestRuleSetAdmin:
         assert response.status_code == 403
         assert RuleSetVersion.objects.count() == 1
         assert RuleSetVersion.objects.get(version=1).rules["poster_exclude"] == []
+
+
+class TestRulesInLinearTime:
+    """Migration 0008: a database written before RE2 keeps reading subjects."""
+
+    migration = import_module("indexer.migrations.0008_rules_in_linear_time")
+
+    def test_the_old_default_patterns_are_republished_for_re2(self):
+        old = RuleSet.default().to_dict()
+        old.pop("version")
+        old["strip"] = [*old["strip"][:-2], self.migration.OLD_STRIP_SEPARATORS]
+        old["filename"] = [old["filename"][0], self.migration.OLD_FILENAME_TOKEN]
+        old["poster_exclude"] = ["spammer@"]
+        RuleSetVersion.objects.create(version=2, rules=old)
+        self.migration.republish_defaults(apps, None)
+        assert current_rules().version == 3
+        assert current_rules() == RuleSet(version=3, poster_exclude=("spammer@",))
+
+    def test_rules_that_already_run_under_re2_are_left_alone(self):
+        self.migration.republish_defaults(apps, None)
+        assert RuleSetVersion.objects.count() == 1
