@@ -6,8 +6,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from usenet.rules import ParsedSubject, RuleSet, file_key
+from usenet.rules import ParsedSubject, RuleSet, file_key, last_default_counter
 
 RULES = RuleSet.default()
 PINNED = "dccc7779d7fa4778257dd499730de274"
@@ -222,3 +224,43 @@ def test_the_default_file_name_pattern_needs_a_letter_before_a_numbered_extensio
     assert RULES.parse_subject("part 1.500 MB yEnc (1/2)").name == "part"
     assert RULES.parse_subject("x name.part01.rar. (1/2)").name == "x name.part01.rar."
     assert RULES.parse_subject("x name.part01.rar - (1/2)").name == "name.part01.rar"
+
+
+def by_re2(subject):
+    """The default counter's split by its pattern under RE2 (the path operators' counters take)."""
+    segment = RULES._segment_re
+    match = segment.match(subject, segment.numbers(("_head", "part", "total", "_tail")))
+    if match is None:
+        return None
+    return match[0], int(match[1]), int(match[2]), match[3]
+
+
+@given(st.text(alphabet="([)]/ \t\n0123456789aé", max_size=40))
+@settings(max_examples=3000, deadline=None)
+def test_the_default_counter_read_by_hand_agrees_with_its_pattern(subject):
+    assert last_default_counter(subject) == by_re2(subject)
+
+
+@pytest.mark.parametrize(
+    "subject",
+    [
+        "x (1/2)",
+        "x [ 01 / 12 ] y",
+        "(1/2) x (3/4) y",
+        "x (1234567/2)",
+        "x (1/2] y",
+        "(1/2)(",
+        "x(\t1 /\n2\f)",
+    ],
+)
+def test_the_default_counter_read_by_hand_on_known_subjects(subject):
+    assert last_default_counter(subject) == by_re2(subject)
+
+
+@pytest.mark.parametrize("run", ["(", "[", "( ", "(1/", "(1 / 2", "[99999/"])
+def test_a_long_run_of_counter_fragments_is_read_in_linear_time(run):
+    code = (
+        "from usenet.rules import last_default_counter\n"
+        f"assert last_default_counter({run!r} * 200_000 + 'x') is None\n"
+    )
+    assert finishes_within(30, code)
