@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from usenet.groups import group_name_problem
 from usenet.rules import ParsedSubject, RuleSet, file_key, last_default_counter
 
 RULES = RuleSet.default()
@@ -264,3 +265,26 @@ def test_a_long_run_of_counter_fragments_is_read_in_linear_time(run):
         f"assert last_default_counter({run!r} * 200_000 + 'x') is None\n"
     )
     assert finishes_within(30, code)
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("alt.binaries.x\r\nQUIT", "control character"),
+        ("alt.binaries.x\x00", "control character"),
+        ("alt binaries", "space"),
+        ("alt.*", "RFC 3977 keeps"),
+        ("alt,x", "RFC 3977 keeps"),
+        ("", "non-empty"),
+        ("a" * 256, "at most 255"),
+    ],
+)
+def test_group_names_outside_rfc_3977_are_refused_with_a_reason(name, problem):
+    assert problem in group_name_problem(name)
+
+
+@pytest.mark.parametrize(
+    "name", ["alt.binaries.multimedia", "de.alt.dateien", "fr.rec.café", "a+b"]
+)
+def test_rfc_3977_group_names_pass(name):
+    assert group_name_problem(name) is None

@@ -9,7 +9,7 @@ import pytest
 from django.apps import apps
 from lxml import etree
 
-from indexer.models import CatalogFile, RuleSetVersion
+from indexer.models import CatalogFile, Group, RuleSetVersion
 from indexer.rulesets import current_rules
 from tests.catalog.reports import report
 from tests.catalog.test_api import DTD, store
@@ -202,3 +202,24 @@ class TestRulesInLinearTime:
     def test_rules_that_already_run_under_re2_are_left_alone(self):
         self.migration.republish_defaults(apps, None)
         assert RuleSetVersion.objects.count() == 1
+
+
+class TestGroupNames:
+    def test_the_admin_refuses_a_group_name_with_a_line_break(self, admin_client):
+        response = admin_client.post(
+            "/admin/indexer/group/add/",
+            {"name": "alt.binaries.x\r\nQUIT", "active": "on", "priority": "100"},
+        )
+        assert response.status_code == 200
+        assert "RFC 3977 allows neither" in response.content.decode()
+        assert not Group.objects.exists()
+
+    def test_the_files_api_refuses_a_group_name_outside_rfc_3977(self, client):
+        from tests.factories import NodeFactory
+
+        node = NodeFactory()
+        response = client.get(
+            "/api/v1/files", {"group": "alt.x*"}, HTTP_AUTHORIZATION=f"Bearer {node.token}"
+        )
+        assert response.status_code == 400
+        assert "RFC 3977 keeps" in response.json()["detail"]
