@@ -12,7 +12,7 @@ import heapq
 import json
 import sys
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from usenet.limits import MAX_POSTER, MAX_SUBJECT, MAX_TOTAL
@@ -352,7 +352,7 @@ class Window:
 # --- reading a snapshot that another node wrote -------------------------------------
 
 
-def _bounded_lines(stream: IO[bytes], max_bytes: int) -> Iterable[bytes]:
+def _bounded_lines(stream: gzip.GzipFile, max_bytes: int) -> Iterator[bytes]:
     total = 0
     while line := stream.readline(MAX_SNAPSHOT_LINE + 1):
         if len(line) > MAX_SNAPSHOT_LINE:
