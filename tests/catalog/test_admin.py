@@ -83,8 +83,9 @@ class TestCatalogAdmin:
             response = admin_client.get(url)
             assert response.status_code == 200
             assert response["Content-Type"] == "application/x-nzb"
-            assert DTD.validate(etree.fromstring(response.content))
-        release = etree.fromstring(admin_client.get(url).content)
+            assert response.streaming
+            assert DTD.validate(etree.fromstring(b"".join(response.streaming_content)))
+        release = etree.fromstring(b"".join(admin_client.get(url).streaming_content))
         assert len(release.findall("{http://www.newzbin.com/DTD/2003/nzb}file")) == 2
 
     def test_an_nzb_of_a_file_that_is_gone_is_a_404(self, admin_client, files):
@@ -115,7 +116,7 @@ class TestCatalogAdmin:
             {"action": "export_nzb", "_selected_action": ids, "confirmed": "yes"},
         )
         assert response["Content-Type"] == "application/x-nzb"
-        doc = etree.fromstring(response.content)
+        doc = etree.fromstring(b"".join(response.streaming_content))
         assert DTD.validate(doc)
         assert len(doc.findall("{http://www.newzbin.com/DTD/2003/nzb}file")) == 3
 
