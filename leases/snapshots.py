@@ -152,8 +152,14 @@ def installing(final: Path, *, shared: bool = False) -> Iterator[None]:
     Of two uploads, the one that commits last is the one whose file stays; a
     reader (``shared``) opens the file that matches the row it read.
     """
-    final.parent.mkdir(parents=True, exist_ok=True)
-    with open(final.with_name(f".{final.name}.lock"), "a") as lock:
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        lock = open(final.with_name(f".{final.name}.lock"), "a")
+    except OSError as exc:
+        raise Unavailable(
+            f"The coordinator could not lock the snapshot ({exc.strerror or exc}); try again later."
+        ) from exc
+    with lock:
         fcntl.flock(lock, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         try:
             yield

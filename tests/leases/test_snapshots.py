@@ -238,3 +238,15 @@ def test_two_overlapping_uploads_under_one_epoch_end_with_one_whole_snapshot(
     row = GroupLane.objects.get(group_id=lease["group"]["id"], lane="history")
     assert (row.snapshot_next, row.snapshot_size) == (100 if data[:1] == b"a" else 200, len(data))
     assert not list(snapshot_dir.glob("*.part"))
+
+
+def test_a_snapshot_directory_that_cannot_be_made_is_a_503_not_a_500(
+    node_client, settings, tmp_path
+):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("in the way")
+    settings.SNAPSHOT_DIR = blocker / "snapshots"
+    node, lease = held_lane(node_client)
+    for response in (put(node, lease, b"window"), get(node, lease)):
+        assert response.status_code == 503
+        assert response.json()["error"] == "unavailable"
