@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from usenet.groups import group_name_problem
+from usenet.linear import compile_linear
 from usenet.rules import ParsedSubject, RuleSet, file_key, last_default_counter
 
 RULES = RuleSet.default()
@@ -288,3 +290,22 @@ def test_group_names_outside_rfc_3977_are_refused_with_a_reason(name, problem):
 )
 def test_rfc_3977_group_names_pass(name):
     assert group_name_problem(name) is None
+
+
+@given(
+    st.sampled_from(["x*", "a|b", "é+", r"\s+", "^-+", "-+$", "ab*", "(?i)A"]),
+    st.text(alphabet="ab x-éÉ", max_size=30),  # no newline: RE2's $ is the very end
+)
+@settings(max_examples=2000, deadline=None)
+def test_a_linear_pattern_replaces_as_re_does(pattern, text):
+    assert compile_linear(pattern).sub(" ", text) == re.sub(pattern, " ", text)
+
+
+@given(st.text(alphabet="ab x-é", max_size=30))
+@settings(max_examples=500, deadline=None)
+def test_a_linear_pattern_finds_groups_as_re_does(text):
+    pattern = r"(?P<a>a+)(?P<sp> )?(?P<e>é*)"
+    linear = compile_linear(pattern)
+    found = linear.search(text, linear.numbers(("a", "sp", "e")))
+    match = re.search(pattern, text)
+    assert found == (None if match is None else [g or "" for g in match.groups()])
