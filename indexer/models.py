@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
+from usenet.groups import MAX_GROUP_NAME, group_name_problem
+
+
+def validate_group_name(name: str) -> None:
+    """RFC 3977's newsgroup names only (usenet/groups.py): the name goes into GROUP."""
+    problem = group_name_problem(name)
+    if problem is not None:
+        raise ValidationError(problem, code="invalid_group_name")
+
 
 class Group(models.Model):
-    name = models.CharField(max_length=255, unique=True)
+    name = models.CharField(
+        max_length=MAX_GROUP_NAME, unique=True, validators=[validate_group_name]
+    )
     active = models.BooleanField(default=True)
     # A lower number is more urgent (the same convention as seed ranges).
     priority = models.IntegerField(default=100)

@@ -14,6 +14,7 @@ from indexer.newsserver import news_pool
 from indexer.signals import nodes_disabled
 from indexer.sql import PARAMETER_BATCH, slices
 from indexer.tokens import hash_token, new_token
+from usenet.groups import group_name_problem
 from usenet.nntp import NNTPPool
 
 
@@ -21,6 +22,8 @@ from usenet.nntp import NNTPPool
 class AddedGroups:
     listed: int = 0
     added: list[str] = field(default_factory=list)
+    # Listed names RFC 3977 does not allow (a CR, a space...): never stored.
+    refused: list[str] = field(default_factory=list)
     known: int = 0
     dry_run: bool = False
 
@@ -41,6 +44,9 @@ def add_groups(
     names: list[str] = []
     with pool.connection() as client:
         for name, _last, _first, _flags in client.list_active(wildmat):
+            if group_name_problem(name) is not None:
+                result.refused.append(name)
+                continue
             names.append(name)
             if progress is not None:
                 progress(name, len(names))

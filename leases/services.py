@@ -285,14 +285,14 @@ def release_node_lanes(node_ids: Sequence[int], **_signal: Any) -> dict[str, int
 # --- snapshots -----------------------------------------------------------------
 
 
-def _locked_lane(node_id: int, group_id: int, lane: str, epoch: int) -> tuple[int, str]:
+def _locked_lane(node_id: int, group_id: int, lane: str, epoch: int) -> int:
     row = queries.fetchone(
         "lock_lane_snapshot",
         {"group_id": group_id, "lane": lane, "node_id": node_id, "epoch": epoch},
     )
     if row is None:
         raise _lane_lost(node_id, group_id, lane, epoch)
-    return row.id, row.name
+    return int(row.id)
 
 
 def store_snapshot(
@@ -307,27 +307,32 @@ def store_snapshot(
     """Stream a lane's snapshot to disk and make it the lane's snapshot; returns its size.
 
     The holder is checked before a byte is read and again, with the lane row
-    locked, when the finished file replaces the old one.
+    locked, when the upload is recorded. The file replaces the old one only
+    once that record has committed, under a lock held from the commit to the
+    rename: of two overlapping uploads the last to commit wins, whole, and a
+    failed commit leaves the old file and no `.part`.
     """
     checked_lane(lane)
     checked_group_id(group_id)
     limit = settings.SNAPSHOT_MAX_BYTES
     if length is not None and length > limit:
         raise TooLarge(f"The snapshot is {length} bytes; SNAPSHOT_MAX_BYTES allows {limit} bytes.")
+    if length == 0:
+        raise Invalid(snapshots.EMPTY_SNAPSHOT)
     with transaction.atomic():
-        _lane_id, name = _locked_lane(node_id, group_id, lane, epoch)
-    final = snapshots.snapshot_path(group_id, name, lane)
-    part = snapshots.part_path(final, epoch)
-    size = snapshots.write_part(part, chunks, length, limit)
+        _locked_lane(node_id, group_id, lane, epoch)
+    final = snapshots.snapshot_path(group_id, lane)
+    part, size = snapshots.write_part(final, chunks, length, limit)
     try:
-        with transaction.atomic():
-            lane_id, _name = _locked_lane(node_id, group_id, lane, epoch)
-            snapshots.install(part, final)
+        with snapshots.installing(final), transaction.atomic():
+            lane_id = _locked_lane(node_id, group_id, lane, epoch)
             queries.execute(
                 "record_snapshot", {"lane_id": lane_id, "next": next_article, "size": size}
             )
-    finally:
+            transaction.on_commit(lambda: snapshots.install(part, final))
+    except BaseException:
         part.unlink(missing_ok=True)
+        raise
     return size
 
 
@@ -335,7 +340,8 @@ def open_snapshot(node_id: int, group_id: int, lane: str, epoch: int) -> Snapsho
     """The lane's snapshot, opened for streaming (the caller closes it)."""
     checked_lane(lane)
     checked_group_id(group_id)
-    with transaction.atomic():
+    final = snapshots.snapshot_path(group_id, lane)
+    with snapshots.installing(final, shared=True), transaction.atomic():
         row = queries.fetchone(
             "read_lane_snapshot",
             {"group_id": group_id, "lane": lane, "node_id": node_id, "epoch": epoch},
@@ -345,10 +351,22 @@ def open_snapshot(node_id: int, group_id: int, lane: str, epoch: int) -> Snapsho
         name, snap_next = row.name, row.snapshot_next
         if snap_next is None:
             raise NotFound(f"The {lane} lane of group {group_id} has no snapshot yet.")
-        try:
-            handle = open(snapshots.snapshot_path(group_id, name, lane), "rb")
-        except FileNotFoundError as exc:
+        handle = _open_first(
+            final,
+            snapshots.legacy_snapshot_path(group_id, name, lane),
+        )
+        if handle is None:
             raise NotFound(
                 f"The snapshot of the {lane} lane of group {group_id} is missing on disk."
-            ) from exc
+            )
     return SnapshotFile(handle, snap_next, os.fstat(handle.fileno()).st_size)
+
+
+def _open_first(*paths: Any) -> IO[bytes] | None:
+    """The first of `paths` that exists, opened for reading; None when none does."""
+    for path in paths:
+        try:
+            return open(path, "rb")
+        except FileNotFoundError:
+            continue
+    return None

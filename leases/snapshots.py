@@ -1,17 +1,21 @@
 """Snapshot files: a lane's serialized window, streamed to disk and replaced whole.
 
 A busy group's window is gigabytes, so a snapshot is never held in memory:
-the body is written chunk by chunk to a `.part` file beside the snapshot,
-fsynced, then renamed over the old one (and the directory fsynced), so a
-reader sees the old snapshot or the new one, never half of one. Anything
-that goes wrong on the way (a short body, a disconnect, the size limit)
-removes the `.part` and leaves the old snapshot in place.
+the body is written chunk by chunk to a `.part` file of its own beside the
+snapshot (two uploads never share one), fsynced, then renamed over the old
+one (and the directory fsynced) once the database has recorded it, so a
+reader sees the old snapshot or the new one, never half of one, and the file
+always matches the row. Anything that goes wrong on the way (a short or
+empty body, a disconnect, the size limit, a failed commit) removes the
+`.part` and leaves the old snapshot in place.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
+import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
@@ -27,6 +31,10 @@ from .models import Lane
 CHUNK_BYTES = 1 << 20
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]")
 NAME_LIMIT = 180
+EMPTY_SNAPSHOT = (
+    "The snapshot is empty: send the serialized window (a gzip file);"
+    " the lane keeps its last snapshot."
+)
 
 
 def snapshot_dir() -> Path:
@@ -34,34 +42,40 @@ def snapshot_dir() -> Path:
 
 
 def file_stem(group_id: int, group_name: str) -> str:
-    """A group name made safe as a file name; names that had to change get their id."""
+    """The file stem of a snapshot written before names came from ids (read only)."""
     safe = _UNSAFE.sub("_", group_name)[:NAME_LIMIT]
     if safe != group_name or not safe.strip(".") or safe.startswith("."):
         safe = f"{safe.lstrip('.')}_{group_id}"
     return safe
 
 
-def snapshot_path(group_id: int, group_name: str, lane: str) -> Path:
+def snapshot_path(group_id: int, lane: str) -> Path:
+    """The lane's snapshot file, named by the group's id and the lane: never by its name,
+    which two groups could share once made safe, and which an operator can change."""
+    return snapshot_dir() / f"group-{group_id}-{Lane(lane).value}.gz"
+
+
+def legacy_snapshot_path(group_id: int, group_name: str, lane: str) -> Path:
+    """Where a snapshot uploaded before ids named the files lies; read until replaced."""
     suffix = "-tail" if lane == Lane.TAIL else ""
     return snapshot_dir() / f"{file_stem(group_id, group_name)}{suffix}.gz"
 
 
-def part_path(final: Path, epoch: int) -> Path:
-    # One .part per hand-out: a fenced-off holder still uploading cannot
-    # write into the current holder's file.
-    return final.with_name(f"{final.name}.{epoch}.part")
+def write_part(
+    final: Path, chunks: Iterable[bytes], expected: int | None, limit: int
+) -> tuple[Path, int]:
+    """Stream chunks into a new `.part` beside `final`, fsynced; returns it and its size.
 
-
-def write_part(part: Path, chunks: Iterable[bytes], expected: int | None, limit: int) -> int:
-    """Stream chunks into `part`, fsynced; returns the size. Removes `part` on any failure.
-
-    A body that breaks off is the client's problem (400); a disk that fails
-    is the coordinator's (503: the node keeps its window and tries again).
+    Each call writes its own part (two overlapping uploads of one lane never
+    share a file), removed on any failure. A body that breaks off, or is
+    empty, is the client's problem (400); a disk that fails is the
+    coordinator's (503: the node keeps its window and tries again).
     """
     size = 0
     incoming = iter(chunks)
+    part = final
     try:
-        with _writing(part) as out:
+        with _writing(final) as (part, out):
             while True:
                 try:
                     chunk = next(incoming, None)
@@ -82,22 +96,26 @@ def write_part(part: Path, chunks: Iterable[bytes], expected: int | None, limit:
                     f"The body ended after {size} of {expected} bytes (Content-Length): "
                     "the upload was interrupted; send the snapshot again."
                 )
+            if size == 0:
+                raise Invalid(EMPTY_SNAPSHOT)
             out.flush()
             os.fsync(out.fileno())
     except BaseException:
-        with suppress(OSError):  # a failing cleanup must not hide why the write failed
-            part.unlink(missing_ok=True)
+        if part != final:
+            with suppress(OSError):  # a failing cleanup must not hide why the write failed
+                part.unlink(missing_ok=True)
         raise
-    return size
+    return part, size
 
 
 @contextmanager
-def _writing(part: Path) -> Iterator[BinaryIO]:
-    """`part` open for writing; a failing disk (OSError) becomes Unavailable."""
+def _writing(final: Path) -> Iterator[tuple[Path, BinaryIO]]:
+    """A new `.part` beside `final`, open for writing; a failing disk becomes Unavailable."""
     try:
-        part.parent.mkdir(parents=True, exist_ok=True)
-        with open(part, "wb") as out:
-            yield out
+        final.parent.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(dir=final.parent, prefix=f"{final.name}.", suffix=".part")
+        with open(handle, "wb") as out:
+            yield Path(name), out
     except OSError as exc:
         raise Unavailable(
             f"The coordinator could not write the snapshot ({exc.strerror or exc}); "
@@ -125,6 +143,28 @@ def remove_stale_parts(older_than: float | None = None) -> int:
         except FileNotFoundError:  # its upload finished or failed meanwhile
             continue
     return removed
+
+
+@contextmanager
+def installing(final: Path, *, shared: bool = False) -> Iterator[None]:
+    """Held from the lane row's commit to the rename, across workers (a file lock).
+
+    Of two uploads, the one that commits last is the one whose file stays; a
+    reader (``shared``) opens the file that matches the row it read.
+    """
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        lock = open(final.with_name(f".{final.name}.lock"), "a")
+    except OSError as exc:
+        raise Unavailable(
+            f"The coordinator could not lock the snapshot ({exc.strerror or exc}); try again later."
+        ) from exc
+    with lock:
+        fcntl.flock(lock, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def install(part: Path, final: Path) -> None:

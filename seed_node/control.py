@@ -58,6 +58,7 @@ class Stats:
         self.files = 0
         self.fragments = 0
         self.skipped = 0
+        self.snapshot_resets = 0  # unreadable lane snapshots replaced by an empty window
 
     def add(self, **amounts: int) -> None:
         with self._lock:
@@ -73,4 +74,5 @@ class Stats:
                 "files": self.files,
                 "fragments": self.fragments,
                 "skipped": self.skipped,
+                "snapshot_resets": self.snapshot_resets,
             }

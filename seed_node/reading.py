@@ -6,11 +6,12 @@ See docs/seed-node.md ("Batches and next") for what a batch's ``next`` promises.
 from __future__ import annotations
 
 import bisect
+import json
 import time
 from array import array
 from typing import Any
 
-from usenet.limits import MAX_FILES_PER_BATCH
+from usenet.limits import MAX_BATCH_BYTES, MAX_FILES_PER_BATCH
 from usenet.overview import parse_over_line
 
 from .aggregate import Window
@@ -158,12 +159,12 @@ class RangeReader:
             self.stats.add(skipped=skipped + skipped_fragments)
         if not (moved or files or fragments or final):
             return
-        # A drained window can hold more files than the coordinator takes in one
-        # batch. Those sent first keep the previous next; only the last moves it.
-        limit = MAX_FILES_PER_BATCH
-        while len(files) > limit or len(fragments) > limit:
-            self._submit(previous, 0, files[:limit], fragments[:limit])
-            files, fragments = files[limit:], fragments[limit:]
+        # A drained window can hold more files, or more bytes, than the coordinator
+        # takes in one batch. Those sent first keep the previous next; only the
+        # last moves it.
+        *first, (files, fragments) = split_batches(files, fragments)
+        for some_files, some_fragments in first:
+            self._submit(previous, 0, some_files, some_fragments)
         self._submit(next_id, headers, files, fragments)
 
     def _submit(
@@ -187,3 +188,28 @@ class RangeReader:
         self.reporter.flush()
         if self.lease.lost:
             raise Stopped
+
+
+# Bytes of a batch besides its files: the keys, epoch, next, headers.
+_BATCH_OVERHEAD = 200
+
+
+def split_batches(
+    files: list[dict[str, Any]], fragments: list[dict[str, Any]]
+) -> list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
+    """Files and fragments cut into batches of at most MAX_FILES_PER_BATCH of each
+    and MAX_BATCH_BYTES of JSON (as the coordinator client encodes it), in order."""
+    batches: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]] = []
+    current: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])
+    size = _BATCH_OVERHEAD
+    items = [(0, item) for item in files] + [(1, item) for item in fragments]
+    for kind, item in items:
+        item_size = len(json.dumps(item, separators=(",", ":"))) + 1
+        full = size + item_size > MAX_BATCH_BYTES or len(current[kind]) >= MAX_FILES_PER_BATCH
+        if full and (current[0] or current[1]):
+            batches.append(current)
+            current, size = ([], []), _BATCH_OVERHEAD
+        current[kind].append(item)
+        size += item_size
+    batches.append(current)
+    return batches

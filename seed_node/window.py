@@ -13,7 +13,7 @@ from typing import Any
 
 from usenet.rules import RuleSet
 
-from .aggregate import Window
+from .aggregate import SnapshotError, Window
 from .http import CoordinatorError, LeaseLost, NotFound, Unauthenticated
 from .leases import Heartbeat, Lease
 from .reading import Stopped
@@ -144,28 +144,58 @@ class WindowWorker(Worker):
         rules: RuleSet,
         snapshot: dict[str, Any] | None,
     ) -> Window:
-        if snapshot:
-            with tempfile.TemporaryFile(dir=self.settings.work_dir) as spool:
-                try:
-                    response = self.coordinator.open_stream(
-                        f"{lane_path}/snapshot", {"epoch": epoch}
-                    )
-                    with response:
-                        while chunk := response.read(256 * 1024):
-                            spool.write(chunk)
-                    spool.seek(0)
-                    window = Window.restore(spool, rules)
-                except NotFound:
-                    log.info("%s: the lane's snapshot is gone; starting empty", self.name)
-                except (ValueError, OSError, EOFError) as exc:
-                    log.warning("%s: unreadable snapshot (%s); starting empty", self.name, exc)
-                else:
-                    if window.group == group:
-                        log.info("%s: restored a window of %s open files", self.name, len(window))
-                        window.max_open = self.settings.max_open
-                        return window
-                    log.warning("%s: the snapshot is of %s, not %s", self.name, window.group, group)
-        return Window(rules, group, max_open=self.settings.max_open)
+        """The lane's window from its snapshot; an empty one if there is none or it is bad.
+
+        A snapshot is another node's output, so it is read as untrusted input
+        (Window.restore). A bad one is logged with its cause, counted
+        (``snapshot_resets``) and replaced at once by the empty window at the
+        lane's snapshot position, so the lane goes on from there and the next
+        holder does not meet it again.
+        """
+        if not snapshot:
+            return Window(rules, group, max_open=self.settings.max_open)
+        try:
+            window = self.download_window(lane_path, epoch, rules)
+        except (NotFound, OSError) as exc:
+            # Gone, or the download broke off: the snapshot itself may be fine.
+            log.warning("%s: no snapshot to restore (%s); starting empty", self.name, exc)
+            return Window(rules, group, max_open=self.settings.max_open)
+        except SnapshotError as exc:
+            cause = f"the snapshot cannot be trusted: {exc}"
+        else:
+            if window.group == group:
+                log.info("%s: restored a window of %s open files", self.name, len(window))
+                return window
+            cause = f"the snapshot is of {window.group!r}, not {group!r}"
+        return self.reset_window(lane_path, epoch, group, rules, snapshot, cause)
+
+    def download_window(self, lane_path: str, epoch: int, rules: RuleSet) -> Window:
+        with tempfile.TemporaryFile(dir=self.settings.work_dir) as spool:
+            response = self.coordinator.open_stream(f"{lane_path}/snapshot", {"epoch": epoch})
+            with response:
+                while chunk := response.read(256 * 1024):
+                    spool.write(chunk)
+            spool.seek(0)
+            return Window.restore(spool, rules, max_open=self.settings.max_open)
+
+    def reset_window(
+        self,
+        lane_path: str,
+        epoch: int,
+        group: str,
+        rules: RuleSet,
+        snapshot: dict[str, Any],
+        cause: str,
+    ) -> Window:
+        position = snapshot.get("next")
+        log.warning(
+            "%s: %s; the window of %s starts empty at article %s", self.name, cause, group, position
+        )
+        self.stats.add(snapshot_resets=1)
+        window = Window(rules, group, max_open=self.settings.max_open)
+        if isinstance(position, int):
+            self.upload_snapshot(lane_path, epoch, window, position)
+        return window
 
     def upload_snapshot(self, lane_path: str, epoch: int, window: Window, position: int) -> bool:
         """PUT the window, streamed from a temporary file; False if the coordinator refused."""

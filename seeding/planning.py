@@ -22,6 +22,7 @@ from indexer.models import AuditAction, Group
 from indexer.newsserver import news_pool
 from indexer.services import record_audit
 from indexer.sql import slices
+from usenet.groups import group_name_problem
 from usenet.nntp import NNTPClient, NNTPPool, NoArticles, NoSuchGroup, find_article_at_date
 from usenet.nntp.client import GroupInfo
 from usenet.overview import parse_date
@@ -298,6 +299,10 @@ def check_plan_options(days: float | None, size: int, priority: int) -> None:
 def resolve_groups(groups: Iterable[Group | str]) -> list[Group]:
     """The Group rows, in (priority, name) order; every unknown name is an error."""
     wanted = [g.name if isinstance(g, Group) else str(g) for g in groups]
+    for name in wanted:
+        problem = group_name_problem(name)
+        if problem is not None:  # it would go into GROUP on the news server
+            raise Invalid(f"{problem} Nothing was planned.")
     rows = sorted(
         (row for batch in slices(wanted) for row in Group.objects.filter(name__in=batch)),
         key=lambda g: (g.priority, g.name),

@@ -1,7 +1,8 @@
 """The seed node installs alone: its distribution (node/) brings no coordinator package.
 
 Two checks. The fast one reads every module of the agent (seed_node/) and the core
-(usenet/) and allows only imports from the standard library and those two packages.
+(usenet/) and allows only imports from the standard library, those two packages and
+RE2 (the core's one dependency, usenet/linear.py).
 The slow one does what a node host does: ``pip install ./node`` into a fresh
 virtualenv, then runs ``seed-node`` and imports the packages there.
 """
@@ -21,8 +22,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 # What each package may import besides the standard library: the agent uses the
-# core, the core uses only itself (the coordinator imports it too).
-ALLOWED = {"seed_node": {"seed_node", "usenet"}, "usenet": {"usenet"}}
+# core, the core uses only itself and RE2 (the coordinator imports it too).
+ALLOWED = {"seed_node": {"seed_node", "usenet"}, "usenet": {"usenet", "re2"}}
 
 # The coordinator's stack; a node must never get any of it.
 COORDINATOR_PACKAGES = {"django", "djangorestframework", "pgserver"}
@@ -113,8 +114,8 @@ def test_the_node_distribution_brings_no_coordinator_package(node_venv: Path) ->
         name for name in installed if name in COORDINATOR_PACKAGES or name.startswith("psycopg")
     }
     assert not unwanted, f"the node venv has {sorted(unwanted)}"
-    # Nothing at all besides the agent: it has no dependencies.
-    assert installed - VENV_BASE == {"usenet-seed-node"}
+    # Nothing besides the agent and its one dependency, RE2 (usenet/linear.py).
+    assert installed - VENV_BASE == {"usenet-seed-node", "google-re2"}
 
 
 def test_seed_node_runs_from_the_node_distribution(node_venv: Path) -> None:
@@ -126,7 +127,8 @@ def test_seed_node_runs_from_the_node_distribution(node_venv: Path) -> None:
 
 def test_the_packages_import_from_the_node_distribution(node_venv: Path) -> None:
     probe = (
-        "import importlib.util, seed_node.cli, usenet.nntp\n"
+        "import importlib.util, seed_node.cli, usenet.nntp, usenet.rules\n"
+        "assert usenet.rules.RuleSet.default().parse_subject('a.rar (1/2)').total == 2\n"
         "assert importlib.util.find_spec('django') is None, 'Django is importable'\n"
         "print(seed_node.cli.__file__); print(usenet.nntp.__file__)\n"
     )

@@ -21,6 +21,10 @@ MAX_DATE = 4_102_444_800  # 2100-01-01: anything later is a broken clock
 MAX_EPOCH = 2**31 - 1
 MAX_HEADERS_PER_BATCH = 10_000_000
 MAX_FILES_PER_BATCH = 100_000
+# The agent's batches stay under this many bytes of JSON: half the coordinator's
+# default API_MAX_BODY_BYTES (64 MiB), so a large drained window goes out in
+# several batches instead of one the coordinator refuses (413).
+MAX_BATCH_BYTES = 32 << 20
 MESSAGE_ID = re.compile(r"<[^<>\s@]+@[^<>\s]+>\Z")
 
 

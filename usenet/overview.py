@@ -12,6 +12,8 @@ from datetime import date as _calendar_date
 from email.utils import mktime_tz, parsedate_tz
 from typing import NamedTuple
 
+from .limits import MAX_POSTER, MAX_SUBJECT
+
 __all__ = ["Overview", "parse_date", "parse_over_line"]
 
 # number, subject, from, date, message-id, references, bytes, lines (RFC 3977 8.3.2);
@@ -34,7 +36,10 @@ def parse_over_line(line: bytes) -> Overview | None:
     """Parse one overview line; None when it is malformed.
 
     Malformed: fewer than 8 tab-separated fields, an article number or byte count
-    that is not a plain decimal number, or a message-id not in angle brackets.
+    that is not a plain decimal number, a message-id not in angle brackets, or a
+    subject or poster longer than the coordinator stores (MAX_SUBJECT, MAX_POSTER:
+    such a post could never be reported, and its length is all a hostile poster
+    has to slow the rules with; docs/security.md, "Hostile Usenet input").
     An empty byte count is read as 0 (some servers leave it out).
     """
     try:
@@ -65,6 +70,8 @@ def _parse_fields(fields: list[str]) -> Overview | None:
     if not number.isdigit() or not (size.isdigit() or size == ""):
         return None
     if not (message_id.startswith("<") and message_id.endswith(">")):
+        return None
+    if len(subject) > MAX_SUBJECT or len(poster) > MAX_POSTER:
         return None
     try:
         article = int(number)

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, fields
 from hashlib import blake2b
 from typing import Any, NamedTuple
 
+from .linear import LinearPattern, PatternError, compile_linear
+
 __all__ = [
     "FILE_KEY_PERSON",
     "ParsedSubject",
@@ -97,27 +99,36 @@ DEFAULT_STRIP = (
     # Size hints: some posters print the segment's own size, which differs per segment.
     r"(?i)\b\d+(?:[.,]\d+)?\s*(?:[kmgt]i?b|bytes)\b",
     # Separators left dangling at either end once counters and hints are gone.
-    r"^[\s\-|:,]+|[\s\-|:,]+$",
+    # Two anchored patterns rather than one alternation: under RE2 each is one pass
+    # over the subject, and neither retries a run of separators from every start.
+    r"^[\s\-|:,]+",
+    r"[\s\-|:,]+$",
 )
 DEFAULT_FILENAME = (
     r'"(?P<name>[^"]+)"',
-    # A token with an extension: "name.vol00+01.par2", "file.7z.001". The lookahead
-    # wants a letter in it, so "1.500" in a size hint is not a file name.
-    r"(?<![\w.])(?P<name>(?=[\w.+~-]*[A-Za-z])\w[\w.+~-]*\.(?:[A-Za-z][A-Za-z0-9]{1,4}|\d{3}))(?![\w.])",
+    # A token with an extension: "name.vol00+01.par2", "file.7z.001", standing alone
+    # (no word character or dot on either side). A three-digit extension wants a
+    # letter before it, so "1.500" in a size hint is not a file name. Written for
+    # RE2 (usenet/linear.py): the context is matched, not looked around.
+    r"(?:^|[^\w.])(?P<name>\w[\w.+~-]*\.[A-Za-z][A-Za-z0-9]{1,4}"
+    r"|(?:[A-Za-z]|\w[\w.+~-]*[A-Za-z])[\w.+~-]*\.\d{3})(?:[^\w.]|$)",
 )
 
 # Parsing a subject is cached by its text minus the segment counter: every segment
 # of a file shares it. Cleared when full so memory stays bounded.
 _SHAPE_CACHE_LIMIT = 1 << 17
+_SEGMENT_GROUPS = ("_head", "part", "total", "_tail")
+_FILE_COUNTER_GROUPS = ("index", "count")
+_NAME_GROUP = ("name",)
 
 
 @dataclass(frozen=True)
 class RuleSet:
-    """A versioned set of subject rules. Patterns are Python ``re`` syntax.
+    """A versioned set of subject rules. Patterns are RE2 syntax (usenet/linear.py).
 
     ``segment_counter`` must define groups ``part`` and ``total``; the LAST match in
     a subject is the segment counter (in "(1/2) \"x\" [1/5]" it is "[1/5]"). It is
-    embedded in a larger pattern, so flags must be scoped ("(?i:...)"), not global.
+    embedded in a larger pattern, as a group: a flag such as "(?i)" applies inside it.
     ``file_counters`` (groups ``index``, ``count``) are tried in order on the subject
     without its segment counter; the first that matches is the file counter.
     ``strip`` patterns are replaced by a space, in order, on that same text, and then
@@ -137,11 +148,13 @@ class RuleSet:
     min_total: int = 1
     max_total: int = 100_000
 
-    _segment_re: re.Pattern[str] = field(init=False, repr=False, compare=False)
-    _file_counter_res: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
-    _strip_res: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
-    _filename_res: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
-    _poster_exclude_res: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
+    _segment_re: LinearPattern = field(init=False, repr=False, compare=False)
+    _file_counter_res: tuple[LinearPattern, ...] = field(init=False, repr=False, compare=False)
+    _strip_res: tuple[LinearPattern, ...] = field(init=False, repr=False, compare=False)
+    _filename_res: tuple[LinearPattern, ...] = field(init=False, repr=False, compare=False)
+    _poster_exclude_res: tuple[LinearPattern, ...] = field(init=False, repr=False, compare=False)
+    _segment_groups: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    _default_counter: bool = field(init=False, repr=False, compare=False)
     _shapes: dict[str, SubjectShape] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -168,12 +181,14 @@ class RuleSet:
         # Greedy head: the regex engine backs off from the end, so the counter it finds
         # is the last one in the subject, usually within a few characters.
         segment = _compile(
-            "segment_counter (its flags must be scoped, as in (?i:...))",
+            "segment_counter",
             rf"(?P<_head>.*)(?:{self.segment_counter})(?P<_tail>.*)",
-            flags=re.DOTALL,
+            dotall=True,
         )
         set_ = object.__setattr__
         set_(self, "_segment_re", segment)
+        set_(self, "_segment_groups", segment.numbers(_SEGMENT_GROUPS))
+        set_(self, "_default_counter", self.segment_counter == DEFAULT_SEGMENT_COUNTER)
         set_(
             self,
             "_file_counter_res",
@@ -237,11 +252,16 @@ class RuleSet:
 
     def split_segment_counter(self, subject: str) -> SegmentCounter | None:
         """Cut a subject at its last counter; None when it has no valid one."""
-        match = self._segment_re.match(subject)
-        if match is None:
-            return None
-        head, part_text, total_text, tail = match.group("_head", "part", "total", "_tail")
-        part, total = int(part_text), int(total_text)
+        if self._default_counter:
+            found = last_default_counter(subject)
+            if found is None:
+                return None
+            head, part, total, tail = found
+        else:
+            match = self._segment_re.match(subject, self._segment_groups)
+            if match is None or not match[1] or not match[2]:  # optional groups left out
+                return None
+            head, part, total, tail = match[0], int(match[1]), int(match[2]), match[3]
         if not (self.min_total <= total <= self.max_total and 1 <= part <= total):
             return None
         return SegmentCounter(head, part, total, tail)
@@ -260,9 +280,9 @@ class RuleSet:
     def _read_shape(self, rest: str) -> SubjectShape:
         file_index = file_count = None
         for pattern in self._file_counter_res:
-            match = pattern.search(rest)
-            if match is not None:
-                file_index, file_count = int(match["index"]), int(match["count"])
+            counter = pattern.search(rest, pattern.numbers(_FILE_COUNTER_GROUPS))
+            if counter is not None and counter[0] and counter[1]:
+                file_index, file_count = int(counter[0]), int(counter[1])
                 break
         key_subject = rest
         for pattern in self._strip_res:
@@ -270,9 +290,9 @@ class RuleSet:
         key_subject = " ".join(key_subject.split())
         name = key_subject
         for pattern in self._filename_res:
-            match = pattern.search(rest)
-            if match is not None:
-                name = match["name"].strip() or key_subject
+            found = pattern.search(rest, pattern.numbers(_NAME_GROUP))
+            if found is not None:
+                name = found[0].strip() or key_subject
                 break
         return SubjectShape(key_subject, name, file_index, file_count)
 
@@ -295,7 +315,7 @@ class RuleSet:
         return self.split_segment_counter(subject) is not None
 
     def excludes_poster(self, poster: str) -> bool:
-        return any(pattern.search(poster) for pattern in self._poster_exclude_res)
+        return any(pattern.contains(poster) for pattern in self._poster_exclude_res)
 
     def identify(self, group: str, poster: str, subject: str) -> bytes | None:
         """The file key of a post (any of its segments), or None when it is not binary."""
@@ -305,14 +325,81 @@ class RuleSet:
         return file_key(group, poster, parsed.key_subject, parsed.total)
 
 
+# --- the default segment counter, read without RE2 ---------------------------------
+#
+# Every line a node reads goes through the segment counter, and a call into RE2
+# costs several times a short match under ``re`` (docs/performance.md, "Subject
+# rules in linear time"). The default counter is read here without one, with the same
+# result as DEFAULT_SEGMENT_COUNTER under RE2 (tests/agentcore/test_rules.py
+# compares the two on generated subjects). Linear: candidates are the opening
+# brackets from the right, each found by one rfind that resumes where the last
+# stopped, and a reading from one bracket stops at the first character that is not
+# a space, digit or slash, so no character is read twice by two candidates.
+
+_SPACES = " \t\n\r\f"  # RE2's \s
+
+
+def last_default_counter(subject: str) -> tuple[str, int, int, str] | None:
+    """(head, part, total, tail) at the last default segment counter; None when none."""
+    paren = subject.rfind("(")
+    bracket = subject.rfind("[")
+    while paren >= 0 or bracket >= 0:
+        start = paren if paren > bracket else bracket
+        tight = _TIGHT_COUNTER.match(subject, start)
+        if tight is not None:
+            return subject[:start], int(tight[1]), int(tight[2]), subject[tight.end() :]
+        found = _spaced_counter_at(subject, start)
+        if found is not None:
+            part, total, end = found
+            return subject[:start], part, total, subject[end:]
+        if start == paren:
+            paren = subject.rfind("(", 0, start)
+        else:
+            bracket = subject.rfind("[", 0, start)
+    return None
+
+
+# The usual counter has no spaces: "(1/5)". Read by ``re`` because this pattern
+# cannot backtrack far: anchored at one position, with only bounded repeats, it
+# tries at most 6 x 6 ways over at most 15 characters, whatever the subject. A
+# subject it does not fit (spaces, 7 digits) is read by `_spaced_counter_at`.
+_TIGHT_COUNTER = re.compile(r"[(\[]([0-9]{1,6})/([0-9]{1,6})[)\]]")
+
+
+def _spaced_counter_at(text: str, start: int) -> tuple[int, int, int] | None:
+    """(part, total, end) of "[ 1 / 5 ]" read at ``start``; None if not a counter."""
+    numbers = []
+    pos = start + 1
+    for last in (False, True):
+        pos = _skip(text, pos, _SPACES)
+        digits_end = _skip(text, pos, "0123456789")
+        if not 1 <= digits_end - pos <= 6:  # \d{1,6} and no further digit
+            return None
+        numbers.append(int(text[pos:digits_end]))
+        pos = _skip(text, digits_end, _SPACES)
+        if text[pos : pos + 1] not in ((")", "]") if last else ("/",)):
+            return None
+        pos += 1
+    return numbers[0], numbers[1], pos
+
+
+def _skip(text: str, pos: int, characters: str) -> int:
+    end = len(text)
+    while pos < end and text[pos] in characters:
+        pos += 1
+    return pos
+
+
 def _compile(
-    field_name: str, pattern: str, *, required: tuple[str, ...] = (), flags: int = 0
-) -> re.Pattern[str]:
+    field_name: str, pattern: str, *, required: tuple[str, ...] = (), dotall: bool = False
+) -> LinearPattern:
+    """A rule pattern compiled to run in linear time; ValueError says what to change."""
     try:
-        compiled = re.compile(pattern, flags)
-    except re.error as error:
+        compiled = compile_linear(pattern, dotall=dotall)
+    except PatternError as error:
         raise ValueError(
-            f"The {field_name} pattern {pattern!r} is not a valid regular expression: {error}."
+            f"The {field_name} pattern {pattern!r} cannot be used: {error}. Rule patterns"
+            " run under RE2, in time linear in the text: no lookaround, no backreferences."
         ) from None
     missing = [name for name in required if name not in compiled.groupindex]
     if missing:

@@ -16,6 +16,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
@@ -189,7 +190,7 @@ class CatalogFileAdmin(LargeTableAdmin):
             *super().get_urls(),
         ]
 
-    def nzb_view(self, request: HttpRequest, file_id: int) -> HttpResponse:
+    def nzb_view(self, request: HttpRequest, file_id: int) -> HttpResponseBase:
         if not self.has_view_permission(request):
             return HttpResponse(status=403)
         try:
@@ -197,7 +198,7 @@ class CatalogFileAdmin(LargeTableAdmin):
         except NotFound as error:  # deleted or pruned since the page was drawn
             raise Http404(error.detail) from None
 
-    def release_nzb_view(self, request: HttpRequest, file_id: int) -> HttpResponse:
+    def release_nzb_view(self, request: HttpRequest, file_id: int) -> HttpResponseBase:
         if not self.has_view_permission(request):
             return HttpResponse(status=403)
         try:

@@ -6,9 +6,11 @@ exceptions mapped to HTTP in `indexer.api.errors`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from django.http import HttpResponse
+from django.http import StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.renderers import BaseRenderer, JSONRenderer
@@ -46,8 +48,9 @@ def checked_file_id(file_id: int) -> int:
     return checked_id(file_id, "File")
 
 
-def nzb_response(document: bytes, name: str) -> HttpResponse:
-    response = HttpResponse(document, content_type=CONTENT_TYPE)
+def nzb_response(document: Iterator[bytes], name: str) -> StreamingHttpResponse:
+    """The NZB streamed file by file (indexer/catalog/nzb.py), never built whole."""
+    response = StreamingHttpResponse(document, content_type=CONTENT_TYPE)
     response["Content-Disposition"] = content_disposition(name)
     return response
 
@@ -90,7 +93,7 @@ class NzbView(CatalogView):
     @extend_schema(
         responses={(200, CONTENT_TYPE): OpenApiResponse(description="NZB 1.1"), **ERRORS}
     )
-    def get(self, request: Request, file_id: int) -> HttpResponse:
+    def get(self, request: Request, file_id: int) -> HttpResponseBase:
         return nzb_response(*getattr(selectors, self.selector)(checked_file_id(file_id)))
 
 

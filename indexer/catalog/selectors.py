@@ -6,12 +6,13 @@ segments and bytes a file has); only a single file and its NZB do.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
+from django.db.models import F
 
 from indexer.admin_tools import COUNT_CAP
 from indexer.errors import NotFound
@@ -20,7 +21,7 @@ from indexer.sql import queries
 
 from .identity import release_stem
 from .models import CatalogFile
-from .nzb import NzbFile, render_nzb
+from .nzb import NzbFile, nzb_chunks
 
 LIST_FIELDS = (
     "id", "group__name", "name", "subject", "poster", "date", "total", "segments", "bytes",
@@ -121,6 +122,10 @@ def files_with_segments(file_ids: Sequence[int]) -> list[CatalogFile]:
     return list(CatalogFile.objects.filter(id__in=list(file_ids)).select_related("group"))
 
 
+# Files whose segments are read at once while an NZB streams.
+NZB_SLICE = 50
+
+
 def release_file_ids(file_id: int) -> list[int]:
     """The files of the post `file_id` belongs to (itself alone when it has no file counter)."""
     ids = [
@@ -132,36 +137,46 @@ def release_file_ids(file_id: int) -> list[int]:
     return ids or [file_id]
 
 
-def nzb_for(file_ids: Sequence[int], title: str | None = None) -> tuple[bytes, str]:
-    """An NZB of these files, in file-counter then name order, and a name for it.
+def nzb_for(file_ids: Sequence[int], title: str | None = None) -> tuple[Iterator[bytes], str]:
+    """An NZB of these files, streamed, in file-counter then name order, and a name for it.
 
-    Raises NotFound when none of them exist.
+    The order and the name are read first (no segments), so NotFound, when none
+    of them exist, is raised before anything is sent; the segments are then
+    read NZB_SLICE files at a time while the document streams.
     """
-    files = files_with_segments(file_ids)
-    if not files:
+    rows = list(
+        CatalogFile.objects.filter(id__in=list(file_ids))
+        .order_by(F("file_index").asc(nulls_last=True), "name", "id")
+        .values_list("id", "name")
+    )
+    if not rows:
         raise NotFound(f"File {file_ids[0] if file_ids else '?'} does not exist.")
-    files.sort(key=lambda f: (f.file_index is None, f.file_index or 0, f.name, f.id))
-    document = render_nzb(
-        [
-            NzbFile(
+    ordered = [file_id for file_id, _name in rows]
+    return nzb_chunks(_nzb_files(ordered), title=title), title or rows[0][1]
+
+
+def _nzb_files(ordered: list[int]) -> Iterator[NzbFile]:
+    for offset in range(0, len(ordered), NZB_SLICE):
+        wanted = ordered[offset : offset + NZB_SLICE]
+        by_id = {f.id: f for f in files_with_segments(wanted)}
+        for file_id in wanted:
+            f = by_id.get(file_id)
+            if f is None:  # deleted while the document streamed
+                continue
+            yield NzbFile(
                 subject=f.subject,
                 poster=f.poster,
                 date=int(f.date.timestamp()),
                 groups=[f.group.name],
                 segments=list(zip(f.parts, f.message_ids, f.sizes, strict=True)),
             )
-            for f in files
-        ],
-        title=title,
-    )
-    return document, title or files[0].name
 
 
-def file_nzb(file_id: int) -> tuple[bytes, str]:
+def file_nzb(file_id: int) -> tuple[Iterator[bytes], str]:
     return nzb_for([file_id])
 
 
-def release_nzb(file_id: int) -> tuple[bytes, str]:
+def release_nzb(file_id: int) -> tuple[Iterator[bytes], str]:
     """One NZB of every file of the post `file_id` belongs to."""
     name = CatalogFile.objects.filter(id=file_id).values_list("name", flat=True).first()
     if name is None:

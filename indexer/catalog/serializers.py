@@ -21,6 +21,7 @@ from indexer.catalog.validation import (
     FileReport,
     validate_files,
 )
+from usenet.groups import group_name_problem
 from usenet.limits import MAX_FILES_PER_BATCH, MAX_POSTER, MAX_SUBJECT
 
 MAX_PAGE = 1000
@@ -74,6 +75,12 @@ class FileListIn(serializers.Serializer):
         help_text="Files holding this message-id (<part@host>), in every group.",
     )
     page = serializers.IntegerField(required=False, min_value=1, max_value=MAX_PAGE, default=1)
+
+    def validate_group(self, value: str) -> str:
+        problem = group_name_problem(value) if value else None
+        if problem is not None:
+            raise serializers.ValidationError(problem)
+        return value
 
     def validate_message_id(self, value: str) -> str:
         if not MESSAGE_ID.match(value):

@@ -530,6 +530,34 @@ def test_files_beyond_the_batch_limit_go_out_in_further_batches(
     assert segments == [n for n, a in binary_articles().items() if "yEnc" in a.subject]
 
 
+def test_a_batch_is_capped_by_bytes_not_only_by_file_count(
+    coordinator: ScriptedCoordinator, token_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A drained window of large files would be one body over the coordinator's limit.
+    limit = 3000
+    monkeypatch.setattr("seed_node.reading.MAX_BATCH_BYTES", limit)
+    with NNTPServer() as news:
+        news.add_group("alt.binaries.x", binary_articles())
+        coordinator.routes["/ranges/lease"] = one_lease(1, 400)
+        coordinator.routes["/ranges/7/batch"] = checked_batch
+        coordinator.routes["*"] = lambda _: (204, None)
+        status = run_agent(
+            coordinator, token_file, "--news-server", f"nntp://{news.host}:{news.port}"
+        )
+    assert status == 0
+    batches = coordinator.posted("/ranges/7/batch")
+    assert len(batches) > 1
+    assert all(len(json.dumps(b, separators=(",", ":"))) <= limit for b in batches)
+    assert sum(batch["headers"] for batch in batches) == len(binary_articles())
+    segments = sorted(
+        segment[1]
+        for batch in batches
+        for item in batch["files"] + batch["fragments"]
+        for segment in item["segments"]
+    )
+    assert segments == [n for n, a in binary_articles().items() if "yEnc" in a.subject]
+
+
 # --- configuration from the environment ---------------------------------------------
 
 

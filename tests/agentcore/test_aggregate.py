@@ -81,10 +81,12 @@ def test_non_binary_and_malformed_lines_are_counted_not_stored():
     w.add_line(b"2\tbroken")
     w.add_line(b"not a number\ts\tp\td\t<m@h>\t\t1\t1")
     w.add_line(over_line(3, '"x" yEnc (1/1)'))
+    # A subject too long to store: dropped before the rules read it, and counted.
+    w.add_line(over_line(4, "-" * 5000 + '"y" yEnc (1/1)'))
     assert len(w.take_complete()) == 1
     assert w.counters() == {
-        "headers": 4,
-        "malformed": 2,
+        "headers": 5,
+        "malformed": 3,
         "non_binary": 1,
         "excluded": 0,
         "binary": 1,

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from tests.agentcore.overview_lines import over_line
+from usenet.limits import MAX_POSTER, MAX_SUBJECT
 from usenet.overview import Overview, parse_date, parse_over_line
 
 
@@ -108,3 +109,12 @@ def test_junk_dates_give_none(text):
 def test_a_cached_date_reads_the_same_the_second_time():
     text = "Wed, 15 Nov 2023 00:00:00 +0000"
     assert parse_date(text) == parse_date(text) == 1700006400
+
+
+def test_a_subject_or_poster_over_the_stored_limit_is_malformed():
+    # The coordinator would refuse the file anyway; the length is what a hostile
+    # poster has to slow the rules with, so the line is dropped before them.
+    assert parse_over_line(over_line(1, "x" * MAX_SUBJECT + " (1/2)")) is None
+    assert parse_over_line(over_line(1, "x" * (MAX_SUBJECT - 6) + " (1/2)")) is not None
+    assert parse_over_line(over_line(1, "x (1/2)", poster="p" * (MAX_POSTER + 1))) is None
+    assert parse_over_line(over_line(1, "x (1/2)", poster="p" * MAX_POSTER)) is not None

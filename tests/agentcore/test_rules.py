@@ -1,10 +1,18 @@
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from usenet.rules import ParsedSubject, RuleSet, file_key
+from usenet.groups import group_name_problem
+from usenet.linear import compile_linear
+from usenet.rules import ParsedSubject, RuleSet, file_key, last_default_counter
 
 RULES = RuleSet.default()
 PINNED = "dccc7779d7fa4778257dd499730de274"
@@ -111,7 +119,8 @@ def test_the_dict_form_round_trips_through_json():
     [
         ({"segment_counter": "(unclosed"}, "segment_counter pattern"),
         ({"segment_counter": r"\((\d+)/(\d+)\)"}, "part, total"),
-        ({"segment_counter": r"(?i)\((?P<part>\d+)/(?P<total>\d+)\)"}, "scoped"),
+        ({"poster_exclude": [r"(?<!x)bot"]}, "lookahead and lookbehind are not supported"),
+        ({"strip": [r"(a)\1"]}, "backreferences are not supported"),
         ({"file_counters": [r"\[(?P<index>\d+)/(\d+)\]"]}, "lacks count"),
         ({"strip": ["[a-"]}, "strip pattern"),
         ({"filename": [r'"([^"]+)"']}, "named groups name"),
@@ -169,3 +178,134 @@ def test_a_pinned_key_guards_against_silent_identity_changes():
         "alt.binaries.test", "someone <a@b.c>", '[01/12] - "name.part01.rar" yEnc (1/37)'
     )
     assert key.hex() == PINNED
+
+
+def finishes_within(seconds: float, code: str) -> bool:
+    """Whether `code` runs to its end within `seconds` in a fresh interpreter.
+
+    A subprocess, because a backtracking match holds the GIL: no thread could
+    time it out, and a killed process stops burning the core at once.
+    """
+    root = Path(__file__).resolve().parents[2]
+    try:
+        subprocess.run([sys.executable, "-c", code], cwd=root, check=True, timeout=seconds)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
+
+
+def test_an_exponential_poster_pattern_runs_in_linear_time():
+    # Under a backtracking engine (a+)+$ takes seconds on 22 characters and
+    # centuries on 10,000; in linear time it is instant.
+    code = (
+        "from usenet.rules import RuleSet\n"
+        "rules = RuleSet(version=2, poster_exclude=('(a+)+$',))\n"
+        "assert not rules.excludes_poster('a' * 10_000 + '!')\n"
+        "assert rules.excludes_poster('a' * 10_000)\n"
+    )
+    assert finishes_within(30, code)
+
+
+@pytest.mark.parametrize("run", ["-", " ", "|", ":", ","])
+def test_a_long_run_of_separators_is_read_in_linear_time(run):
+    # The default strip and file-name patterns backtracked quadratically on such a
+    # run that does not reach the end of the subject: 8,000 characters took 6 s, and
+    # 100,000 take minutes.
+    code = (
+        "from usenet.rules import RuleSet\n"
+        "rules = RuleSet.default()\n"
+        f"subject = 'a' + {run!r} * 100_000 + 'b.rar (1/2)'\n"
+        "parsed = rules.parse_subject(subject)\n"
+        "assert parsed is not None and parsed.total == 2\n"
+    )
+    assert finishes_within(30, code)
+
+
+def test_the_default_file_name_pattern_needs_a_letter_before_a_numbered_extension():
+    assert RULES.parse_subject('"a.7z.001" yEnc (1/2)').name == "a.7z.001"
+    assert RULES.parse_subject("big.mkv.001 yEnc (1/2)").name == "big.mkv.001"
+    assert RULES.parse_subject("part 1.500 MB yEnc (1/2)").name == "part"
+    assert RULES.parse_subject("x name.part01.rar. (1/2)").name == "x name.part01.rar."
+    assert RULES.parse_subject("x name.part01.rar - (1/2)").name == "name.part01.rar"
+
+
+def by_re2(subject):
+    """The default counter's split by its pattern under RE2 (the path operators' counters take)."""
+    segment = RULES._segment_re
+    match = segment.match(subject, segment.numbers(("_head", "part", "total", "_tail")))
+    if match is None:
+        return None
+    return match[0], int(match[1]), int(match[2]), match[3]
+
+
+@given(st.text(alphabet="([)]/ \t\n0123456789aé", max_size=40))
+@settings(max_examples=3000, deadline=None)
+def test_the_default_counter_read_by_hand_agrees_with_its_pattern(subject):
+    assert last_default_counter(subject) == by_re2(subject)
+
+
+@pytest.mark.parametrize(
+    "subject",
+    [
+        "x (1/2)",
+        "x [ 01 / 12 ] y",
+        "(1/2) x (3/4) y",
+        "x (1234567/2)",
+        "x (1/2] y",
+        "(1/2)(",
+        "x(\t1 /\n2\f)",
+    ],
+)
+def test_the_default_counter_read_by_hand_on_known_subjects(subject):
+    assert last_default_counter(subject) == by_re2(subject)
+
+
+@pytest.mark.parametrize("run", ["(", "[", "( ", "(1/", "(1 / 2", "[99999/"])
+def test_a_long_run_of_counter_fragments_is_read_in_linear_time(run):
+    code = (
+        "from usenet.rules import last_default_counter\n"
+        f"assert last_default_counter({run!r} * 200_000 + 'x') is None\n"
+    )
+    assert finishes_within(30, code)
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("alt.binaries.x\r\nQUIT", "control character"),
+        ("alt.binaries.x\x00", "control character"),
+        ("alt binaries", "space"),
+        ("alt.*", "RFC 3977 keeps"),
+        ("alt,x", "RFC 3977 keeps"),
+        ("", "non-empty"),
+        ("a" * 256, "at most 255"),
+    ],
+)
+def test_group_names_outside_rfc_3977_are_refused_with_a_reason(name, problem):
+    assert problem in group_name_problem(name)
+
+
+@pytest.mark.parametrize(
+    "name", ["alt.binaries.multimedia", "de.alt.dateien", "fr.rec.café", "a+b"]
+)
+def test_rfc_3977_group_names_pass(name):
+    assert group_name_problem(name) is None
+
+
+@given(
+    st.sampled_from(["x*", "a|b", "é+", r"\s+", "^-+", "-+$", "ab*", "(?i)A"]),
+    st.text(alphabet="ab x-éÉ", max_size=30),  # no newline: RE2's $ is the very end
+)
+@settings(max_examples=2000, deadline=None)
+def test_a_linear_pattern_replaces_as_re_does(pattern, text):
+    assert compile_linear(pattern).sub(" ", text) == re.sub(pattern, " ", text)
+
+
+@given(st.text(alphabet="ab x-é", max_size=30))
+@settings(max_examples=500, deadline=None)
+def test_a_linear_pattern_finds_groups_as_re_does(text):
+    pattern = r"(?P<a>a+)(?P<sp> )?(?P<e>é*)"
+    linear = compile_linear(pattern)
+    found = linear.search(text, linear.numbers(("a", "sp", "e")))
+    match = re.search(pattern, text)
+    assert found == (None if match is None else [g or "" for g in match.groups()])

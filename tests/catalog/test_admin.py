@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from importlib import import_module
 
 import pytest
+from django.apps import apps
 from lxml import etree
 
-from indexer.models import CatalogFile, RuleSetVersion
+from indexer.models import CatalogFile, Group, RuleSetVersion
 from indexer.rulesets import current_rules
 from tests.catalog.reports import report
 from tests.catalog.test_api import DTD, store
@@ -81,8 +83,9 @@ class TestCatalogAdmin:
             response = admin_client.get(url)
             assert response.status_code == 200
             assert response["Content-Type"] == "application/x-nzb"
-            assert DTD.validate(etree.fromstring(response.content))
-        release = etree.fromstring(admin_client.get(url).content)
+            assert response.streaming
+            assert DTD.validate(etree.fromstring(b"".join(response.streaming_content)))
+        release = etree.fromstring(b"".join(admin_client.get(url).streaming_content))
         assert len(release.findall("{http://www.newzbin.com/DTD/2003/nzb}file")) == 2
 
     def test_an_nzb_of_a_file_that_is_gone_is_a_404(self, admin_client, files):
@@ -113,7 +116,7 @@ class TestCatalogAdmin:
             {"action": "export_nzb", "_selected_action": ids, "confirmed": "yes"},
         )
         assert response["Content-Type"] == "application/x-nzb"
-        doc = etree.fromstring(response.content)
+        doc = etree.fromstring(b"".join(response.streaming_content))
         assert DTD.validate(doc)
         assert len(doc.findall("{http://www.newzbin.com/DTD/2003/nzb}file")) == 3
 
@@ -147,7 +150,11 @@ class TestRuleSetAdmin:
         ("rules", "message"),
         [
             ({"min_total": 1}, "lacks the fields"),
-            ({**RuleSet.default().to_dict(), "segment_counter": "("}, "not a valid regular"),
+            ({**RuleSet.default().to_dict(), "segment_counter": "("}, "cannot be used"),
+            (
+                {**RuleSet.default().to_dict(), "poster_exclude": [r"(?<!x)bot"]},
+                "lookahead and lookbehind are not supported",
+            ),
             ({**RuleSet.default().to_dict(), "colour": "blue"}, "does not know: colour"),
         ],
     )
@@ -175,3 +182,45 @@ class TestRuleSetAdmin:
         assert response.status_code == 403
         assert RuleSetVersion.objects.count() == 1
         assert RuleSetVersion.objects.get(version=1).rules["poster_exclude"] == []
+
+
+class TestRulesInLinearTime:
+    """Migration 0008: a database written before RE2 keeps reading subjects."""
+
+    migration = import_module("indexer.migrations.0009_rules_in_linear_time")
+
+    def test_the_old_default_patterns_are_republished_for_re2(self):
+        old = RuleSet.default().to_dict()
+        old.pop("version")
+        old["strip"] = [*old["strip"][:-2], self.migration.OLD_STRIP_SEPARATORS]
+        old["filename"] = [old["filename"][0], self.migration.OLD_FILENAME_TOKEN]
+        old["poster_exclude"] = ["spammer@"]
+        RuleSetVersion.objects.create(version=2, rules=old)
+        self.migration.republish_defaults(apps, None)
+        assert current_rules().version == 3
+        assert current_rules() == RuleSet(version=3, poster_exclude=("spammer@",))
+
+    def test_rules_that_already_run_under_re2_are_left_alone(self):
+        self.migration.republish_defaults(apps, None)
+        assert RuleSetVersion.objects.count() == 1
+
+
+class TestGroupNames:
+    def test_the_admin_refuses_a_group_name_with_a_line_break(self, admin_client):
+        response = admin_client.post(
+            "/admin/indexer/group/add/",
+            {"name": "alt.binaries.x\r\nQUIT", "active": "on", "priority": "100"},
+        )
+        assert response.status_code == 200
+        assert "RFC 3977 allows neither" in response.content.decode()
+        assert not Group.objects.exists()
+
+    def test_the_files_api_refuses_a_group_name_outside_rfc_3977(self, client):
+        from tests.factories import NodeFactory
+
+        node = NodeFactory()
+        response = client.get(
+            "/api/v1/files", {"group": "alt.x*"}, HTTP_AUTHORIZATION=f"Bearer {node.token}"
+        )
+        assert response.status_code == 400
+        assert "RFC 3977 keeps" in response.json()["detail"]

@@ -26,7 +26,9 @@ def store(group, *reports):
 def parse_nzb(response):
     assert response.status_code == 200, response.content
     assert response["Content-Type"] == "application/x-nzb"
-    doc = etree.fromstring(response.content, etree.XMLParser(resolve_entities=False))
+    assert response.streaming  # never built whole in memory
+    content = b"".join(response.streaming_content)
+    doc = etree.fromstring(content, etree.XMLParser(resolve_entities=False))
     assert DTD.validate(doc), DTD.error_log.filter_from_errors()
     return doc
 
@@ -201,6 +203,24 @@ class TestNzb:
         assert doc.find("n:head/n:meta[@type='title']", NS).text == "rel"
         subjects = [f.get("subject") for f in doc.findall("n:file", NS)]
         assert [s.split('"')[1] for s in subjects] == names
+
+    def test_a_large_release_streams_file_by_file_in_bounded_slices(
+        self, node_client, django_assert_max_num_queries
+    ):
+        from indexer.catalog.selectors import NZB_SLICE
+
+        group = GroupFactory()
+        count = 2 * NZB_SLICE + 3
+        for index in range(1, count + 1):
+            store(group, report(f"big.part{index:03d}.rar", [1], 1, index=index, count=count))
+        anchor = CatalogFile.objects.get(name="big.part001.rar")
+        response = node_client().get(f"/api/v1/files/{anchor.id}/release/nzb")
+        assert response.streaming
+        with django_assert_max_num_queries(3):  # one per slice of NZB_SLICE files
+            chunks = list(response.streaming_content)
+        assert len(chunks) == count + 2  # the head, one per file, the end
+        doc = etree.fromstring(b"".join(chunks))
+        assert len(doc.findall("n:file", NS)) == count
 
     def test_a_file_without_a_file_counter_is_its_own_release(self, node_client):
         group = GroupFactory()

@@ -81,3 +81,22 @@ def test_the_batch_endpoint_runs_a_fixed_number_of_queries(
         assert batch(node, lease, small, next_id=1020)["stored"] == 1
     with django_assert_num_queries(6):
         assert batch(node, lease, many, fragments=small, next_id=1030)["stored"] == 200
+
+
+@pytest.mark.parametrize(
+    ("field", "length", "limit"), [("subject", 1001, "1000"), ("poster", 501, "500")]
+)
+def test_a_subject_or_poster_over_its_limit_is_a_400_before_the_rules_read_it(
+    node_client, field, length, limit
+):
+    # The coordinator's bound (usenet/limits.py): the rules never see a longer text.
+    SeedRangeFactory(group=GroupFactory())
+    node = node_client()
+    lease = node.lease()
+    item = as_json(report("x.rar", [1], 1))
+    item[field] = "-" * (length - 6) + " (1/1)"
+    body = {"epoch": lease["epoch"], "next": lease["start"] + 1, "headers": 1, "files": [item]}
+    response = node.post(f"/api/v1/ranges/{lease['id']}/batch", {**body, "fragments": []})
+    assert response.status_code == 400
+    assert f"files[0].{field}" in response.json()["detail"] and limit in response.json()["detail"]
+    assert not CatalogFile.objects.exists()

@@ -15,6 +15,7 @@ from usenet.nntp.errors import (
     NoArticles,
     NoSuchGroup,
     ServiceDiscontinued,
+    UnsafeArgument,
 )
 
 
@@ -310,3 +311,17 @@ def test_deflate_failure_mid_stream_resumes_after_the_last_good_line(server):
     assert lines == expected_lines(server, "alt.test", 1, 300)
     # 40 present articles end at number 46 (every 7th is a hole).
     assert "OVER 47-300" in server.commands
+
+
+@pytest.mark.parametrize("argument", ["alt.x\r\nQUIT", "alt.x\nQUIT", "alt.x\x00"])
+def test_a_command_argument_holding_cr_lf_or_nul_is_refused_before_sending(
+    server, connect, argument
+):
+    server.add_group("alt.test", numbered_articles(10))
+    client = connect()
+    with pytest.raises(UnsafeArgument, match="CR, LF or NUL"):
+        client.group(argument)
+    with pytest.raises(UnsafeArgument):
+        list(client.list_active(argument))
+    # Nothing was sent: the session goes on.
+    assert client.group("alt.test").last == 10

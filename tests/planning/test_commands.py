@@ -105,3 +105,20 @@ def test_add_groups_takes_more_groups_than_one_statement_can_name(news):
     out, _ = run("add_groups", "alt.binaries.many.*")
     assert "added 69,999, 1 already known" in out
     assert Group.objects.filter(name__startswith="alt.binaries.many.").count() == 70_000
+
+
+def test_add_groups_refuses_listed_names_rfc_3977_does_not_allow(news):
+    news.add_group("alt.binaries.fine")
+    news.add_group("alt.binaries.bad,comma")
+    out, _ = run("add_groups", "alt.binaries.*")
+    assert "added 1" in out
+    assert "Refused 1 listed name(s)" in out and "alt.binaries.bad,comma" in out
+    assert list(Group.objects.values_list("name", flat=True)) == ["alt.binaries.fine"]
+
+
+def test_planning_refuses_a_group_name_that_would_reach_the_news_server_raw():
+    from indexer.errors import Invalid
+    from seeding.planning import resolve_groups
+
+    with pytest.raises(Invalid, match="control character"):
+        resolve_groups(["alt.binaries.x\r\nQUIT"])

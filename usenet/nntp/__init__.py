@@ -15,6 +15,7 @@ from usenet.nntp.errors import (
     NoSuchGroup,
     PoolExhausted,
     ServiceDiscontinued,
+    UnsafeArgument,
 )
 from usenet.nntp.pool import NNTPPool
 from usenet.nntp.search import DateSearchResult, article_at_date, find_article_at_date
@@ -35,6 +36,7 @@ __all__ = [
     "NoSuchGroup",
     "PoolExhausted",
     "ServiceDiscontinued",
+    "UnsafeArgument",
     "article_at_date",
     "find_article_at_date",
 ]

@@ -23,6 +23,7 @@ from usenet.nntp.errors import (
     NNTPConnectionError,
     NNTPError,
     NNTPProtocolError,
+    UnsafeArgument,
     error_for_reply,
 )
 
@@ -390,6 +391,13 @@ class NNTPClient:
         return text
 
     def _send(self, line: str) -> None:
+        if "\r" in line or "\n" in line or "\x00" in line:
+            # An argument (a group name, a wildmat) that would end this command
+            # and start another on a logged-in session. Never shown: it may hold
+            # the password.
+            raise UnsafeArgument(
+                "a command argument holds CR, LF or NUL; nothing was sent to the news server"
+            )
         if self._sock is None:
             raise NNTPConnectionError(f"not connected to {self.host}:{self.port}")
         if self._reading_multiline:

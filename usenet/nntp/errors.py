@@ -37,6 +37,10 @@ class ServiceDiscontinued(NNTPError):
     """400: the server is going away or refuses service for now."""
 
 
+class UnsafeArgument(NNTPError, ValueError):
+    """A command argument holds CR, LF or NUL: refused before anything is sent."""
+
+
 class NNTPProtocolError(NNTPError):
     """The server said something the protocol does not allow here."""
 

@@ -45,4 +45,10 @@ class Command(BaseCommand):
             f"The server listed {result.listed:,} groups: {verb} {len(result.added):,}, "
             f"{result.known:,} already known."
         )
+        if result.refused:
+            shown = ", ".join(repr(name) for name in result.refused[:10])
+            lines.append(
+                f"Refused {len(result.refused):,} listed name(s) that are not RFC 3977"
+                f" group names: {shown}."
+            )
         return "\n".join(lines)
