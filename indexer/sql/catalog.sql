@@ -13,8 +13,12 @@ SELECT categories FROM rule_set_version WHERE version = %(version)s;
 -- name: publish_rule_set
 -- The next version number; two publishers at once collide on the unique
 -- version and the loser retries.
-INSERT INTO rule_set_version (version, rules, created_at, created_by, note)
-SELECT coalesce(max(version), 0) + 1, %(rules)s::jsonb, now(), %(created_by)s, %(note)s
+-- Category rules given as NULL carry over those of the version before.
+INSERT INTO rule_set_version (version, rules, categories, created_at, created_by, note)
+SELECT coalesce(max(version), 0) + 1, %(rules)s::jsonb,
+       coalesce(%(categories)s::jsonb,
+                (SELECT categories FROM rule_set_version ORDER BY version DESC LIMIT 1)),
+       now(), %(created_by)s, %(note)s
   FROM rule_set_version
 RETURNING id, version;
 

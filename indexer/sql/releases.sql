@@ -54,3 +54,39 @@ WITH wanted AS (
 SELECT key, id FROM found WHERE id IS NOT NULL
 UNION ALL
 SELECT key, id FROM created;
+
+-- name: lock_releases
+-- The batch's releases, locked in id order before its files are merged: the
+-- triggers then update them in whatever order, and two batches sharing
+-- releases wait for each other instead of deadlocking (the advisory locks
+-- of new keys come before, and no batch holds a release row while waiting
+-- for one).
+SELECT count(*) AS locked
+  FROM (SELECT id FROM catalog_release WHERE id = ANY(%(ids)s::bigint[]) ORDER BY id FOR UPDATE)
+       AS l;
+
+-- name: releases_to_recategorize
+-- The next releases decided under an older rule set (keyset by id).
+SELECT id, name, groups
+  FROM catalog_release
+ WHERE category_version < %(version)s AND id > %(after)s
+ ORDER BY id
+ LIMIT %(limit)s;
+
+-- name: count_releases_to_recategorize
+SELECT count(*) AS releases FROM catalog_release WHERE category_version < %(version)s;
+
+-- name: set_release_categories
+-- Rows locked in id order; a row a batch holds is waited for (briefly).
+WITH target AS (
+    SELECT r.id, u.category
+      FROM catalog_release AS r
+      JOIN unnest(%(ids)s::bigint[], %(categories)s::int[]) AS u(id, category) ON u.id = r.id
+     WHERE r.category_version < %(version)s
+     ORDER BY r.id
+       FOR UPDATE OF r
+)
+UPDATE catalog_release AS r
+   SET category = t.category, category_version = %(version)s
+  FROM target AS t
+ WHERE r.id = t.id;

@@ -10,8 +10,16 @@ RULES = CategoryRules()
 
 NAMES = [
     # TV
-    ("The.Last.of.Us.S01E03.2160p.HMAX.WEB-DL.DDP5.1.Atmos.DV.HEVC-CMRG", "alt.binaries.misc", 5045),
-    ("Severance.S02E01.Hello.Ms.Cobel.2160p.ATVP.WEB-DL.DDP5.1.HDR.H.265-NTb", "alt.binaries.misc", 5045),
+    (
+        "The.Last.of.Us.S01E03.2160p.HMAX.WEB-DL.DDP5.1.Atmos.DV.HEVC-CMRG",
+        "alt.binaries.misc",
+        5045,
+    ),
+    (
+        "Severance.S02E01.Hello.Ms.Cobel.2160p.ATVP.WEB-DL.DDP5.1.HDR.H.265-NTb",
+        "alt.binaries.misc",
+        5045,
+    ),
     ("House.of.the.Dragon.S02E04.1080p.WEB.H264-SuccessfulCrab", "alt.binaries.misc", 5040),
     ("Slow.Horses.S04E01.720p.ATVP.WEB-DL.DDP5.1.H.264-NTb", "alt.binaries.misc", 5040),
     ("The.Daily.Show.2024.03.12.1080p.WEB.h264-EDITH", "alt.binaries.misc", 5040),
@@ -31,13 +39,21 @@ NAMES = [
     ("Amelie.2001.PAL.DVDR-NOiR", "alt.binaries.misc", 2030),
     # Audio
     ("Pink_Floyd-The_Dark_Side_Of_The_Moon-Remastered-CD-FLAC-2011-WRE", "alt.binaries.misc", 3040),
-    ("Taylor_Swift-The_Tortured_Poets_Department-24BIT-WEB-FLAC-2024-ENRiCH", "alt.binaries.misc", 3040),
+    (
+        "Taylor_Swift-The_Tortured_Poets_Department-24BIT-WEB-FLAC-2024-ENRiCH",
+        "alt.binaries.misc",
+        3040,
+    ),
     ("Daft_Punk-Random_Access_Memories-(CDDA)-2013-GRP", "alt.binaries.misc", 3040),
     ("Metallica-72_Seasons-WEB-2023-MP3-320kbps-FTD", "alt.binaries.misc", 3010),
     ("VA-Ministry_Of_Sound_Anthems-3CD-2019-MP3-C4", "alt.binaries.misc", 3010),
     ("Stephen.King.-.Holly.2023.Audiobook.M4B", "alt.binaries.misc", 3030),
     # Books
-    ("Brandon.Sanderson.-.Wind.and.Truth.2024.RETAIL.EPUB.eBook-BitBook", "alt.binaries.misc", 7020),
+    (
+        "Brandon.Sanderson.-.Wind.and.Truth.2024.RETAIL.EPUB.eBook-BitBook",
+        "alt.binaries.misc",
+        7020,
+    ),
     ("The_Economist_-_March_16_2024.pdf", "alt.binaries.misc", 7020),
     ("Andy Weir - Project Hail Mary (retail) (mobi)", "alt.binaries.misc", 7020),
     ("Saga.Vol.11.2024.Digital.Comic.cbr", "alt.binaries.misc", 7030),

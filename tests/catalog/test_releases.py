@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
 
-from indexer.catalog.services import delete_files, prune_incomplete_files, store_files
+from indexer.catalog.services import (
+    delete_files,
+    prune_incomplete_files,
+    publish_rules,
+    store_files,
+)
+from indexer.errors import Invalid
 from indexer.models import CatalogFile, Release
+from indexer.rulesets import current_rules
 from tests.catalog.reports import report
 from tests.factories import GroupFactory
 
@@ -148,3 +157,37 @@ def test_files_without_a_file_counter_form_no_release():
     store(group, report("single.mkv", count=1))
     assert CatalogFile.objects.get().release_id is None
     assert not Release.objects.exists()
+
+
+def test_publishing_category_rules_and_recategorizing(capsys):
+    group = GroupFactory(name="alt.binaries.misc")
+    store(group, *release_files())
+    store(group, *release_files(stem="Some.Album-2024-FLAC", poster="other <o@p.q>"))
+    assert sorted(Release.objects.values_list("category", flat=True)) == [3040, 5040]
+    rules = current_rules().to_dict()
+    rules.pop("version")
+    published = publish_rules(rules, categories=[{"category": 2040, "name": ["(?i)show"]}])
+    assert published.categories == [{"category": 2040, "name": ["(?i)show"]}]
+    out = StringIO()
+    call_command("recategorize", "--batch-size", "1", stdout=out)
+    assert "2 releases recategorized" in out.getvalue()
+    assert sorted(Release.objects.values_list("category", flat=True)) == [2040, 8010]
+    assert set(Release.objects.values_list("category_version", flat=True)) == {published.version}
+    # Resumable: nothing is left to do, and a release decided already is not redone.
+    call_command("recategorize", stdout=out)
+    assert "0 releases recategorized" in out.getvalue()
+
+
+def test_publishing_subject_rules_keeps_the_category_rules():
+    custom = [{"category": 7020, "name": ["(?i)book"]}]
+    rules = current_rules().to_dict()
+    rules.pop("version")
+    publish_rules(rules, categories=custom)
+    assert publish_rules(rules).categories == custom
+
+
+def test_bad_category_rules_are_refused():
+    rules = current_rules().to_dict()
+    rules.pop("version")
+    with pytest.raises(Invalid, match="categories"):
+        publish_rules(rules, categories=[{"category": 2040, "name": ["(?=x)"]}])
