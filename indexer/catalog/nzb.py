@@ -8,7 +8,7 @@ become U+FFFD rather than making the document invalid.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 from xml.sax.saxutils import escape, quoteattr
@@ -43,28 +43,38 @@ def _attr(value: str) -> str:
 
 def render_nzb(files: Sequence[NzbFile], title: str | None = None) -> bytes:
     """An NZB 1.1 document: one <file> per file, its segments in part order."""
-    out = ['<?xml version="1.0" encoding="utf-8"?>', DOCTYPE, f'<nzb xmlns="{NAMESPACE}">']
+    return b"".join(stream_nzb(files, title))
+
+
+def stream_nzb(files: Iterable[NzbFile], title: str | None = None) -> Iterator[bytes]:
+    """The same document in chunks: the head, then one chunk per file, then the end."""
+    head = ['<?xml version="1.0" encoding="utf-8"?>', DOCTYPE, f'<nzb xmlns="{NAMESPACE}">']
     if title:
-        out.append(f' <head>\n  <meta type="title">{_text(title)}</meta>\n </head>')
+        head.append(f' <head>\n  <meta type="title">{_text(title)}</meta>\n </head>')
+    yield ("\n".join(head) + "\n").encode("utf-8")
     for item in files:
+        yield ("\n".join(_file_lines(item)) + "\n").encode("utf-8")
+    yield b"</nzb>\n"
+
+
+def _file_lines(item: NzbFile) -> list[str]:
+    out = [
+        f' <file poster={_attr(item.poster)} date="{int(item.date)}"'
+        f" subject={_attr(item.subject)}>",
+        "  <groups>",
+    ]
+    out.extend(f"   <group>{_text(group)}</group>" for group in item.groups)
+    out.append("  </groups>")
+    out.append("  <segments>")
+    for number, message_id, size in sorted(item.segments):
+        # NZB carries message-ids without their angle brackets.
+        bare = message_id[1:-1] if message_id.startswith("<") else message_id
         out.append(
-            f' <file poster={_attr(item.poster)} date="{int(item.date)}"'
-            f" subject={_attr(item.subject)}>"
+            f'   <segment bytes="{int(size)}" number="{int(number)}">{_text(bare)}</segment>'
         )
-        out.append("  <groups>")
-        out.extend(f"   <group>{_text(group)}</group>" for group in item.groups)
-        out.append("  </groups>")
-        out.append("  <segments>")
-        for number, message_id, size in sorted(item.segments):
-            # NZB carries message-ids without their angle brackets.
-            bare = message_id[1:-1] if message_id.startswith("<") else message_id
-            out.append(
-                f'   <segment bytes="{int(size)}" number="{int(number)}">{_text(bare)}</segment>'
-            )
-        out.append("  </segments>")
-        out.append(" </file>")
-    out.append("</nzb>")
-    return ("\n".join(out) + "\n").encode("utf-8")
+    out.append("  </segments>")
+    out.append(" </file>")
+    return out
 
 
 def content_disposition(name: str) -> str:
