@@ -33,7 +33,7 @@ def releases():
     store(tv, release_files(TV, date=1_700_000_000))
     store(misc, release_files(TV, date=1_700_000_000))  # cross-posted
     movie = release_files(MOVIE, date=1_700_100_000, poster="m <m@m>")
-    store(misc, [movie[0]] + movie[2:])  # one rar missing
+    store(misc, [movie[0], *movie[2:]])  # one rar missing
     store(misc, release_files(ALBUM, date=1_700_200_000, poster="a <a@a>"))
     return tv, misc
 
@@ -75,7 +75,7 @@ class TestList:
     def test_completion_filter_uses_segments_present_over_expected(self, node_client):
         group = GroupFactory()
         files = release_files(count=4)
-        store(group, [files[0]] + [replace(f, segments=f.segments[:1]) for f in files[1:]])
+        store(group, [files[0], *[replace(f, segments=f.segments[:1]) for f in files[1:]]])
         assert names(node_client().get("/api/v1/releases?min_completion=60").json()) == [TV]
         assert names(node_client().get("/api/v1/releases?min_completion=70").json()) == []
 
