@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from functools import partial
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, transaction
 
 from indexer.catalog.services import (
     delete_files,
@@ -21,6 +22,7 @@ from indexer.models import CatalogFile, Release
 from indexer.rulesets import current_rules
 from tests.catalog.reports import report
 from tests.factories import GroupFactory
+from tests.support.threads import run_threads
 
 pytestmark = pytest.mark.django_db
 
@@ -191,3 +193,21 @@ def test_bad_category_rules_are_refused():
     rules.pop("version")
     with pytest.raises(Invalid, match="categories"):
         publish_rules(rules, categories=[{"category": 2040, "name": ["(?=x)"]}])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_batches_creating_the_same_releases_at_once_make_each_one_once():
+    group = GroupFactory()
+    stems = [f"Concurrent.{i}.1080p.x264-GRP" for i in range(20)]
+    sets = [release_files(stem) for stem in stems]
+    # Each batch brings a half of every release, in opposite orders.
+    first = [f for files in sets for f in files[:3]]
+    second = [f for files in reversed(sets) for f in files[3:]]
+
+    def store_in_one_transaction(batch):
+        with transaction.atomic():
+            return store_files(group.id, None, [], batch)
+
+    run_threads([partial(store_in_one_transaction, b) for b in (first, second)])
+    assert Release.objects.count() == 20
+    assert set(Release.objects.values_list("files_seen", "segments_present")) == {(5, 10)}
