@@ -196,8 +196,9 @@ def store_files(
     """Merge a batch's files and fragments into the catalog of `group_id`.
 
     Returns how many catalog files the batch created or changed (a replayed
-    batch: 0). Two queries whatever the batch holds: the group's name (part
-    of every key) and the merge. Call it inside a transaction.
+    batch: 0). The group's name (part of every key), the release queries
+    (two to four: `releases.assign_releases`, which sets each file's release
+    in the merge's own INSERT) and the merge. Call it inside a transaction.
     """
     if not files and not fragments:
         return 0
