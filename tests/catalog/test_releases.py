@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import random
+import threading
 from dataclasses import replace
 from functools import partial
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
-from django.db import connection, transaction
+from django.db import connection, connections, transaction
 
 from indexer.catalog.services import (
     delete_files,
@@ -211,3 +212,33 @@ def test_batches_creating_the_same_releases_at_once_make_each_one_once():
     run_threads([partial(store_in_one_transaction, b) for b in (first, second)])
     assert Release.objects.count() == 20
     assert set(Release.objects.values_list("files_seen", "segments_present")) == {(5, 10)}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_pruning_skips_files_whose_release_a_batch_holds_instead_of_waiting(backdate_files):
+    group = GroupFactory()
+    files = release_files()
+    store(group, *[replace(f, segments=f.segments[:1]) for f in files])
+    backdate_files(hours=48)
+    release = Release.objects.get()
+    held, done = threading.Event(), threading.Event()
+
+    def hold_the_release():
+        try:
+            with transaction.atomic():
+                list(Release.objects.select_for_update().filter(id=release.id))
+                held.set()
+                done.wait(30)
+        finally:
+            connections.close_all()
+
+    holder = threading.Thread(target=hold_the_release, daemon=True)
+    holder.start()
+    try:
+        assert held.wait(30)
+        assert prune_incomplete_files(24).files == 0  # returns at once, nothing taken
+    finally:
+        done.set()
+        holder.join(30)
+    assert prune_incomplete_files(24).files == 5
+    assert not Release.objects.exists()
