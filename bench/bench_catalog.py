@@ -219,7 +219,7 @@ def measure(group_id: int, serial: int, batches: int) -> tuple[float, ...]:
     )
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batches", type=int, default=10, help="measured batches per phase")
     parser.add_argument("--stored", type=int, default=10_000_000, help="segments preloaded")
@@ -231,6 +231,11 @@ def main() -> None:
     args = parser.parse_args()
     WITHOUT[0] = args.without
     RELEASE_FILES[0] = max(1, args.release_files)
+    return args
+
+
+def main() -> None:
+    args = parse_args()
 
     with connection.cursor() as cursor:
         cursor.execute("TRUNCATE catalog_file")
