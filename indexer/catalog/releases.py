@@ -92,6 +92,7 @@ def _create(group: str, rule_version: int, missing: list[_Wanted]) -> dict[bytes
         "lasts": [w.last for w in missing],
         "categories": [categorize(w.name, [group]) for w in missing],
         "rule_version": rule_version,
+        "group": group,
     }
     return {bytes(r.key): r.id for r in queries.fetchall_bound("create_releases", params)}
 

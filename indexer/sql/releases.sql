@@ -24,7 +24,8 @@ SELECT count(pg_advisory_xact_lock(('x' || encode(substr(s.k, 1, 8), 'hex'))::bi
 -- name: create_releases
 -- Under the keys' locks, in a new snapshot: a release another batch created
 -- meanwhile is found and used; the others are created empty (the triggers
--- add the files as the merge writes them).
+-- add the files as the merge writes them). Its group and dates are set here
+-- already, so the triggers' update changes no indexed column and stays HOT.
 WITH wanted AS (
     SELECT * FROM unnest(%(keys)s::bytea[], %(names)s::text[], %(posters)s::text[],
                          %(files_expected)s::int[], %(firsts)s::bigint[], %(lasts)s::bigint[],
@@ -45,7 +46,7 @@ WITH wanted AS (
                                  has_nfo, category, category_version, groups, created_at,
                                  updated_at)
     SELECT key, name, poster, to_timestamp(first), to_timestamp(last), 0, files_expected, 0, 0,
-           0, false, false, category, %(rule_version)s, '{}', now(), now()
+           0, false, false, category, %(rule_version)s, ARRAY[%(group)s::text], now(), now()
       FROM found
      WHERE id IS NULL
      ORDER BY key
