@@ -12,6 +12,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection, connections, transaction
 
+from indexer.catalog.releases import release_identity, release_name
 from indexer.catalog.services import (
     delete_files,
     prune_incomplete_files,
@@ -242,3 +243,30 @@ def test_pruning_skips_files_whose_release_a_batch_holds_instead_of_waiting(back
         holder.join(30)
     assert prune_incomplete_files(24).files == 5
     assert not Release.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("file_name", "name"),
+    [
+        ("Movie.2019.1080p.BluRay.x264-GRP.part01.rar", "Movie.2019.1080p.BluRay.x264-GRP"),
+        ("Movie.2019.1080p.BluRay.x264-GRP.part117.rar", "Movie.2019.1080p.BluRay.x264-GRP"),
+        ("Movie.2019.1080p.BluRay.x264-GRP.rar", "Movie.2019.1080p.BluRay.x264-GRP"),
+        ("Movie.2019.1080p.BluRay.x264-GRP.r00", "Movie.2019.1080p.BluRay.x264-GRP"),
+        ("Movie.2019.1080p.BluRay.x264-GRP.vol03+04.par2", "Movie.2019.1080p.BluRay.x264-GRP"),
+        ("Movie.2019.1080p.BluRay.x264-GRP.par2", "Movie.2019.1080p.BluRay.x264-GRP"),
+        ("Movie.2019.1080p.BluRay.x264-GRP.nfo", "Movie.2019.1080p.BluRay.x264-GRP"),
+        ("Movie.2019.1080p.BluRay.x264-GRP.sfv", "Movie.2019.1080p.BluRay.x264-GRP"),
+        ("Album-2024-FLAC.7z.001", "Album-2024-FLAC"),
+        ("Album-2024-FLAC.7z", "Album-2024-FLAC"),
+        ("Show.S01E02.mkv.vol00+01.par2", "Show.S01E02.mkv"),
+    ],
+)
+def test_a_release_is_named_by_its_files_stem_without_part_and_volume_suffixes(file_name, name):
+    assert release_name(file_name) == name
+
+
+def test_every_file_of_a_rar_set_shares_the_release_key():
+    names = ["x.part01.rar", "x.part02.rar", "x.vol00+01.par2", "x.par2", "x.nfo", "x.sfv"]
+    assert len({release_identity("p", n, 6) for n in names}) == 1
+    assert release_identity("p", "x.part01.rar", 6) != release_identity("q", "x.part01.rar", 6)
+    assert release_identity("p", "x.part01.rar", 6) != release_identity("p", "x.part01.rar", 7)
