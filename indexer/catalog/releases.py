@@ -60,11 +60,18 @@ def _wanted(files: Sequence[ReleaseFile]) -> tuple[list[bytes | None], dict[byte
     """Each file's release key (None: no release) and each key's dates in the batch."""
     keys: list[bytes | None] = []
     wanted: dict[bytes, _Wanted] = {}
+    # One digest per release, not per file: its files share (poster, stem, count).
+    digests: dict[tuple[str, str, int], bytes] = {}
     for item in files:
         if item.release_key is None or item.file_count is None:
             keys.append(None)
             continue
-        key = release_identity(item.poster, item.name, item.file_count)
+        stem = release_stem(item.name)
+        key = digests.get((item.poster, stem, item.file_count))
+        if key is None:
+            key = digests[item.poster, stem, item.file_count] = keyed_digest(
+                RELEASE_PERSON, (item.poster, stem), item.file_count
+            )
         keys.append(key)
         entry = wanted.get(key)
         if entry is None:
