@@ -197,7 +197,7 @@ def store_files(
 
     Returns how many catalog files the batch created or changed (a replayed
     batch: 0). The group's name (part of every key), the release queries
-    (two to four: `releases.assign_releases`, which sets each file's release
+    (two to five: `releases.assign_releases`, which sets each file's release
     in the merge's own INSERT) and the merge. Call it inside a transaction.
     """
     if not files and not fragments:
