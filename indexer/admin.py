@@ -25,6 +25,7 @@ from indexer.admin_tools import (
     confirmed,
 )
 from indexer.catalog import admin as _catalog_admin  # noqa: F401  (registers the catalog's pages)
+from indexer.catalog import release_admin as _release_admin  # noqa: F401  (the releases' pages)
 
 from . import services
 from .models import AuditEntry, Group, Node

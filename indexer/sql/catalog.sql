@@ -7,11 +7,18 @@ SELECT max(version) AS version FROM rule_set_version;
 -- name: rule_set_of_version
 SELECT rules FROM rule_set_version WHERE version = %(version)s;
 
+-- name: category_rules_of_version
+SELECT categories FROM rule_set_version WHERE version = %(version)s;
+
 -- name: publish_rule_set
 -- The next version number; two publishers at once collide on the unique
 -- version and the loser retries.
-INSERT INTO rule_set_version (version, rules, created_at, created_by, note)
-SELECT coalesce(max(version), 0) + 1, %(rules)s::jsonb, now(), %(created_by)s, %(note)s
+-- Category rules given as NULL carry over those of the version before.
+INSERT INTO rule_set_version (version, rules, categories, created_at, created_by, note)
+SELECT coalesce(max(version), 0) + 1, %(rules)s::jsonb,
+       coalesce(%(categories)s::jsonb,
+                (SELECT categories FROM rule_set_version ORDER BY version DESC LIMIT 1)),
+       now(), %(created_by)s, %(note)s
   FROM rule_set_version
 RETURNING id, version;
 
@@ -35,26 +42,27 @@ SELECT name FROM news_group WHERE id = %(group_id)s;
 -- kept is the one reported with the lowest first part (ties: the smaller
 -- text), which makes the result independent of arrival order.
 WITH incoming AS (
-    SELECT i.key, i.release_key, i.subject, i.poster, i.name, i.file_index, i.file_count,
+    SELECT i.key, i.release_key, i.release_id, i.subject, i.poster, i.name, i.file_index, i.file_count,
            i.total, to_timestamp(i.date) AS date, i.bytes,
            (%(parts)s::int[])[i.first:i.last] AS parts,
            (%(articles)s::bigint[])[i.first:i.last] AS articles,
            (%(sizes)s::int[])[i.first:i.last] AS sizes,
            string_to_array(i.message_ids, ' ') AS message_ids,
            coalesce(string_to_array(nullif(i.conflict_ids, ''), ' '), '{}') AS conflict_ids
-      FROM unnest(%(keys)s::bytea[], %(release_keys)s::bytea[], %(subjects)s::text[],
+      FROM unnest(%(keys)s::bytea[], %(release_keys)s::bytea[], %(release_ids)s::bigint[],
+                  %(subjects)s::text[],
                   %(posters)s::text[], %(names)s::text[], %(file_indexes)s::int[],
                   %(file_counts)s::int[], %(totals)s::int[], %(dates)s::bigint[],
                   %(bytes)s::bigint[], %(firsts)s::int[], %(lasts)s::int[],
                   %(message_ids)s::text[], %(conflict_ids)s::text[])
-           AS i(key, release_key, subject, poster, name, file_index, file_count, total, date,
+           AS i(key, release_key, release_id, subject, poster, name, file_index, file_count, total, date,
                 bytes, first, last, message_ids, conflict_ids)
 ), written AS (
     INSERT INTO catalog_file AS f (
-        group_id, key, release_key, rule_version, subject, poster, name, file_index, file_count,
-        total, date, parts, articles, sizes, message_ids, conflict_ids, segments, bytes,
+        group_id, key, release_key, release_id, rule_version, subject, poster, name, file_index,
+        file_count, total, date, parts, articles, sizes, message_ids, conflict_ids, segments, bytes,
         complete, conflicts, created_at, updated_at)
-    SELECT %(group_id)s, key, release_key, %(rule_version)s, subject, poster, name, file_index,
+    SELECT %(group_id)s, key, release_key, release_id, %(rule_version)s, subject, poster, name, file_index,
            file_count, total, date, parts, articles, sizes, message_ids, conflict_ids,
            cardinality(parts), bytes, cardinality(parts) = total, cardinality(conflict_ids),
            now(), now()
@@ -132,6 +140,11 @@ WITH incoming AS (
                              THEN excluded.file_count ELSE f.file_count END,
            release_key = CASE WHEN (excluded.parts[1], excluded.subject) < (f.parts[1], f.subject)
                               THEN excluded.release_key ELSE f.release_key END,
+           -- The release follows the subject kept; a file stored before it
+           -- had one takes the batch's.
+           release_id = CASE WHEN (excluded.parts[1], excluded.subject) < (f.parts[1], f.subject)
+                               OR f.release_id IS NULL
+                             THEN excluded.release_id ELSE f.release_id END,
            updated_at = now()
      WHERE excluded.parts[1] > f.parts[cardinality(f.parts)]
         OR excluded.parts[cardinality(excluded.parts)] < f.parts[1]
@@ -168,13 +181,24 @@ SELECT now() - make_interval(secs => %(seconds)s) AS cutoff;
 
 -- name: prune_incomplete
 -- One batch of incomplete files untouched since the cutoff; SKIP LOCKED
--- leaves files a batch is merging into right now alone.
-WITH doomed AS (
-    SELECT id FROM catalog_file
+-- leaves files a batch is merging into right now alone, and files whose
+-- release a batch holds (a batch locks its releases before its files, so
+-- waiting for one here could deadlock; they go in a later run). The delete
+-- trigger then recounts the releases this statement holds.
+WITH candidates AS (
+    SELECT id, release_id FROM catalog_file
      WHERE NOT complete AND updated_at < %(cutoff)s
      ORDER BY updated_at
      LIMIT %(limit)s
        FOR UPDATE SKIP LOCKED
+), free AS (
+    SELECT id FROM catalog_release
+     WHERE id IN (SELECT release_id FROM candidates)
+     ORDER BY id
+       FOR UPDATE SKIP LOCKED
+), doomed AS (
+    SELECT c.id FROM candidates AS c
+     WHERE c.release_id IS NULL OR c.release_id IN (SELECT id FROM free)
 ), gone AS (
     DELETE FROM catalog_file AS f USING doomed WHERE f.id = doomed.id
     RETURNING f.segments, f.bytes
