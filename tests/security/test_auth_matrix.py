@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from django.contrib import admin
 from django.contrib.admin import helpers
-from django.test import Client, RequestFactory
+from django.test import Client, RequestFactory, TestCase
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
@@ -204,7 +204,9 @@ def build_world(snapshot_dir: Any) -> dict[str, Any]:
     lease = a.post("/api/v1/groups/lease", {"lane": "history"}, format="json").json()["lease"]
     assert lease["group"]["id"] == second.id
     path = f"/api/v1/groups/{second.id}/lanes/history/snapshot?epoch={lease['epoch']}&next=1"
-    assert a.generic("PUT", path, SNAPSHOT, content_type="application/gzip").status_code == 204
+    # The file replaces the old one once the row commits (on_commit): run it here.
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        assert a.generic("PUT", path, SNAPSHOT, content_type="application/gzip").status_code == 204
     store(first, report("matrix.rar", [1], 1, index=1, count=1))
     return {
         "tokens": {"node_a": node_a.token, "node_b": node_b.token, "disabled": disabled.token},
