@@ -22,7 +22,7 @@ from django.test import Client, RequestFactory, TestCase
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
-from indexer.models import CatalogFile, Group
+from indexer.models import CatalogFile, Group, Release
 from tests.catalog.reports import report
 from tests.catalog.test_api import store
 from tests.factories import GroupFactory, NodeFactory, SeedRangeFactory
@@ -93,6 +93,15 @@ MATRIX: dict[str, tuple[Call | None, dict[str, int]]] = {
     ),
     "GET catalog-release-nzb": (
         Call("GET", lambda w: f"/api/v1/files/{w['file']}/release/nzb"),
+        NODE_OR_STAFF_READ,
+    ),
+    "GET catalog-releases": (Call("GET", lambda w: "/api/v1/releases"), NODE_OR_STAFF_READ),
+    "GET catalog-release": (
+        Call("GET", lambda w: f"/api/v1/releases/{w['release']}"),
+        NODE_OR_STAFF_READ,
+    ),
+    "GET catalog-release-by-id-nzb": (
+        Call("GET", lambda w: f"/api/v1/releases/{w['release']}/nzb"),
         NODE_OR_STAFF_READ,
     ),
     "GET status": (Call("GET", lambda w: "/api/v1/status"), NODE_OR_STAFF_READ),
@@ -171,6 +180,10 @@ MATRIX: dict[str, tuple[Call | None, dict[str, int]]] = {
         Call("GET", lambda w: f"/admin/indexer/catalogfile/{w['file']}/nzb/"),
         ADMIN_READ,
     ),
+    "GET admin:indexer_release_nzb": (
+        Call("GET", lambda w: f"/admin/indexer/release/{w['release']}/nzb/"),
+        ADMIN_READ,
+    ),
     "GET admin:indexer_catalogfile_release_nzb": (
         Call("GET", lambda w: f"/admin/indexer/catalogfile/{w['file']}/release-nzb/"),
         ADMIN_READ,
@@ -207,13 +220,14 @@ def build_world(snapshot_dir: Any) -> dict[str, Any]:
     # The file replaces the old one once the row commits (on_commit): run it here.
     with TestCase.captureOnCommitCallbacks(execute=True):
         assert a.generic("PUT", path, SNAPSHOT, content_type="application/gzip").status_code == 204
-    store(first, report("matrix.rar", [1], 1, index=1, count=1))
+    store(first, report("matrix.rar", [1], 1, index=1, count=2))  # "(1/2)": a release
     return {
         "tokens": {"node_a": node_a.token, "node_b": node_b.token, "disabled": disabled.token},
         "range": held,
         "lane_group": second.id,
         "lane_epoch": lease["epoch"],
         "file": CatalogFile.objects.get().pk,
+        "release": Release.objects.get().pk,
     }
 
 
