@@ -107,7 +107,12 @@ class AuditEntry(models.Model):
 
 # The catalog lives in its own package but belongs to this app (its
 # migrations are in indexer/migrations).
-from indexer.catalog.models import CatalogFile, GroupCatalogSummary, RuleSetVersion  # noqa: E402
+from indexer.catalog.models import (  # noqa: E402
+    CatalogFile,
+    GroupCatalogSummary,
+    Release,
+    RuleSetVersion,
+)
 
 __all__ = [
     "AuditAction",
@@ -116,5 +121,6 @@ __all__ = [
     "Group",
     "GroupCatalogSummary",
     "Node",
+    "Release",
     "RuleSetVersion",
 ]

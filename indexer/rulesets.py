@@ -15,12 +15,15 @@ import time
 
 from django.conf import settings
 
+from usenet.categories import CategoryRules
 from usenet.rules import RuleSet
 
 from .sql import queries
 
 _lock = threading.Lock()
 _cached: tuple[float, RuleSet] | None = None
+# Category rules by rule set version (a version never changes once published).
+_categories: dict[int, CategoryRules] = {}
 
 
 def _newest_version() -> int | None:
@@ -57,11 +60,28 @@ def current_rules() -> RuleSet:
     return rules
 
 
+def category_rules(version: int) -> CategoryRules:
+    """The category rules of rule set `version` (NULL in the row: the default ones)."""
+    with _lock:
+        hit = _categories.get(version)
+    if hit is not None:
+        return hit
+    row = queries.fetchone("category_rules_of_version", {"version": version})
+    data = None if row is None else row.categories
+    if isinstance(data, str):
+        data = json.loads(data)
+    rules = CategoryRules(data)
+    with _lock:
+        _categories[version] = rules
+    return rules
+
+
 def forget_current_rules() -> None:
     """Drop the cached rule set (after publishing one, and between tests)."""
     global _cached
     with _lock:
         _cached = None
+        _categories.clear()
 
 
-__all__ = ["current_rules", "forget_current_rules", "rules_of_version"]
+__all__ = ["category_rules", "current_rules", "forget_current_rules", "rules_of_version"]

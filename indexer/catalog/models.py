@@ -11,6 +11,7 @@ by triggers on catalog_file, so nothing that shows them counts the files.
 from __future__ import annotations
 
 from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 from django.db.models.functions import Now
 
@@ -21,6 +22,9 @@ class RuleSetVersion(models.Model):
     version = models.IntegerField(unique=True)
     # RuleSet.to_dict() without "version" (the column is the version).
     rules = models.JSONField()
+    # The category rules of this version (usenet.categories); NULL: the
+    # default ones. Apart from `rules` because nodes never need them.
+    categories = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.CharField(max_length=150, blank=True, default="")
     note = models.TextField(blank=True, default="")
@@ -43,6 +47,18 @@ class CatalogFile(models.Model):
     # The files of one post ("[01/12] name.part01.rar" ... "[12/12] name.par2")
     # share it; NULL when the subject has no file counter.
     release_key = models.BinaryField(max_length=16, null=True, blank=True)
+    # The release this file belongs to, set by the batch's own INSERT (never
+    # by a later UPDATE). No database constraint: its check would cost a probe
+    # and a row lock per file; the release triggers keep both sides right.
+    release = models.ForeignKey(
+        "Release",
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        db_index=False,
+        null=True,
+        blank=True,
+        related_name="files",
+    )
     rule_version = models.IntegerField()
     subject = models.TextField()
     poster = models.TextField()
@@ -87,6 +103,12 @@ class CatalogFile(models.Model):
                 condition=models.Q(release_key__isnull=False),
                 name="catalog_file_release_idx",
             ),
+            # A release's files (its page, its NZB, the recount after pruning).
+            models.Index(
+                fields=["release"],
+                condition=models.Q(release__isnull=False),
+                name="catalog_file_release_id_idx",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -95,6 +117,67 @@ class CatalogFile(models.Model):
     def segment_rows(self) -> list[tuple[int, int, str, int]]:
         """(part, article, message-id, bytes) in part order."""
         return list(zip(self.parts, self.articles, self.message_ids, self.sizes, strict=True))
+
+
+class Release(models.Model):
+    """One posting of a set of files (a rar set, its par2 volumes, its nfo).
+
+    Kept current by the batch path: `store_files` finds or creates the
+    release of each file before the merge (so the file's INSERT carries
+    `release_id`), and statement triggers on catalog_file add the merged
+    files' deltas in the same transaction, and recount after a deletion
+    (sql/releases.sql, docs/catalog.md "Releases").
+    """
+
+    # BLAKE2b over (poster, name stem, file count): the catalog's release key
+    # without the group, so a cross-posted release is one release.
+    key = models.BinaryField(max_length=16)
+    name = models.TextField()
+    poster = models.TextField()
+    # Earliest and latest post date of its files: the posting window. A file
+    # joins a release of its key whose window, widened by a day on each side,
+    # holds its date.
+    posted = models.DateTimeField()
+    last_posted = models.DateTimeField()
+    size = models.BigIntegerField(default=0)
+    files_expected = models.IntegerField(null=True, blank=True)
+    files_seen = models.IntegerField(default=0)
+    segments_present = models.BigIntegerField(default=0)
+    segments_expected = models.BigIntegerField(default=0)
+    has_par2 = models.BooleanField(default=False)
+    has_nfo = models.BooleanField(default=False)
+    # A newznab category id (usenet.categories).
+    category = models.IntegerField()
+    # The rule set version the category was decided under (recategorize).
+    category_version = models.IntegerField()
+    groups = ArrayField(models.TextField(), default=list)
+    created_at = models.DateTimeField(db_default=Now())
+    updated_at = models.DateTimeField(db_default=Now())
+
+    class Meta:
+        db_table = "catalog_release"
+        ordering = ["-posted", "-id"]
+        verbose_name = "release"
+        indexes = [
+            # Finding a file's release: its key, then the window.
+            models.Index(fields=["key", "posted"], name="catalog_release_key_idx"),
+            # Newest first, keyset pagination.
+            models.Index(fields=["-posted", "-id"], name="catalog_release_posted_idx"),
+            models.Index(fields=["category", "-posted", "-id"], name="catalog_release_cat_idx"),
+            # Recategorizing: releases decided under an older rule set.
+            models.Index(fields=["category_version", "id"], name="catalog_release_catver_idx"),
+            GinIndex(fields=["groups"], name="catalog_release_groups_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def completion(self) -> float:
+        """Segments present over segments expected, 0..1."""
+        if not self.segments_expected:
+            return 0.0
+        return min(1.0, self.segments_present / self.segments_expected)
 
 
 # How many rows a group's summary is striped over (SUMMARY_SLOTS in

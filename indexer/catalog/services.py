@@ -31,6 +31,7 @@ from usenet.rules import RuleSet
 
 from .identity import identify_report, release_key
 from .models import CatalogFile, RuleSetVersion
+from .releases import assign_releases
 from .selectors import CatalogTotals
 
 __all__ = [
@@ -208,6 +209,7 @@ def store_files(
         return 0
     ordered = [pending[key] for key in sorted(pending)]
     params = _merge_params(ordered)
+    params["release_ids"] = assign_releases(row.name, rules.version, ordered)
     params["group_id"] = group_id
     params["rule_version"] = rules.version
     result = queries.fetchone_bound("merge_files", params)

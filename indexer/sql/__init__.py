@@ -125,13 +125,18 @@ class Queries:
         counts and logs the query. The query's own casts (`::int[]`) fix the
         types, so a list psycopg sends as int2[] or all NULLs still fits.
         """
+        rows = self.fetchall_bound(name, params)
+        return rows[0] if rows else None
+
+    def fetchall_bound(self, name: str, params: Mapping[str, Any]) -> list[Record]:
+        """Like fetchall, with the parameters sent in binary (see fetchone_bound)."""
         connection.ensure_connection()
         raw = psycopg.Cursor(connection.connection, row_factory=namedtuple_row)
         raw.format = psycopg.pq.Format.BINARY
         wrapper = CursorDebugWrapper if connection.queries_logged else CursorWrapper
         with wrapper(raw, connection) as cursor:
             cursor.execute(self.binary(name), params)
-            return cursor.fetchone()
+            return cursor.fetchall()  # type: ignore[no-any-return]
 
     def execute(self, name: str, params: Mapping[str, Any]) -> int:
         """Run a statement and return its row count."""

@@ -7,6 +7,9 @@ SELECT max(version) AS version FROM rule_set_version;
 -- name: rule_set_of_version
 SELECT rules FROM rule_set_version WHERE version = %(version)s;
 
+-- name: category_rules_of_version
+SELECT categories FROM rule_set_version WHERE version = %(version)s;
+
 -- name: publish_rule_set
 -- The next version number; two publishers at once collide on the unique
 -- version and the loser retries.
@@ -35,26 +38,27 @@ SELECT name FROM news_group WHERE id = %(group_id)s;
 -- kept is the one reported with the lowest first part (ties: the smaller
 -- text), which makes the result independent of arrival order.
 WITH incoming AS (
-    SELECT i.key, i.release_key, i.subject, i.poster, i.name, i.file_index, i.file_count,
+    SELECT i.key, i.release_key, i.release_id, i.subject, i.poster, i.name, i.file_index, i.file_count,
            i.total, to_timestamp(i.date) AS date, i.bytes,
            (%(parts)s::int[])[i.first:i.last] AS parts,
            (%(articles)s::bigint[])[i.first:i.last] AS articles,
            (%(sizes)s::int[])[i.first:i.last] AS sizes,
            string_to_array(i.message_ids, ' ') AS message_ids,
            coalesce(string_to_array(nullif(i.conflict_ids, ''), ' '), '{}') AS conflict_ids
-      FROM unnest(%(keys)s::bytea[], %(release_keys)s::bytea[], %(subjects)s::text[],
+      FROM unnest(%(keys)s::bytea[], %(release_keys)s::bytea[], %(release_ids)s::bigint[],
+                  %(subjects)s::text[],
                   %(posters)s::text[], %(names)s::text[], %(file_indexes)s::int[],
                   %(file_counts)s::int[], %(totals)s::int[], %(dates)s::bigint[],
                   %(bytes)s::bigint[], %(firsts)s::int[], %(lasts)s::int[],
                   %(message_ids)s::text[], %(conflict_ids)s::text[])
-           AS i(key, release_key, subject, poster, name, file_index, file_count, total, date,
+           AS i(key, release_key, release_id, subject, poster, name, file_index, file_count, total, date,
                 bytes, first, last, message_ids, conflict_ids)
 ), written AS (
     INSERT INTO catalog_file AS f (
-        group_id, key, release_key, rule_version, subject, poster, name, file_index, file_count,
-        total, date, parts, articles, sizes, message_ids, conflict_ids, segments, bytes,
+        group_id, key, release_key, release_id, rule_version, subject, poster, name, file_index,
+        file_count, total, date, parts, articles, sizes, message_ids, conflict_ids, segments, bytes,
         complete, conflicts, created_at, updated_at)
-    SELECT %(group_id)s, key, release_key, %(rule_version)s, subject, poster, name, file_index,
+    SELECT %(group_id)s, key, release_key, release_id, %(rule_version)s, subject, poster, name, file_index,
            file_count, total, date, parts, articles, sizes, message_ids, conflict_ids,
            cardinality(parts), bytes, cardinality(parts) = total, cardinality(conflict_ids),
            now(), now()
@@ -132,6 +136,11 @@ WITH incoming AS (
                              THEN excluded.file_count ELSE f.file_count END,
            release_key = CASE WHEN (excluded.parts[1], excluded.subject) < (f.parts[1], f.subject)
                               THEN excluded.release_key ELSE f.release_key END,
+           -- The release follows the subject kept; a file stored before it
+           -- had one takes the batch's.
+           release_id = CASE WHEN (excluded.parts[1], excluded.subject) < (f.parts[1], f.subject)
+                               OR f.release_id IS NULL
+                             THEN excluded.release_id ELSE f.release_id END,
            updated_at = now()
      WHERE excluded.parts[1] > f.parts[cardinality(f.parts)]
         OR excluded.parts[cardinality(excluded.parts)] < f.parts[1]

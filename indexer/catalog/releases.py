@@ -1,0 +1,124 @@
+"""Releases in the batch path: the release of each file, found or created before the merge.
+
+`assign_releases` runs inside `store_files`, before `merge_files`, so each
+file's INSERT carries its `release_id` and no file row is written twice.
+A release is keyed by (poster, name stem, file count), the catalog's
+release key without the group, so a cross-posted release is one release;
+a file joins the release of its key whose posting window (its files'
+earliest to latest date, widened by a day on each side) holds its date.
+Totals are added by triggers on catalog_file (sql/migrations/releases.sql).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from indexer.rulesets import category_rules
+from indexer.sql import queries
+from usenet.rules import keyed_digest
+
+from .identity import release_stem
+
+RELEASE_PERSON = b"usenet-releases1"
+
+
+class ReleaseFile(Protocol):
+    """What assigning a release needs of a batch's file (services._PendingFile)."""
+
+    release_key: bytes | None
+    poster: str
+    name: str
+    file_count: int | None
+    date: int
+
+
+@dataclass(slots=True)
+class _Wanted:
+    key: bytes
+    name: str
+    poster: str
+    files_expected: int | None
+    first: int
+    last: int
+
+
+def release_identity(poster: str, name: str, file_count: int) -> bytes:
+    """The key of a file's release: poster, name stem and file count (no group)."""
+    return keyed_digest(RELEASE_PERSON, (poster, release_stem(name)), file_count)
+
+
+def release_name(file_name: str) -> str:
+    """A release's name: its files' common stem, part and volume suffixes cut off."""
+    return release_stem(file_name).strip(" ._-") or file_name
+
+
+def _wanted(files: Sequence[ReleaseFile]) -> tuple[list[bytes | None], dict[bytes, _Wanted]]:
+    """Each file's release key (None: no release) and each key's dates in the batch."""
+    keys: list[bytes | None] = []
+    wanted: dict[bytes, _Wanted] = {}
+    for item in files:
+        if item.release_key is None or item.file_count is None:
+            keys.append(None)
+            continue
+        key = release_identity(item.poster, item.name, item.file_count)
+        keys.append(key)
+        entry = wanted.get(key)
+        if entry is None:
+            wanted[key] = _Wanted(
+                key, release_name(item.name), item.poster, item.file_count, item.date, item.date
+            )
+        else:
+            entry.first = min(entry.first, item.date)
+            entry.last = max(entry.last, item.date)
+    return keys, wanted
+
+
+def _create(group: str, rule_version: int, missing: list[_Wanted]) -> dict[bytes, int]:
+    """Create the releases no batch has made yet, under their keys' advisory locks."""
+    missing.sort(key=lambda w: w.key)
+    keys = [w.key for w in missing]
+    queries.fetchone_bound("lock_release_keys", {"keys": keys})
+    categorize = category_rules(rule_version).categorize
+    params = {
+        "keys": keys,
+        "names": [w.name for w in missing],
+        "posters": [w.poster for w in missing],
+        "files_expected": [w.files_expected for w in missing],
+        "firsts": [w.first for w in missing],
+        "lasts": [w.last for w in missing],
+        "categories": [categorize(w.name, [group]) for w in missing],
+        "rule_version": rule_version,
+    }
+    return {bytes(r.key): r.id for r in queries.fetchall_bound("create_releases", params)}
+
+
+def assign_releases(
+    group: str, rule_version: int, files: Sequence[ReleaseFile]
+) -> list[int | None]:
+    """The release id of each of `files` (None: no release), creating releases as needed.
+
+    Two queries when every release exists, four when some must be created.
+    Call it inside the batch's transaction, before the merge.
+    """
+    keys, wanted = _wanted(files)
+    if not wanted:
+        return [None] * len(files)
+    order = sorted(wanted)
+    rows = queries.fetchall_bound(
+        "find_releases",
+        {
+            "keys": order,
+            "firsts": [wanted[k].first for k in order],
+            "lasts": [wanted[k].last for k in order],
+        },
+    )
+    ids: dict[bytes, int] = {bytes(r.key): r.id for r in rows if r.id is not None}
+    missing = [w for k, w in wanted.items() if k not in ids]
+    if missing:
+        ids.update(_create(group, rule_version, missing))
+    return [None if key is None else ids[key] for key in keys]
+
+
+__all__ = ["assign_releases", "release_identity", "release_name"]

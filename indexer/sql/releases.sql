@@ -1,0 +1,56 @@
+-- Releases: finding and creating a batch's releases before its files are
+-- merged, recategorizing. The triggers that keep their totals are in
+-- sql/migrations/releases.sql (docs/catalog.md, "Releases").
+
+-- name: find_releases
+-- The release of each wanted key whose posting window (widened by a day on
+-- each side) overlaps the batch's dates for that key; the earliest such.
+SELECT w.key,
+       (SELECT r.id FROM catalog_release AS r
+         WHERE r.key = w.key
+           AND r.posted <= to_timestamp(w.last) + interval '1 day'
+           AND r.last_posted >= to_timestamp(w.first) - interval '1 day'
+         ORDER BY r.posted, r.id
+         LIMIT 1) AS id
+  FROM unnest(%(keys)s::bytea[], %(firsts)s::bigint[], %(lasts)s::bigint[]) AS w(key, first, last);
+
+-- name: lock_release_keys
+-- Before creating releases: one transaction at a time creates a key's
+-- release (held to commit; taken in key order so batches cannot deadlock).
+SELECT count(pg_advisory_xact_lock(('x' || encode(substr(s.k, 1, 8), 'hex'))::bit(64)::bigint))
+       AS locked
+  FROM (SELECT k FROM unnest(%(keys)s::bytea[]) AS k ORDER BY k) AS s;
+
+-- name: create_releases
+-- Under the keys' locks, in a new snapshot: a release another batch created
+-- meanwhile is found and used; the others are created empty (the triggers
+-- add the files as the merge writes them).
+WITH wanted AS (
+    SELECT * FROM unnest(%(keys)s::bytea[], %(names)s::text[], %(posters)s::text[],
+                         %(files_expected)s::int[], %(firsts)s::bigint[], %(lasts)s::bigint[],
+                         %(categories)s::int[])
+           AS w(key, name, poster, files_expected, first, last, category)
+), found AS (
+    SELECT w.*,
+           (SELECT r.id FROM catalog_release AS r
+             WHERE r.key = w.key
+               AND r.posted <= to_timestamp(w.last) + interval '1 day'
+               AND r.last_posted >= to_timestamp(w.first) - interval '1 day'
+             ORDER BY r.posted, r.id
+             LIMIT 1) AS id
+      FROM wanted AS w
+), created AS (
+    INSERT INTO catalog_release (key, name, poster, posted, last_posted, size, files_expected,
+                                 files_seen, segments_present, segments_expected, has_par2,
+                                 has_nfo, category, category_version, groups, created_at,
+                                 updated_at)
+    SELECT key, name, poster, to_timestamp(first), to_timestamp(last), 0, files_expected, 0, 0,
+           0, false, false, category, %(rule_version)s, '{}', now(), now()
+      FROM found
+     WHERE id IS NULL
+     ORDER BY key
+    RETURNING key, id
+)
+SELECT key, id FROM found WHERE id IS NOT NULL
+UNION ALL
+SELECT key, id FROM created;

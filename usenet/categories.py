@@ -1,0 +1,156 @@
+"""Release categories: ordered rules mapping a release's name and groups to a newznab id.
+
+A rule names a category and up to two conditions: `name`, a list of
+patterns that must all be found in the release name, and `group`, a
+pattern that must be found in one of its groups. The first rule whose
+conditions hold decides; no rule: OTHER. Patterns are searched, not
+anchored, and must stay within what RE2 (linear-time matching) accepts: no
+backreferences and no lookaround, which `CategoryRules` refuses.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+# The standard newznab ids this project uses (t=caps lists them).
+CATEGORIES: dict[int, str] = {
+    2000: "Movies",
+    2030: "Movies/SD",
+    2040: "Movies/HD",
+    2045: "Movies/UHD",
+    3000: "Audio",
+    3010: "Audio/MP3",
+    3030: "Audio/Audiobook",
+    3040: "Audio/Lossless",
+    4000: "PC",
+    4050: "PC/Games",
+    5000: "TV",
+    5030: "TV/SD",
+    5040: "TV/HD",
+    5045: "TV/UHD",
+    7000: "Books",
+    7020: "Books/EBook",
+    7030: "Books/Comics",
+    8000: "Other",
+    8010: "Other/Misc",
+}
+OTHER = 8010
+
+# Separators in scene names: a tag stands between two of them (or an end).
+_B = r"(?:^|[._ \-\[\(])"
+_E = r"(?:$|[._ \-\]\)])"
+TV = rf"(?i){_B}(?:s\d{{1,3}}[._ ]?e\d{{1,3}}|\d{{1,2}}x\d{{2,3}}|s\d{{1,3}}|(?:19|20)\d\d[._ ]\d\d[._ ]\d\d|complete[._ ]series){_E}"
+UHD = rf"(?i){_B}(?:2160p|uhd|4k){_E}"
+HD = rf"(?i){_B}(?:720p|1080p|1080i){_E}"
+VIDEO = (
+    rf"(?i){_B}(?:xvid|divx|dvdrip|dvdscr|dvdr|dvd5|dvd9|pal|ntsc|480p|576p|bdrip|brrip|hdtv"
+    rf"|pdtv|webrip|web-?dl|x264|x265|h\.?264|h\.?265|hevc|avc|bluray|remux){_E}"
+)
+LOSSLESS = rf"(?i){_B}(?:flac|alac|ape|wav|24bit|16bit|cdda|lossless){_E}"
+MP3 = rf"(?i){_B}(?:mp3|320kbps|256kbps|192kbps|v0|v2|aac|m4a|ogg|opus){_E}"
+AUDIOBOOK = rf"(?i){_B}(?:audiobook|audiobooks|abook|m4b){_E}"
+COMICS = rf"(?i){_B}(?:cbr|cbz|comic|comics){_E}"
+EBOOK = rf"(?i){_B}(?:epub|mobi|azw|azw3|pdf|ebook|e-book|retail[._ ]ebook){_E}"
+GAMES = r"(?i)-(?:codex|skidrow|plaza|reloaded|flt|fitgirl|tenoke|rune|empress|dodi|gog|razor1911|prophet|darksiders|hoodlum)$"
+PC = rf"(?i)(?:\.(?:iso|exe|msi|dmg|img)$|{_B}(?:x64|x86|win64|win32|macos|linux|keygen|multilingual|portable|setup|incl[._ ]crack){_E})"
+
+DEFAULT_CATEGORY_RULES: tuple[dict[str, Any], ...] = (
+    {"category": 5045, "name": [TV, UHD]},
+    {"category": 5040, "name": [TV, HD]},
+    {"category": 5030, "name": [TV]},
+    {"category": 3030, "name": [AUDIOBOOK]},
+    {"category": 2045, "name": [UHD]},
+    {"category": 2040, "name": [HD]},
+    {"category": 2030, "name": [VIDEO]},
+    {"category": 3040, "name": [LOSSLESS]},
+    {"category": 3010, "name": [MP3]},
+    {"category": 7030, "name": [COMICS]},
+    {"category": 7020, "name": [EBOOK]},
+    {"category": 4050, "name": [GAMES]},
+    {"category": 4000, "name": [PC]},
+    # Group names last: a name says more than the group it was posted to.
+    {"category": 5000, "group": r"(?i)\.(?:tv|teevee|multimedia\.tv|hdtv)(?:\.|$)"},
+    {"category": 2000, "group": r"(?i)\.(?:movies|dvdr|x264|hd\.movies|bluray)(?:\.|$)"},
+    {"category": 3000, "group": r"(?i)\.(?:sounds|mp3|music)(?:\.|$)"},
+    {"category": 7020, "group": r"(?i)\.(?:e-?books?)(?:\.|$)"},
+    {"category": 4000, "group": r"(?i)\.(?:warez|apps|cd\.image|games)(?:\.|$)"},
+)
+
+# What RE2 does not accept (its matching is linear-time because it has none of these).
+_NOT_RE2 = re.compile(r"\(\?<?[=!]|\\[1-9]|\(\?P=|\\g<|\(\?>|[*+?}]\+")
+
+
+def _compile(pattern: Any, where: str) -> re.Pattern[str]:
+    if not isinstance(pattern, str) or not pattern:
+        raise ValueError(f"{where}: a pattern is a non-empty string.")
+    if _NOT_RE2.search(pattern):
+        raise ValueError(
+            f"{where}: {pattern!r} uses a backreference, lookaround, atomic group or"
+            " possessive quantifier (RE2 syntax only, so matching stays linear-time)."
+        )
+    try:
+        return re.compile(pattern)
+    except re.error as error:
+        raise ValueError(
+            f"{where}: {pattern!r} is not a valid regular expression: {error}"
+        ) from None
+
+
+@dataclass(frozen=True)
+class CategoryRule:
+    category: int
+    name: tuple[re.Pattern[str], ...]
+    group: re.Pattern[str] | None
+
+    def matches(self, name: str, groups: Sequence[str]) -> bool:
+        if not all(p.search(name) for p in self.name):
+            return False
+        return self.group is None or any(self.group.search(g) for g in groups)
+
+
+class CategoryRules:
+    """Parsed category rules: `categorize(name, groups)` is the first matching rule's id."""
+
+    def __init__(self, rules: Iterable[dict[str, Any]] | None = None) -> None:
+        source = list(DEFAULT_CATEGORY_RULES if rules is None else rules)
+        self.source: list[dict[str, Any]] = source
+        self.rules: tuple[CategoryRule, ...] = tuple(
+            self._rule(i, item) for i, item in enumerate(source)
+        )
+
+    @staticmethod
+    def _rule(index: int, item: Any) -> CategoryRule:
+        where = f"categories[{index}]"
+        if not isinstance(item, dict):
+            raise ValueError(f"{where}: a rule is an object with category, name and/or group.")
+        unknown = sorted(set(item) - {"category", "name", "group"})
+        if unknown:
+            raise ValueError(f"{where}: unknown fields {', '.join(unknown)}.")
+        category = item.get("category")
+        if category not in CATEGORIES:
+            raise ValueError(f"{where}: category {category!r} is not a known newznab id.")
+        names = item.get("name", [])
+        if isinstance(names, str):
+            names = [names]
+        if not isinstance(names, list):
+            raise ValueError(f"{where}: name is a list of patterns.")
+        group = item.get("group")
+        if not names and group is None:
+            raise ValueError(f"{where}: a rule needs a name pattern or a group pattern.")
+        return CategoryRule(
+            category,
+            tuple(_compile(p, f"{where}.name") for p in names),
+            None if group is None else _compile(group, f"{where}.group"),
+        )
+
+    def categorize(self, name: str, groups: Sequence[str]) -> int:
+        for rule in self.rules:
+            if rule.matches(name, groups):
+                return rule.category
+        return OTHER
+
+
+__all__ = ["CATEGORIES", "DEFAULT_CATEGORY_RULES", "OTHER", "CategoryRule", "CategoryRules"]
