@@ -1,8 +1,11 @@
-"""The standard newznab categories this coordinator answers with (t=caps, cat=)."""
+"""The newznab categories as t=caps lists them and `cat=` reads them: the
+catalog's own (usenet.categories), parents with their subcategories."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from usenet.categories import CATEGORIES as NAMES
 
 
 @dataclass(frozen=True, slots=True)
@@ -12,23 +15,19 @@ class Category:
     subcats: tuple[tuple[int, str], ...] = ()
 
 
-CATEGORIES: tuple[Category, ...] = (
-    Category(2000, "Movies", ((2030, "SD"), (2040, "HD"), (2045, "UHD"))),
-    Category(3000, "Audio", ((3010, "MP3"), (3040, "Lossless"))),
-    Category(4000, "PC", ((4050, "Games"),)),
-    Category(5000, "TV", ((5030, "SD"), (5040, "HD"), (5045, "UHD"))),
-    Category(7000, "Books", ((7020, "Ebook"),)),
-    Category(8000, "Other", ((8010, "Misc"),)),
+CATEGORIES: tuple[Category, ...] = tuple(
+    Category(
+        parent,
+        name,
+        tuple(
+            (sub, sub_name.split("/", 1)[-1])
+            for sub, sub_name in sorted(NAMES.items())
+            if sub != parent and sub - sub % 1000 == parent
+        ),
+    )
+    for parent, name in sorted(NAMES.items())
+    if parent % 1000 == 0
 )
-
-NAMES: dict[int, str] = {
-    **{c.id: c.name for c in CATEGORIES},
-    **{sub: f"{c.name} > {name}" for c in CATEGORIES for sub, name in c.subcats},
-}
-
-
-def parent_of(category: int) -> int:
-    return category - category % 1000
 
 
 def expand(categories: list[int]) -> list[int]:
@@ -37,5 +36,14 @@ def expand(categories: list[int]) -> list[int]:
     for cat in categories:
         out.add(cat)
         if cat % 1000 == 0:
-            out.update(sub for c in CATEGORIES if c.id == cat for sub, _ in c.subcats)
+            out.update(sub for sub in NAMES if sub - sub % 1000 == cat)
     return sorted(out)
+
+
+def display_name(category: int) -> str:
+    """ "TV > HD", the form feeds carry in <category>."""
+    return NAMES.get(category, NAMES.get(category - category % 1000, "Other")).replace("/", " > ")
+
+
+def parent_of(category: int) -> int:
+    return category - category % 1000

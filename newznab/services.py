@@ -100,5 +100,7 @@ def authenticate(key: str) -> ApiCaller:
     return ApiCaller(key_id=row.id, name=row.name)
 
 
-def count_grab(caller: ApiCaller) -> None:
+def count_grab(caller: ApiCaller, release_id: int) -> None:
+    """A t=get: on the key's day and on the release (newznab:attr grabs)."""
     queries.execute("count_grab", {"key_id": caller.key_id})
+    queries.execute("count_release_grab", {"release_id": release_id})

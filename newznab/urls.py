@@ -6,4 +6,5 @@ from . import api
 
 urlpatterns = [
     path("api", api.api_view, name="newznab-api"),
+    path("rss", api.rss_view, name="newznab-rss"),
 ]

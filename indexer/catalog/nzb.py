@@ -41,30 +41,40 @@ def _attr(value: str) -> str:
     return quoteattr(_NOT_XML.sub("\ufffd", value), {"\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
 
 
-def render_nzb(files: Sequence[NzbFile], title: str | None = None) -> bytes:
-    """An NZB 1.1 document: one <file> per file, its segments in part order."""
+def nzb_head(title: str | None = None) -> str:
+    """The document up to its first <file>."""
     out = ['<?xml version="1.0" encoding="utf-8"?>', DOCTYPE, f'<nzb xmlns="{NAMESPACE}">']
     if title:
         out.append(f' <head>\n  <meta type="title">{_text(title)}</meta>\n </head>')
-    for item in files:
+    return "\n".join(out) + "\n"
+
+
+NZB_TAIL = "</nzb>\n"
+
+
+def nzb_file(item: NzbFile) -> str:
+    """One <file> element with its segments in part order (a streamed NZB writes these one by one)."""
+    out = [
+        f' <file poster={_attr(item.poster)} date="{int(item.date)}" subject={_attr(item.subject)}>'
+    ]
+    out.append("  <groups>")
+    out.extend(f"   <group>{_text(group)}</group>" for group in item.groups)
+    out.append("  </groups>")
+    out.append("  <segments>")
+    for number, message_id, size in sorted(item.segments):
+        # NZB carries message-ids without their angle brackets.
+        bare = message_id[1:-1] if message_id.startswith("<") else message_id
         out.append(
-            f' <file poster={_attr(item.poster)} date="{int(item.date)}"'
-            f" subject={_attr(item.subject)}>"
+            f'   <segment bytes="{int(size)}" number="{int(number)}">{_text(bare)}</segment>'
         )
-        out.append("  <groups>")
-        out.extend(f"   <group>{_text(group)}</group>" for group in item.groups)
-        out.append("  </groups>")
-        out.append("  <segments>")
-        for number, message_id, size in sorted(item.segments):
-            # NZB carries message-ids without their angle brackets.
-            bare = message_id[1:-1] if message_id.startswith("<") else message_id
-            out.append(
-                f'   <segment bytes="{int(size)}" number="{int(number)}">{_text(bare)}</segment>'
-            )
-        out.append("  </segments>")
-        out.append(" </file>")
-    out.append("</nzb>")
-    return ("\n".join(out) + "\n").encode("utf-8")
+    out.append("  </segments>")
+    out.append(" </file>")
+    return "\n".join(out) + "\n"
+
+
+def render_nzb(files: Sequence[NzbFile], title: str | None = None) -> bytes:
+    """An NZB 1.1 document: one <file> per file, its segments in part order."""
+    return (nzb_head(title) + "".join(nzb_file(item) for item in files) + NZB_TAIL).encode("utf-8")
 
 
 def content_disposition(name: str) -> str:

@@ -20,7 +20,7 @@ def test_issuing_shows_the_key_once_and_stores_its_digest(admin_client: Client) 
     assert response.status_code == 200
     key = response.content.decode().split('class="issued-key">')[1].split("<")[0]
     assert ApiKey.objects.get(name="prowlarr").key_hash == hash_api_key(key)
-    assert response["Cache-Control"] == "no-store"
+    assert "no-store" in response["Cache-Control"]
     assert key not in str(list(AuditEntry.objects.values("detail")))
 
 
@@ -56,4 +56,4 @@ def test_the_list_shows_todays_counts(admin_client: Client, api_key: Any) -> Non
     admin_client.get("/api", {"t": "search", "q": "x", "apikey": api_key.key})
     response = admin_client.get("/admin/newznab/apikey/")
     assert response.status_code == 200
-    assert b"requests today" in response.content
+    assert b'<td class="field-requests_today">1</td>' in response.content

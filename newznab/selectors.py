@@ -1,0 +1,196 @@
+"""Reads of the newznab API: release searches, one release, a release's NZB as a stream.
+
+A search with words picks one of two plans (docs/newznab.md, "Search"):
+common words are found by walking the newest releases down the date index
+with a bounded row budget; when that cannot fill the page the words are
+rare, and the GIN index gives every match, sorted by date after. Totals are
+capped (TOTAL_CAP), as NNTmux caps them: counting a word in millions of
+releases would cost more than the search.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from indexer.catalog.models import CatalogFile
+from indexer.catalog.nzb import NZB_TAIL, NzbFile, nzb_file, nzb_head
+from indexer.catalog.selectors import files_with_segments
+from indexer.sql import Record, slices
+
+from .errors import NoSuchItem
+from .sql import queries
+
+# Rows the date-ordered walk may read before the GIN plan takes over.
+WALK_BUDGET = 20_000
+# The most a total counts ("at least 1000" past it).
+TOTAL_CAP = 1_000
+# Files of a release read (with their segment arrays) at a time while an NZB streams.
+NZB_FILES_AT_ONCE = 50
+# The earliest date, for "no maxage" (a parameter of the same type keeps one plan).
+BEGINNING = datetime.fromisoformat("1970-01-01T00:00:00+00:00")
+
+# The separators newznab_words() turns into spaces, then the words as the
+# 'simple' parser cuts them.
+_SEPARATORS = str.maketrans("._-+()[]{}", " " * 10)
+_WORD = re.compile(r"[^\W_]+")
+
+
+def words_of(text: str) -> list[str]:
+    return _WORD.findall(text.translate(_SEPARATORS).lower())
+
+
+@dataclass(frozen=True, slots=True)
+class Episode:
+    """tvsearch's season and episode: S01E02 or 1x02, a season alone (S01…), or a
+    daily show's date (season=2024, ep=01/15)."""
+
+    season: int
+    episode: str = ""
+
+    def clause(self) -> str:
+        if self.season >= 1000:  # a year: daily shows are named by date
+            return " & ".join(f"'{w}'" for w in [str(self.season), *words_of(self.episode)])
+        if not self.episode:
+            return f"'s{self.season:02d}':*"
+        ep = int(self.episode)
+        return f"('s{self.season:02d}e{ep:02d}' | '{self.season}x{ep:02d}')"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchQuery:
+    words: str = ""
+    episode: Episode | None = None
+    categories: Sequence[int] | None = None
+    groups: Sequence[str] = ()
+    since: datetime = BEGINNING
+    limit: int = 100
+    offset: int = 0
+
+    def tsquery(self) -> str:
+        clauses = [f"'{word}'" for word in words_of(self.words)]
+        if self.episode is not None:
+            clauses.append(self.episode.clause())
+        return " & ".join(clauses)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchPage:
+    offset: int
+    total: int
+    releases: list[Record] = field(default_factory=list)
+    plan: str = ""  # walk, matches or newest (the bench reports it)
+
+
+def _params(query: SearchQuery, tsquery: str = "") -> dict[str, object]:
+    return {
+        "tsquery": tsquery,
+        "since": query.since,
+        "categories": list(query.categories) if query.categories else None,
+        "groups": list(query.groups),
+        "limit": query.limit,
+        "offset": query.offset,
+        "budget": WALK_BUDGET,
+        "total_cap": TOTAL_CAP,
+    }
+
+
+def search(query: SearchQuery) -> SearchPage:
+    tsquery = query.tsquery()
+    if not tsquery:
+        return newest(query)
+    params = _params(query, tsquery)
+    if query.offset + query.limit < WALK_BUDGET // 10:
+        walk = "search_walk_in_categories" if query.categories else "search_walk"
+        rows = queries.fetchall(walk, {**params, "limit": query.limit + 1})
+        if len(rows) > query.limit:
+            # More than a page among the newest: a common term; its total is not counted.
+            return SearchPage(query.offset, TOTAL_CAP, rows[: query.limit], "walk")
+    rows = queries.fetchall("search_matches", params)
+    if rows:
+        total = rows[0].total
+    else:
+        counted = queries.fetchone("count_matches", params)
+        total = counted.total if counted else 0
+    return SearchPage(query.offset, total, rows, "matches")
+
+
+def newest(query: SearchQuery) -> SearchPage:
+    params = _params(query)
+    rows = queries.fetchall("newest_releases", params)
+    if query.offset == 0 and len(rows) < query.limit:
+        total = len(rows)
+    else:
+        counted = queries.fetchone("count_newest", params)
+        total = counted.total if counted else 0
+    return SearchPage(query.offset, total, rows, "newest")
+
+
+def release(release_id: int) -> Record:
+    row = queries.fetchone("release_by_id", {"id": release_id})
+    if row is None:
+        raise NoSuchItem(f"No such item ({release_id})")
+    return row
+
+
+@dataclass(frozen=True, slots=True)
+class PostedFile:
+    """One posted file of a release: its catalog files (one per group it went to)."""
+
+    subject: str
+    file_ids: list[int]
+    groups: list[str]
+
+
+def posted_files(release_id: int) -> list[PostedFile]:
+    out: dict[str, PostedFile] = {}
+    for row in queries.fetchall("release_files", {"release_id": release_id}):
+        posted = out.setdefault(row.subject, PostedFile(row.subject, [], []))
+        posted.file_ids.append(row.id)
+        posted.groups.append(row.group_name)
+    return list(out.values())
+
+
+def release_nzb(release_id: int) -> tuple[Iterator[bytes], str]:
+    """The release's NZB as chunks (a few files' segments in memory at a time) and its name.
+
+    Raises NoSuchItem before the first chunk when the release does not exist
+    or has no files left.
+    """
+    found = release(release_id)
+    files = posted_files(release_id)
+    if not files:
+        raise NoSuchItem(f"No such item ({release_id}: no files)")
+    return _nzb_chunks(found.name, files), found.name
+
+
+def _merged(posted: PostedFile, stored: dict[int, CatalogFile]) -> NzbFile | None:
+    """One <file> of a posted file: its groups, the union of its segments by part."""
+    copies = [stored[i] for i in posted.file_ids if i in stored]
+    if not copies:  # pruned while the NZB streams
+        return None
+    segments: dict[int, tuple[int, str, int]] = {}
+    for copy in copies:
+        for part, message_id, size in zip(copy.parts, copy.message_ids, copy.sizes, strict=True):
+            segments.setdefault(part, (part, message_id, size))
+    return NzbFile(
+        subject=posted.subject,
+        poster=copies[0].poster,
+        date=int(min(c.date for c in copies).timestamp()),
+        groups=sorted(set(posted.groups)),
+        segments=list(segments.values()),
+    )
+
+
+def _nzb_chunks(title: str, files: list[PostedFile]) -> Iterator[bytes]:
+    yield nzb_head(title).encode("utf-8")
+    for some in slices(files, NZB_FILES_AT_ONCE):
+        ids = [file_id for posted in some for file_id in posted.file_ids]
+        stored = {f.id: f for f in files_with_segments(ids)}
+        for posted in some:
+            item = _merged(posted, stored)
+            if item is not None:
+                yield nzb_file(item).encode("utf-8")
+    yield NZB_TAIL.encode("utf-8")

@@ -1,0 +1,115 @@
+-- Searching releases for the newznab API (newznab/selectors.py).
+-- docs/newznab.md, "Search": why two strategies and how one is chosen.
+
+-- name: search_walk
+-- Common terms: walk the newest releases down the posted index (the
+-- category index when categories are given: the variant below) and test
+-- each row's stored tsvector, reading at most %(budget)s rows. The outer
+-- LIMIT stops the walk as soon as the page (plus one row, to know there is
+-- more) is found, so a term in every tenth release reads a thousand rows.
+SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.category, w.groups,
+       w.segments_present, w.segments_expected, coalesce(g.grabs, 0) AS grabs
+  FROM (SELECT id, name, poster, posted, size, files_seen, category, groups, segments_present,
+               segments_expected, search_vector
+          FROM catalog_release
+         WHERE posted >= %(since)s
+         ORDER BY posted DESC, id DESC
+         LIMIT %(budget)s) AS w
+  LEFT JOIN newznab_release_grabs AS g ON g.release_id = w.id
+ WHERE w.search_vector @@ to_tsquery('simple', %(tsquery)s)
+   AND w.groups @> %(groups)s::text[]
+ ORDER BY w.posted DESC, w.id DESC
+ LIMIT %(limit)s OFFSET %(offset)s;
+
+-- name: search_walk_in_categories
+SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.category, w.groups,
+       w.segments_present, w.segments_expected, coalesce(g.grabs, 0) AS grabs
+  FROM (SELECT id, name, poster, posted, size, files_seen, category, groups, segments_present,
+               segments_expected, search_vector
+          FROM catalog_release
+         WHERE posted >= %(since)s
+           AND category = ANY(%(categories)s::int[])
+         ORDER BY posted DESC, id DESC
+         LIMIT %(budget)s) AS w
+  LEFT JOIN newznab_release_grabs AS g ON g.release_id = w.id
+ WHERE w.search_vector @@ to_tsquery('simple', %(tsquery)s)
+   AND w.groups @> %(groups)s::text[]
+ ORDER BY w.posted DESC, w.id DESC
+ LIMIT %(limit)s OFFSET %(offset)s;
+
+-- name: search_matches
+-- Rare terms (or a page the walk could not fill): every match from the GIN
+-- index (a bitmap), then the page by date. MATERIALIZED keeps the planner
+-- from walking the posted index for a term it thinks common. The total is
+-- exact here and capped at %(total_cap)s.
+WITH hits AS MATERIALIZED (
+    SELECT id, posted
+      FROM catalog_release
+     WHERE search_vector @@ to_tsquery('simple', %(tsquery)s)
+       AND posted >= %(since)s
+       AND (%(categories)s::int[] IS NULL OR category = ANY(%(categories)s::int[]))
+       AND groups @> %(groups)s::text[]
+), page AS (
+    SELECT id, posted FROM hits ORDER BY posted DESC, id DESC LIMIT %(limit)s OFFSET %(offset)s
+)
+SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.category, r.groups,
+       r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs,
+       (SELECT count(*) FROM (SELECT 1 FROM hits LIMIT %(total_cap)s) AS c) AS total
+  FROM page
+  JOIN catalog_release AS r ON r.id = page.id
+  LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id
+ ORDER BY page.posted DESC, page.id DESC;
+
+-- name: count_matches
+-- The total when a page came back empty from search_matches (past the end).
+SELECT count(*) AS total
+  FROM (SELECT 1
+          FROM catalog_release
+         WHERE search_vector @@ to_tsquery('simple', %(tsquery)s)
+           AND posted >= %(since)s
+           AND (%(categories)s::int[] IS NULL OR category = ANY(%(categories)s::int[]))
+           AND groups @> %(groups)s::text[]
+         LIMIT %(total_cap)s) AS c;
+
+-- name: newest_releases
+-- No words: the newest releases (t=search without q, the RSS feed).
+SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.category, r.groups,
+       r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs
+  FROM catalog_release AS r
+  LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id
+ WHERE r.posted >= %(since)s
+   AND (%(categories)s::int[] IS NULL OR r.category = ANY(%(categories)s::int[]))
+   AND r.groups @> %(groups)s::text[]
+ ORDER BY r.posted DESC, r.id DESC
+ LIMIT %(limit)s OFFSET %(offset)s;
+
+-- name: count_newest
+SELECT count(*) AS total
+  FROM (SELECT 1
+          FROM catalog_release
+         WHERE posted >= %(since)s
+           AND (%(categories)s::int[] IS NULL OR category = ANY(%(categories)s::int[]))
+           AND groups @> %(groups)s::text[]
+         LIMIT %(total_cap)s) AS c;
+
+-- name: release_by_id
+SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected, r.category,
+       r.groups, r.segments_present, r.segments_expected, r.has_par2, r.has_nfo,
+       coalesce(g.grabs, 0) AS grabs
+  FROM catalog_release AS r
+  LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id
+ WHERE r.id = %(id)s;
+
+-- name: release_files
+-- The files of a release, in file-counter then name order (its NZB); a
+-- cross-posted file is a catalog file in each group, with one subject.
+SELECT f.id, f.subject, g.name AS group_name
+  FROM catalog_file AS f
+  JOIN news_group AS g ON g.id = f.group_id
+ WHERE f.release_id = %(release_id)s
+ ORDER BY f.file_index NULLS LAST, f.name, f.subject, f.id;
+
+-- name: count_release_grab
+INSERT INTO newznab_release_grabs AS g (release_id, grabs)
+VALUES (%(release_id)s, 1)
+ON CONFLICT (release_id) DO UPDATE SET grabs = g.grabs + 1;
