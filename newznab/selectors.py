@@ -11,6 +11,7 @@ releases would cost more than the search.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -23,8 +24,12 @@ from indexer.sql import Record, slices
 from .errors import NoSuchItem
 from .sql import queries
 
-# Rows the date-ordered walk may read before the GIN plan takes over.
-WALK_BUDGET = 20_000
+# Rows the date-ordered walk may read at most, and at least (when the words
+# are thought common), before the GIN plan takes over.
+WALK_MAX_ROWS = 100_000
+WALK_MIN_ROWS = 2_000
+# How long a process trusts the word frequencies it read (ANALYZE refreshes them).
+TERM_STATS_SECONDS = 300.0
 # The most a total counts ("at least 1000" past it).
 TOTAL_CAP = 1_000
 # Files of a release read (with their segment arrays) at a time while an NZB streams.
@@ -75,6 +80,14 @@ class SearchQuery:
             clauses.append(self.episode.clause())
         return " & ".join(clauses)
 
+    def required_terms(self) -> list[list[str]]:
+        """Each must match (AND): the words, and the episode's alternatives (OR)."""
+        terms = [[word] for word in words_of(self.words)]
+        if self.episode is not None and self.episode.episode and self.episode.season < 1000:
+            season, ep = self.episode.season, int(self.episode.episode)
+            terms.append([f"s{season:02d}e{ep:02d}", f"{season}x{ep:02d}"])
+        return terms
+
 
 @dataclass(frozen=True, slots=True)
 class SearchPage:
@@ -92,9 +105,52 @@ def _params(query: SearchQuery, tsquery: str = "") -> dict[str, object]:
         "groups": list(query.groups),
         "limit": query.limit,
         "offset": query.offset,
-        "budget": WALK_BUDGET,
+        "budget": WALK_MAX_ROWS,
         "total_cap": TOTAL_CAP,
     }
+
+
+@dataclass(frozen=True, slots=True)
+class TermStats:
+    frequencies: dict[str, float]
+    floor: float  # a word not listed is rarer than this
+    releases: int
+    read_at: float
+
+    def frequency(self, alternatives: list[str]) -> float:
+        return min(1.0, sum(self.frequencies.get(term, self.floor) for term in alternatives))
+
+
+_term_stats: TermStats | None = None
+
+
+def term_stats() -> TermStats | None:
+    """The words' frequencies from the column's statistics, read at most every
+    TERM_STATS_SECONDS; None before the table was ever analyzed."""
+    global _term_stats
+    if _term_stats is None or time.monotonic() - _term_stats.read_at > TERM_STATS_SECONDS:
+        row = queries.fetchone("search_term_stats", {})
+        if row is None or not row.terms:
+            return None
+        freqs = list(row.freqs)
+        _term_stats = TermStats(
+            dict(zip(row.terms, freqs, strict=False)), freqs[-3], row.releases, time.monotonic()
+        )
+    return _term_stats
+
+
+def walk_budget(query: SearchQuery) -> int:
+    """Rows the date-ordered walk should read to fill the page, or 0 when the GIN
+    plan is cheaper: the walk reads about wanted/f rows, the bitmap f * N matches."""
+    wanted = query.offset + query.limit + 1
+    stats = term_stats()
+    if stats is None:
+        return WALK_MIN_ROWS  # never analyzed (a new catalog): a short walk, then the bitmap
+    frequency = min(stats.frequency(alternatives) for alternatives in query.required_terms())
+    walk_rows = wanted / max(frequency, 1e-9)
+    if walk_rows > frequency * stats.releases or walk_rows > WALK_MAX_ROWS:
+        return 0
+    return int(min(WALK_MAX_ROWS, max(WALK_MIN_ROWS, 3 * walk_rows)))
 
 
 def search(query: SearchQuery) -> SearchPage:
@@ -102,9 +158,10 @@ def search(query: SearchQuery) -> SearchPage:
     if not tsquery:
         return newest(query)
     params = _params(query, tsquery)
-    if query.offset + query.limit < WALK_BUDGET // 10:
+    budget = walk_budget(query) if query.required_terms() else WALK_MIN_ROWS
+    if budget:
         walk = "search_walk_in_categories" if query.categories else "search_walk"
-        rows = queries.fetchall(walk, {**params, "limit": query.limit + 1})
+        rows = queries.fetchall(walk, {**params, "limit": query.limit + 1, "budget": budget})
         if len(rows) > query.limit:
             # More than a page among the newest: a common term; its total is not counted.
             return SearchPage(query.offset, TOTAL_CAP, rows[: query.limit], "walk")
@@ -114,7 +171,12 @@ def search(query: SearchQuery) -> SearchPage:
     else:
         counted = queries.fetchone("count_matches", params)
         total = counted.total if counted else 0
-    return SearchPage(query.offset, total, rows, "matches")
+    return SearchPage(query.offset, total, rows, "matches" if not budget else "walk+matches")
+
+
+def forget_term_stats() -> None:
+    global _term_stats
+    _term_stats = None
 
 
 def newest(query: SearchQuery) -> SearchPage:

@@ -113,3 +113,17 @@ SELECT f.id, f.subject, g.name AS group_name
 INSERT INTO newznab_release_grabs AS g (release_id, grabs)
 VALUES (%(release_id)s, 1)
 ON CONFLICT (release_id) DO UPDATE SET grabs = g.grabs + 1;
+
+-- name: search_term_stats
+-- How common each word of release names is: ANALYZE's most common elements
+-- of the tsvector column (the last three frequencies are their minimum,
+-- maximum and the null fraction), and the table's row estimate. A word not
+-- listed is rarer than the minimum.
+SELECT s.most_common_elems::text::text[] AS terms,
+       s.most_common_elem_freqs AS freqs,
+       greatest(c.reltuples, 0)::bigint AS releases
+  FROM pg_class AS c
+  LEFT JOIN pg_stats AS s
+    ON s.schemaname = current_schema() AND s.tablename = 'catalog_release'
+   AND s.attname = 'search_vector'
+ WHERE c.oid = 'catalog_release'::regclass;

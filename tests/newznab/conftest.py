@@ -43,3 +43,13 @@ def error_code(response: Any) -> int:
 
 def call(client: Client, **params: Any) -> Any:
     return client.get("/api", params)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_term_stats() -> Any:
+    """Word frequencies are cached per process; each test reads its own."""
+    from newznab.selectors import forget_term_stats
+
+    forget_term_stats()
+    yield
+    forget_term_stats()
