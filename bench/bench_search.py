@@ -201,11 +201,14 @@ def main() -> None:
     parser.add_argument("--releases", type=int, default=10_000_000)
     parser.add_argument("--queries", type=int, default=200, help="per kind of query")
     parser.add_argument("--no-load", action="store_true", help="reuse the loaded releases")
+    parser.add_argument("--load-only", action="store_true", help="load, then stop")
     args = parser.parse_args()
     words = vocabulary()
     if not args.no_load:
         print(f"loading {args.releases:,} releases ...")
         load(args.releases, words)
+    if args.load_only:
+        return
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM catalog_release")
         (releases,) = cursor.fetchone()

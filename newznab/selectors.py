@@ -10,6 +10,7 @@ releases would cost more than the search.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Iterator, Sequence
@@ -24,9 +25,9 @@ from indexer.sql import Record, slices
 from .errors import NoSuchItem
 from .sql import queries
 
-# Rows the date-ordered walk may read at most, and at least (when the words
-# are thought common), before the GIN plan takes over.
-WALK_MAX_ROWS = 100_000
+# Rows the date-ordered walk may read at most (words rarer than page/this
+# go to the GIN plan), and at least.
+WALK_MAX_ROWS = 30_000
 WALK_MIN_ROWS = 2_000
 # How long a process trusts the word frequencies it read (ANALYZE refreshes them).
 TERM_STATS_SECONDS = 300.0
@@ -81,11 +82,17 @@ class SearchQuery:
         return " & ".join(clauses)
 
     def required_terms(self) -> list[list[str]]:
-        """Each must match (AND): the words, and the episode's alternatives (OR)."""
+        """Each must match (AND): the words, and the episode's alternatives (OR); a
+        term ending in "*" is a prefix (a season alone)."""
         terms = [[word] for word in words_of(self.words)]
-        if self.episode is not None and self.episode.episode and self.episode.season < 1000:
-            season, ep = self.episode.season, int(self.episode.episode)
-            terms.append([f"s{season:02d}e{ep:02d}", f"{season}x{ep:02d}"])
+        episode = self.episode
+        if episode is not None and episode.season < 1000:
+            season = episode.season
+            if episode.episode:
+                ep = int(episode.episode)
+                terms.append([f"s{season:02d}e{ep:02d}", f"{season}x{ep:02d}"])
+            else:
+                terms.append([f"s{season:02d}*"])
         return terms
 
 
@@ -115,18 +122,44 @@ class TermStats:
     frequencies: dict[str, float]
     floor: float  # a word not listed is rarer than this
     releases: int
+    posted_bounds: list[datetime]  # the posted dates' histogram, oldest first
     read_at: float
 
     def frequency(self, alternatives: list[str]) -> float:
-        return min(1.0, sum(self.frequencies.get(term, self.floor) for term in alternatives))
+        """The share of releases holding one of these terms (a prefix: every listed
+        word it begins); a word not listed counts as the least common listed."""
+        total = 0.0
+        for term in alternatives:
+            if term.endswith("*"):
+                stem = term[:-1]
+                listed = [f for word, f in self.frequencies.items() if word.startswith(stem)]
+                total += sum(listed) if listed else self.floor
+            else:
+                total += self.frequencies.get(term, self.floor)
+        return min(1.0, total)
+
+    def estimate(self, required: list[list[str]]) -> float:
+        """The share holding every required term: between the product (independent
+        words) and the rarest one's share (words of one title go together)."""
+        if not required:
+            return 1.0
+        shares = [self.frequency(alternatives) for alternatives in required]
+        return math.sqrt(min(shares) * math.prod(shares))
+
+    def posted_after(self, share: float) -> datetime | None:
+        """About when the newest `share` of the releases begins; None for all of them."""
+        buckets = len(self.posted_bounds) - 1
+        if share >= 1.0 or buckets < 1:
+            return None
+        return self.posted_bounds[max(0, int((1.0 - share) * buckets))]
 
 
 _term_stats: TermStats | None = None
 
 
 def term_stats() -> TermStats | None:
-    """The words' frequencies from the column's statistics, read at most every
-    TERM_STATS_SECONDS; None before the table was ever analyzed."""
+    """The words' frequencies and the dates' histogram from the table's statistics,
+    read at most every TERM_STATS_SECONDS; None before the table was ever analyzed."""
     global _term_stats
     if _term_stats is None or time.monotonic() - _term_stats.read_at > TERM_STATS_SECONDS:
         row = queries.fetchone("search_term_stats", {})
@@ -134,44 +167,63 @@ def term_stats() -> TermStats | None:
             return None
         freqs = list(row.freqs)
         _term_stats = TermStats(
-            dict(zip(row.terms, freqs, strict=False)), freqs[-3], row.releases, time.monotonic()
+            frequencies=dict(zip(row.terms, freqs, strict=False)),
+            floor=freqs[-3],
+            releases=row.releases,
+            posted_bounds=list(row.posted_bounds or []),
+            read_at=time.monotonic(),
         )
     return _term_stats
 
 
-def walk_budget(query: SearchQuery) -> int:
-    """Rows the date-ordered walk should read to fill the page, or 0 when the GIN
-    plan is cheaper: the walk reads about wanted/f rows, the bitmap f * N matches."""
-    wanted = query.offset + query.limit + 1
-    stats = term_stats()
-    if stats is None:
-        return WALK_MIN_ROWS  # never analyzed (a new catalog): a short walk, then the bitmap
-    frequency = min(stats.frequency(alternatives) for alternatives in query.required_terms())
-    walk_rows = wanted / max(frequency, 1e-9)
-    if walk_rows > frequency * stats.releases or walk_rows > WALK_MAX_ROWS:
-        return 0
-    return int(min(WALK_MAX_ROWS, max(WALK_MIN_ROWS, 3 * walk_rows)))
-
-
 def search(query: SearchQuery) -> SearchPage:
+    """Common words: the date-ordered walk. Others (or a walk that ran out of rows): the
+    GIN bitmap ANDed with a window of the newest releases (BRIN on posted) big enough
+    to hold the page by the words' frequency, widened tenfold until the page is full."""
     tsquery = query.tsquery()
     if not tsquery:
         return newest(query)
     params = _params(query, tsquery)
-    budget = walk_budget(query) if query.required_terms() else WALK_MIN_ROWS
-    if budget:
+    stats = term_stats()
+    wanted = query.offset + query.limit + 1
+    frequency = (
+        min((stats.frequency(alt) for alt in query.required_terms()), default=1.0) if stats else 1.0
+    )
+    walk_rows = wanted / max(frequency, 1e-9)
+    if stats is None or walk_rows <= WALK_MAX_ROWS:
+        budget = WALK_MIN_ROWS if stats is None else int(max(WALK_MIN_ROWS, 3 * walk_rows))
         walk = "search_walk_in_categories" if query.categories else "search_walk"
-        rows = queries.fetchall(walk, {**params, "limit": query.limit + 1, "budget": budget})
+        rows = queries.fetchall_planned(
+            walk, {**params, "limit": query.limit + 1, "budget": budget}
+        )
         if len(rows) > query.limit:
             # More than a page among the newest: a common term; its total is not counted.
             return SearchPage(query.offset, TOTAL_CAP, rows[: query.limit], "walk")
-    rows = queries.fetchall("search_matches", params)
+    share = 3 * walk_rows / stats.releases if stats and stats.releases else 1.0
+    return _newest_window(query, params, stats, share)
+
+
+def _newest_window(
+    query: SearchQuery, params: dict[str, object], stats: TermStats | None, share: float
+) -> SearchPage:
+    windows = 0
+    while True:
+        after = stats.posted_after(share) if stats else None
+        since = max(query.since, after) if after is not None else query.since
+        rows = queries.fetchall_planned("search_matches", {**params, "since": since})
+        windows += 1
+        if len(rows) >= query.limit and after is not None and since > query.since:
+            # The page is full within the window; more may be older: a capped total.
+            return SearchPage(query.offset, TOTAL_CAP, rows, f"window x{windows}")
+        if after is None or since <= query.since:
+            break
+        share *= 10
     if rows:
         total = rows[0].total
     else:
-        counted = queries.fetchone("count_matches", params)
+        counted = queries.fetchall_planned("count_matches", params)[0]
         total = counted.total if counted else 0
-    return SearchPage(query.offset, total, rows, "matches" if not budget else "walk+matches")
+    return SearchPage(query.offset, total, rows, f"bitmap x{windows}")
 
 
 def forget_term_stats() -> None:

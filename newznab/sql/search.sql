@@ -118,12 +118,18 @@ ON CONFLICT (release_id) DO UPDATE SET grabs = g.grabs + 1;
 -- How common each word of release names is: ANALYZE's most common elements
 -- of the tsvector column (the last three frequencies are their minimum,
 -- maximum and the null fraction), and the table's row estimate. A word not
--- listed is rarer than the minimum.
+-- listed is rarer than the minimum. The posted dates' histogram (equal
+-- shares of the releases between bounds) gives the date after which a given
+-- share of the newest releases was posted.
 SELECT s.most_common_elems::text::text[] AS terms,
        s.most_common_elem_freqs AS freqs,
+       h.histogram_bounds::text::timestamptz[] AS posted_bounds,
        greatest(c.reltuples, 0)::bigint AS releases
   FROM pg_class AS c
   LEFT JOIN pg_stats AS s
     ON s.schemaname = current_schema() AND s.tablename = 'catalog_release'
    AND s.attname = 'search_vector'
+  LEFT JOIN pg_stats AS h
+    ON h.schemaname = current_schema() AND h.tablename = 'catalog_release'
+   AND h.attname = 'posted'
  WHERE c.oid = 'catalog_release'::regclass;
