@@ -19,6 +19,8 @@ setup("bench_catalog")
 
 from django.db import connection, transaction  # noqa: E402
 
+from indexer.catalog import services  # noqa: E402
+from indexer.catalog.releases import assign_releases  # noqa: E402
 from indexer.catalog.services import rebuild_catalog_summary, store_files  # noqa: E402
 from indexer.catalog.validation import FileReport  # noqa: E402
 from indexer.models import Group  # noqa: E402
@@ -28,9 +30,16 @@ SEGMENTS = 50
 POSTER = "Uploader <up@nyuu.invalid>"
 
 
+# Files per release (--release-files): 1, every file a release of its own
+# (the most releases a batch can touch); 20, rar sets of 20 files.
+RELEASE_FILES = [1]
+
+
 def file_report(serial: int, first_part: int) -> FileReport:
-    name = f"bench.{serial:09d}.part01.rar"
-    subject = f'[01/20] - "{name}" yEnc ({first_part}/{2 * SEGMENTS})'
+    per = RELEASE_FILES[0]
+    index = serial % per + 1 if per > 1 else 1
+    name = f"bench.{serial // per:09d}.part{index:02d}.rar"
+    subject = f'[{index:02d}/20] - "{name}" yEnc ({first_part}/{2 * SEGMENTS})'
     segments = [
         (part, 10_000_000 + serial * 200 + part, f"<{serial}.{part}.x7Qp2@nyuu.invalid>", 716_800)
         for part in range(first_part, first_part + SEGMENTS)
@@ -133,12 +142,35 @@ SUMMARY_TRIGGERS = {
     False: "ALTER TABLE catalog_file DISABLE TRIGGER group_catalog_summary_insert,"
     " DISABLE TRIGGER group_catalog_summary_update, DISABLE TRIGGER group_catalog_summary_delete",
 }
+RELEASE_TRIGGERS = {
+    True: "ALTER TABLE catalog_file ENABLE TRIGGER catalog_release_insert,"
+    " ENABLE TRIGGER catalog_release_update, ENABLE TRIGGER catalog_release_delete",
+    False: "ALTER TABLE catalog_file DISABLE TRIGGER catalog_release_insert,"
+    " DISABLE TRIGGER catalog_release_update, DISABLE TRIGGER catalog_release_delete",
+}
+# What the interleaved batches leave out (--without): the summary or releases.
+WITHOUT = ["summary"]
+
+
+def no_releases(group: str, rule_version: int, files: list) -> list[None]:
+    return [None] * len(files)
 
 
 def summary_triggers(enabled: bool) -> None:
     """Keep the per-group totals in the batch path, or not (the bench's comparison)."""
     with connection.cursor() as cursor:
         cursor.execute(SUMMARY_TRIGGERS[enabled])
+
+
+def compared_part(enabled: bool) -> None:
+    """Turn what --without names on or off: the summary's triggers, or releases
+    (finding and creating them before the merge, and their triggers)."""
+    if WITHOUT[0] == "summary":
+        summary_triggers(enabled)
+        return
+    services.assign_releases = assign_releases if enabled else no_releases  # type: ignore[assignment]
+    with connection.cursor() as cursor:
+        cursor.execute(RELEASE_TRIGGERS[enabled])
 
 
 def measure(group_id: int, serial: int, batches: int) -> tuple[float, ...]:
@@ -170,9 +202,9 @@ def measure(group_id: int, serial: int, batches: int) -> tuple[float, ...]:
     copied_time = 0.0
     for index, batch in enumerate(measured):
         if index % 4 in (1, 2):
-            summary_triggers(enabled=False)
+            compared_part(enabled=False)
             plain.append(store_seconds(group_id, batch))
-            summary_triggers(enabled=True)
+            compared_part(enabled=True)
         else:
             stored.append(store_seconds(group_id, batch))
             copied_time += copy_seconds(group_id, batch)
@@ -187,11 +219,23 @@ def measure(group_id: int, serial: int, batches: int) -> tuple[float, ...]:
     )
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batches", type=int, default=10, help="measured batches per phase")
     parser.add_argument("--stored", type=int, default=10_000_000, help="segments preloaded")
+    parser.add_argument(
+        "--without", choices=["summary", "releases"], default="summary",
+        help="what the interleaved batches leave out (the last columns)",
+    )  # fmt: skip
+    parser.add_argument("--release-files", type=int, default=1, help="files per release")
     args = parser.parse_args()
+    WITHOUT[0] = args.without
+    RELEASE_FILES[0] = max(1, args.release_files)
+    return args
+
+
+def main() -> None:
+    args = parse_args()
 
     with connection.cursor() as cursor:
         cursor.execute("TRUNCATE catalog_file")
@@ -201,6 +245,7 @@ def main() -> None:
     batch_segments = FILES_PER_BATCH * SEGMENTS
     print(f"{server}; {args.batches} batches of {FILES_PER_BATCH} files x {SEGMENTS} segments")
     print(f"({batch_segments:,} segments each: half new files, half merged into stored ones)")
+    print(f"{RELEASE_FILES[0]} file(s) per release; interleaved batches without the {args.without}")
 
     rows = []
     rows.append(("empty catalog", *measure(group.id, 1_000_000_000, args.batches)))
@@ -219,7 +264,7 @@ def main() -> None:
     print("segments stored per second (ratio: to the bare COPY in the same run)")
     print(
         f"{'':24} {'store_files':>12} {'ratio':>6} {'+ index upkeep':>15} {'ratio':>6}"
-        f" {'bare COPY':>12} {'no summary':>12}"
+        f" {'bare COPY':>12} {'no ' + args.without:>12}"
     )
     for label, stored, with_upkeep, copied, plain, _ in rows:
         print(
@@ -231,7 +276,7 @@ def main() -> None:
         f" {rows[1][1] / rows[0][1]:.2f}"
     )
     print(
-        "store_files with the catalog summary / without: "
+        f"store_files with the {args.without} / without: "
         + ", ".join(f"{row[1] / row[4]:.2f} ({row[0]})" for row in rows)
         + "; batch by batch (medians): "
         + ", ".join(f"{row[5]:.2f}" for row in rows)

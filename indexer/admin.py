@@ -19,6 +19,7 @@ from django.urls import path
 
 from indexer.admin_tools import LargeTableAdmin, confirm, confirm_then, confirmed
 from indexer.catalog import admin as _catalog_admin  # noqa: F401  (registers the catalog's pages)
+from indexer.catalog import release_admin as _release_admin  # noqa: F401  (the releases' pages)
 
 from . import services
 from .models import AuditEntry, Group, Node

@@ -17,10 +17,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from indexer.catalog.models import CatalogFile
-from indexer.catalog.nzb import NZB_TAIL, NzbFile, nzb_file, nzb_head
-from indexer.catalog.selectors import files_with_segments
-from indexer.sql import Record, slices
+from indexer.catalog import selectors as catalog
+from indexer.errors import NotFound
+from indexer.sql import Record
 
 from .errors import NoSuchItem
 from .sql import queries
@@ -33,8 +32,6 @@ WALK_MIN_ROWS = 2_000
 TERM_STATS_SECONDS = 300.0
 # The most a total counts ("at least 1000" past it).
 TOTAL_CAP = 1_000
-# Files of a release read (with their segment arrays) at a time while an NZB streams.
-NZB_FILES_AT_ONCE = 50
 # The earliest date, for "no maxage" (a parameter of the same type keeps one plan).
 BEGINNING = datetime.fromisoformat("1970-01-01T00:00:00+00:00")
 
@@ -249,62 +246,10 @@ def release(release_id: int) -> Record:
     return row
 
 
-@dataclass(frozen=True, slots=True)
-class PostedFile:
-    """One posted file of a release: its catalog files (one per group it went to)."""
-
-    subject: str
-    file_ids: list[int]
-    groups: list[str]
-
-
-def posted_files(release_id: int) -> list[PostedFile]:
-    out: dict[str, PostedFile] = {}
-    for row in queries.fetchall("release_files", {"release_id": release_id}):
-        posted = out.setdefault(row.subject, PostedFile(row.subject, [], []))
-        posted.file_ids.append(row.id)
-        posted.groups.append(row.group_name)
-    return list(out.values())
-
-
 def release_nzb(release_id: int) -> tuple[Iterator[bytes], str]:
-    """The release's NZB as chunks (a few files' segments in memory at a time) and its name.
-
-    Raises NoSuchItem before the first chunk when the release does not exist
-    or has no files left.
-    """
-    found = release(release_id)
-    files = posted_files(release_id)
-    if not files:
-        raise NoSuchItem(f"No such item ({release_id}: no files)")
-    return _nzb_chunks(found.name, files), found.name
-
-
-def _merged(posted: PostedFile, stored: dict[int, CatalogFile]) -> NzbFile | None:
-    """One <file> of a posted file: its groups, the union of its segments by part."""
-    copies = [stored[i] for i in posted.file_ids if i in stored]
-    if not copies:  # pruned while the NZB streams
-        return None
-    segments: dict[int, tuple[int, str, int]] = {}
-    for copy in copies:
-        for part, message_id, size in zip(copy.parts, copy.message_ids, copy.sizes, strict=True):
-            segments.setdefault(part, (part, message_id, size))
-    return NzbFile(
-        subject=posted.subject,
-        poster=copies[0].poster,
-        date=int(min(c.date for c in copies).timestamp()),
-        groups=sorted(set(posted.groups)),
-        segments=list(segments.values()),
-    )
-
-
-def _nzb_chunks(title: str, files: list[PostedFile]) -> Iterator[bytes]:
-    yield nzb_head(title).encode("utf-8")
-    for some in slices(files, NZB_FILES_AT_ONCE):
-        ids = [file_id for posted in some for file_id in posted.file_ids]
-        stored = {f.id: f for f in files_with_segments(ids)}
-        for posted in some:
-            item = _merged(posted, stored)
-            if item is not None:
-                yield nzb_file(item).encode("utf-8")
-    yield NZB_TAIL.encode("utf-8")
+    """The release's NZB as chunks (the catalog's stream: a few files' segments in
+    memory at a time, a cross-posted file once with all its groups) and its name."""
+    try:
+        return catalog.release_nzb_stream(release_id)
+    except NotFound as error:
+        raise NoSuchItem(f"No such item ({release_id})") from error

@@ -99,6 +99,24 @@ def _compile(pattern: Any, where: str) -> re.Pattern[str]:
         ) from None
 
 
+_GLOBAL_FLAGS = re.compile(r"^\(\?([imsx]+)\)")
+
+
+def _any_of(patterns: list[str]) -> re.Pattern[str] | None:
+    """One pattern matching wherever any of `patterns` matches (None: none, or not combinable)."""
+    if not patterns:
+        return None
+    # A leading global flag group becomes a scoped one: "(?i)x" -> "(?i:x)".
+    scoped = [
+        _GLOBAL_FLAGS.sub(lambda m: f"(?{m[1]}:", p) + ")" if _GLOBAL_FLAGS.match(p) else f"(?:{p})"
+        for p in dict.fromkeys(patterns)
+    ]
+    try:
+        return re.compile("|".join(scoped))
+    except re.error:
+        return None
+
+
 @dataclass(frozen=True)
 class CategoryRule:
     category: int
@@ -120,6 +138,8 @@ class CategoryRules:
         self.rules: tuple[CategoryRule, ...] = tuple(
             self._rule(i, item) for i, item in enumerate(source)
         )
+        self._group_rules = tuple(rule for rule in self.rules if not rule.name)
+        self._any_name = _any_of([p.pattern for rule in self.rules for p in rule.name])
 
     @staticmethod
     def _rule(index: int, item: Any) -> CategoryRule:
@@ -147,7 +167,13 @@ class CategoryRules:
         )
 
     def categorize(self, name: str, groups: Sequence[str]) -> int:
-        for rule in self.rules:
+        # Most of the cost is names no name pattern matches (every rule is
+        # tried): one scan with all of them at once settles those.
+        if self._any_name is not None and not self._any_name.search(name):
+            rules: Sequence[CategoryRule] = self._group_rules
+        else:
+            rules = self.rules
+        for rule in rules:
             if rule.matches(name, groups):
                 return rule.category
         return OTHER

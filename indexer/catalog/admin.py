@@ -21,7 +21,7 @@ from django.utils.html import format_html, format_html_join
 
 from indexer.admin_tools import LargeTableAdmin, confirm, confirm_then, confirmed
 from indexer.errors import DomainError, NotFound
-from indexer.rulesets import current_rules
+from indexer.rulesets import category_rules, current_rules
 
 from . import selectors, services
 from .api import nzb_response
@@ -41,15 +41,36 @@ class RuleSetForm(forms.ModelForm):
         ),
     )
 
+    categories = forms.JSONField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 16, "cols": 100, "style": "font-family: monospace"}),
+        help_text=(
+            "Release categories as JSON: a list of rules tried in order, each "
+            '{"category": newznab id, "name": [patterns all found in the name], '
+            '"group": pattern found in a group}; no rule matches: 8010 Other/Misc. '
+            "RE2 syntax (no backreferences, no lookaround); empty keeps the ones in force. "
+            "After publishing, "
+            "manage.py recategorize applies them to the releases already stored."
+        ),
+    )
+
     class Meta:
         model = RuleSetVersion
-        fields = ("rules", "note")
+        fields = ("rules", "categories", "note")
 
     def clean_rules(self) -> dict[str, Any]:
         try:
             return services.validated_rules(self.cleaned_data["rules"])
         except DomainError as error:
             raise forms.ValidationError(error.detail.removeprefix("rules: ")) from None
+
+    def clean_categories(self) -> list[dict[str, Any]] | None:
+        if self.cleaned_data["categories"] in (None, ""):
+            return None
+        try:
+            return services.validated_categories(self.cleaned_data["categories"])
+        except DomainError as error:
+            raise forms.ValidationError(error.detail.removeprefix("categories: ")) from None
 
 
 @admin.register(RuleSetVersion)
@@ -71,8 +92,8 @@ class RuleSetVersionAdmin(admin.ModelAdmin):
 
     def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
         rules = current_rules().to_dict()
-        rules.pop("version")
-        return {"rules": rules}
+        version = rules.pop("version")
+        return {"rules": rules, "categories": category_rules(version).source}
 
     def save_model(
         self, request: HttpRequest, obj: RuleSetVersion, form: Any, change: bool
@@ -81,6 +102,7 @@ class RuleSetVersionAdmin(admin.ModelAdmin):
             form.cleaned_data["rules"],
             created_by=request.user.get_username(),
             note=form.cleaned_data.get("note", ""),
+            categories=form.cleaned_data.get("categories"),
             actor=request.user,
         )
         obj.pk, obj.version, obj.created_at = published.pk, published.version, published.created_at

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from django.http import HttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.renderers import BaseRenderer, JSONRenderer
@@ -23,7 +23,14 @@ from indexer.errors import checked_id
 
 from . import selectors
 from .nzb import CONTENT_TYPE, content_disposition
-from .serializers import FileDetailOut, FileListIn, FilePageOut
+from .serializers import (
+    FileDetailOut,
+    FileListIn,
+    FilePageOut,
+    ReleaseDetailOut,
+    ReleaseListIn,
+    ReleasePageOut,
+)
 
 ERRORS = {
     400: OpenApiResponse(ErrorOut, description="invalid: a parameter is out of range"),
@@ -109,3 +116,54 @@ class FileNzbView(NzbView):
 )
 class ReleaseNzbView(NzbView):
     selector = "release_nzb"
+
+
+# --- releases -------------------------------------------------------------------
+
+
+def checked_release_id(release_id: int) -> int:
+    return checked_id(release_id, "Release")
+
+
+def release_nzb_response(release_id: int) -> StreamingHttpResponse:
+    """A release's NZB, streamed file by file (a release may have thousands of files)."""
+    chunks, name = selectors.release_nzb_stream(release_id)
+    response = StreamingHttpResponse(chunks, content_type=CONTENT_TYPE)
+    response["Content-Disposition"] = content_disposition(name)
+    return response
+
+
+class ReleaseListView(CatalogView):
+    @extend_schema(
+        parameters=[ReleaseListIn],
+        responses={200: ReleasePageOut, **ERRORS},
+        summary="List releases, newest posted first (keyset pagination)",
+        operation_id="releases_list",
+    )
+    def get(self, request: Request) -> Response:
+        params = validated_query(ReleaseListIn, request)
+        page = selectors.release_page(**params)
+        return Response(ReleasePageOut(page, context={"request": request}).data)
+
+
+class ReleaseDetailView(CatalogView):
+    @extend_schema(
+        responses={200: ReleaseDetailOut, **ERRORS},
+        summary="One release with its files",
+        operation_id="release_retrieve",
+    )
+    def get(self, request: Request, release_id: int) -> Response:
+        detail = selectors.release_detail(checked_release_id(release_id))
+        return Response(ReleaseDetailOut(detail, context={"request": request}).data)
+
+
+class ReleaseByIdNzbView(CatalogView):
+    renderer_classes = [NzbRenderer, JSONRenderer]
+
+    @extend_schema(
+        responses={(200, CONTENT_TYPE): OpenApiResponse(description="NZB 1.1"), **ERRORS},
+        summary="The release as one NZB 1.1 document (streamed)",
+        operation_id="release_by_id_nzb",
+    )
+    def get(self, request: Request, release_id: int) -> StreamingHttpResponse:
+        return release_nzb_response(checked_release_id(release_id))

@@ -148,7 +148,8 @@ class Release(models.Model):
     has_nfo = models.BooleanField(default=False)
     # A newznab category id (usenet.categories).
     category = models.IntegerField()
-    # The rule set version the category was decided under (recategorize).
+    # The rule set version the category was decided under (recategorize reads
+    # the table in id order for the older ones: no index, a rare full pass).
     category_version = models.IntegerField()
     groups = ArrayField(models.TextField(), default=list)
     created_at = models.DateTimeField(db_default=Now())
@@ -164,8 +165,6 @@ class Release(models.Model):
             # Newest first, keyset pagination.
             models.Index(fields=["-posted", "-id"], name="catalog_release_posted_idx"),
             models.Index(fields=["category", "-posted", "-id"], name="catalog_release_cat_idx"),
-            # Recategorizing: releases decided under an older rule set.
-            models.Index(fields=["category_version", "id"], name="catalog_release_catver_idx"),
             GinIndex(fields=["groups"], name="catalog_release_groups_idx"),
         ]
 

@@ -8,7 +8,7 @@ become U+FFFD rather than making the document invalid.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 from xml.sax.saxutils import escape, quoteattr
@@ -41,23 +41,28 @@ def _attr(value: str) -> str:
     return quoteattr(_NOT_XML.sub("\ufffd", value), {"\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
 
 
-def nzb_head(title: str | None = None) -> str:
-    """The document up to its first <file>."""
-    out = ['<?xml version="1.0" encoding="utf-8"?>', DOCTYPE, f'<nzb xmlns="{NAMESPACE}">']
+def render_nzb(files: Sequence[NzbFile], title: str | None = None) -> bytes:
+    """An NZB 1.1 document: one <file> per file, its segments in part order."""
+    return b"".join(stream_nzb(files, title))
+
+
+def stream_nzb(files: Iterable[NzbFile], title: str | None = None) -> Iterator[bytes]:
+    """The same document in chunks: the head, then one chunk per file, then the end."""
+    head = ['<?xml version="1.0" encoding="utf-8"?>', DOCTYPE, f'<nzb xmlns="{NAMESPACE}">']
     if title:
-        out.append(f' <head>\n  <meta type="title">{_text(title)}</meta>\n </head>')
-    return "\n".join(out) + "\n"
+        head.append(f' <head>\n  <meta type="title">{_text(title)}</meta>\n </head>')
+    yield ("\n".join(head) + "\n").encode("utf-8")
+    for item in files:
+        yield ("\n".join(_file_lines(item)) + "\n").encode("utf-8")
+    yield b"</nzb>\n"
 
 
-NZB_TAIL = "</nzb>\n"
-
-
-def nzb_file(item: NzbFile) -> str:
-    """One <file> element with its segments in part order (a streamed NZB writes these one by one)."""
+def _file_lines(item: NzbFile) -> list[str]:
     out = [
-        f' <file poster={_attr(item.poster)} date="{int(item.date)}" subject={_attr(item.subject)}>'
+        f' <file poster={_attr(item.poster)} date="{int(item.date)}"'
+        f" subject={_attr(item.subject)}>",
+        "  <groups>",
     ]
-    out.append("  <groups>")
     out.extend(f"   <group>{_text(group)}</group>" for group in item.groups)
     out.append("  </groups>")
     out.append("  <segments>")
@@ -69,12 +74,7 @@ def nzb_file(item: NzbFile) -> str:
         )
     out.append("  </segments>")
     out.append(" </file>")
-    return "\n".join(out) + "\n"
-
-
-def render_nzb(files: Sequence[NzbFile], title: str | None = None) -> bytes:
-    """An NZB 1.1 document: one <file> per file, its segments in part order."""
-    return (nzb_head(title) + "".join(nzb_file(item) for item in files) + NZB_TAIL).encode("utf-8")
+    return out
 
 
 def content_disposition(name: str) -> str:

@@ -11,9 +11,11 @@ Totals are added by triggers on catalog_file (sql/migrations/releases.sql).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
+
+from django.db import transaction
 
 from indexer.rulesets import category_rules
 from indexer.sql import queries
@@ -90,6 +92,7 @@ def _create(group: str, rule_version: int, missing: list[_Wanted]) -> dict[bytes
         "lasts": [w.last for w in missing],
         "categories": [categorize(w.name, [group]) for w in missing],
         "rule_version": rule_version,
+        "group": group,
     }
     return {bytes(r.key): r.id for r in queries.fetchall_bound("create_releases", params)}
 
@@ -99,8 +102,9 @@ def assign_releases(
 ) -> list[int | None]:
     """The release id of each of `files` (None: no release), creating releases as needed.
 
-    Two queries when every release exists, four when some must be created.
-    Call it inside the batch's transaction, before the merge.
+    Finding them, then (for new keys) their advisory locks and creating them,
+    then locking the existing ones in id order. Call it inside the batch's
+    transaction, before the merge.
     """
     keys, wanted = _wanted(files)
     if not wanted:
@@ -115,10 +119,61 @@ def assign_releases(
         },
     )
     ids: dict[bytes, int] = {bytes(r.key): r.id for r in rows if r.id is not None}
+    existing = sorted(ids.values())
     missing = [w for k, w in wanted.items() if k not in ids]
     if missing:
         ids.update(_create(group, rule_version, missing))
+    if existing:
+        queries.fetchone_bound("lock_releases", {"ids": existing})
     return [None if key is None else ids[key] for key in keys]
 
 
-__all__ = ["assign_releases", "release_identity", "release_name"]
+# --- recategorizing ------------------------------------------------------------
+
+
+@dataclass
+class RecategorizeSummary:
+    version: int
+    releases: int = 0
+    total: int = 0
+
+
+def recategorize_releases(
+    version: int,
+    batch_size: int = 1000,
+    progress: Callable[[RecategorizeSummary], None] | None = None,
+) -> RecategorizeSummary:
+    """Decide again, under rule set `version`, the category of every release decided before it.
+
+    One transaction per batch of `batch_size` releases (keyset by id); a
+    release is marked with the version it was decided under, so a run that
+    stops resumes where it was, and a second run finds nothing to do.
+    """
+    categorize = category_rules(version).categorize
+    row = queries.fetchone("count_releases_to_recategorize", {"version": version})
+    summary = RecategorizeSummary(version, total=int(row.releases) if row else 0)
+    after = 0
+    while rows := queries.fetchall(
+        "releases_to_recategorize", {"version": version, "after": after, "limit": batch_size}
+    ):
+        params: dict[str, Any] = {
+            "ids": [r.id for r in rows],
+            "categories": [categorize(r.name, r.groups) for r in rows],
+            "version": version,
+        }
+        with transaction.atomic():
+            queries.execute("set_release_categories", params)
+        summary.releases += len(rows)
+        after = rows[-1].id
+        if progress is not None:
+            progress(summary)
+    return summary
+
+
+__all__ = [
+    "RecategorizeSummary",
+    "assign_releases",
+    "recategorize_releases",
+    "release_identity",
+    "release_name",
+]

@@ -6,21 +6,23 @@ segments and bytes a file has); only a single file and its NZB do.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
+from django.db.models import F, Q
 
 from indexer.admin_tools import COUNT_CAP
 from indexer.errors import NotFound
 from indexer.models import Group
 from indexer.sql import queries
+from usenet.categories import CATEGORIES
 
 from .identity import release_stem
-from .models import CatalogFile
-from .nzb import NzbFile, render_nzb
+from .models import CatalogFile, Release
+from .nzb import NzbFile, render_nzb, stream_nzb
 
 LIST_FIELDS = (
     "id", "group__name", "name", "subject", "poster", "date", "total", "segments", "bytes",
@@ -167,6 +169,152 @@ def release_nzb(file_id: int) -> tuple[bytes, str]:
     if name is None:
         raise NotFound(f"File {file_id} does not exist.")
     return nzb_for(release_file_ids(file_id), title=release_stem(name))
+
+
+# --- releases -----------------------------------------------------------------
+
+RELEASE_FIELDS = (
+    "id", "name", "poster", "posted", "size", "files_expected", "files_seen",
+    "segments_present", "segments_expected", "has_par2", "has_nfo", "category", "groups",
+)  # fmt: skip
+RELEASE_FILES_SHOWN = 1000
+NZB_CHUNK = 50
+
+
+@dataclass(frozen=True)
+class ReleasePage:
+    results: list[dict[str, Any]]
+    # (posted as Unix microseconds, id) of the last result when there is a next page.
+    next_after: tuple[int, int] | None
+
+
+def release_summary(row: dict[str, Any]) -> dict[str, Any]:
+    """The API's shape of a release (dates as Unix time, completion in percent)."""
+    expected = row["segments_expected"]
+    completion = 100 * row["segments_present"] / expected if expected else 0.0
+    return {
+        **{name: row[name] for name in RELEASE_FIELDS if name != "posted"},
+        "posted": int(row["posted"].timestamp()),
+        "completion": round(min(completion, 100.0), 2),
+        "category_name": CATEGORIES.get(row["category"], ""),
+    }
+
+
+def category_filter(categories: Sequence[int]) -> Q:
+    """Releases of these newznab ids; a parent id (2000) includes its children (2000-2999)."""
+    where = Q()
+    for cat in categories:
+        if cat % 1000 == 0:
+            where |= Q(category__gte=cat, category__lt=cat + 1000)
+        else:
+            where |= Q(category=cat)
+    return where
+
+
+def release_page(
+    *,
+    q: str | None = None,
+    category: Sequence[int] = (),
+    group: str | None = None,
+    min_completion: float | None = None,
+    since: int | None = None,
+    after: tuple[int, int] | None = None,
+    limit: int | None = None,
+) -> ReleasePage:
+    """A page of releases, newest posted first, by keyset (`after`: the last one seen).
+
+    No count and no offset: a page costs the same on page 1 and page 10,000
+    (the (posted, id) index, or (category, posted, id) with a category).
+    """
+    size = limit or settings.CATALOG_PAGE_SIZE
+    releases = Release.objects.all()
+    if q:
+        releases = releases.filter(name__icontains=q)
+    if category:
+        releases = releases.filter(category_filter(category))
+    if group:
+        releases = releases.filter(groups__contains=[group])
+    if min_completion is not None:
+        releases = releases.filter(
+            segments_present__gte=F("segments_expected") * min_completion / 100
+        )
+    if since is not None:
+        releases = releases.filter(posted__gte=datetime.fromtimestamp(since, tz=UTC))
+    if after is not None:
+        posted = datetime.fromtimestamp(after[0] / 1_000_000, tz=UTC)
+        releases = releases.filter(Q(posted__lt=posted) | Q(posted=posted, id__lt=after[1]))
+    rows = list(releases.order_by("-posted", "-id").values(*RELEASE_FIELDS)[: size + 1])
+    last = rows[size - 1] if len(rows) > size else None
+    return ReleasePage(
+        results=[release_summary(row) for row in rows[:size]],
+        next_after=None if last is None else (_microseconds(last["posted"]), last["id"]),
+    )
+
+
+def _microseconds(moment: datetime) -> int:
+    delta = moment - datetime(1970, 1, 1, tzinfo=UTC)
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def release_files(release_id: int) -> list[dict[str, Any]]:
+    """A release's files (no segment arrays), in file-counter order, with their completion."""
+    files = (
+        CatalogFile.objects.filter(release_id=release_id)
+        .order_by("file_index", "name", "group__name", "id")
+        .values(*LIST_FIELDS, "file_index")[:RELEASE_FILES_SHOWN]
+    )
+    return [{**summary(row), "file_index": row["file_index"]} for row in files]
+
+
+def release_detail(release_id: int) -> dict[str, Any]:
+    row = Release.objects.filter(id=release_id).values(*RELEASE_FIELDS).first()
+    if row is None:
+        raise NotFound(f"Release {release_id} does not exist.")
+    return {**release_summary(row), "files": release_files(release_id)}
+
+
+def _nzb_file(copies: list[CatalogFile]) -> NzbFile:
+    """One file of a release as the NZB names it: its copies in every group, parts merged."""
+    segments: dict[int, tuple[int, str, int]] = {}
+    for copy in copies:
+        for part, message_id, size in zip(copy.parts, copy.message_ids, copy.sizes, strict=True):
+            segments.setdefault(part, (part, message_id, size))
+    first = copies[0]
+    return NzbFile(
+        subject=first.subject,
+        poster=first.poster,
+        date=int(min(c.date for c in copies).timestamp()),
+        groups=sorted({c.group.name for c in copies}),
+        segments=[segments[part] for part in sorted(segments)],
+    )
+
+
+def _release_nzb_files(file_ids: list[int]) -> Iterator[NzbFile]:
+    """The release's files, NZB_CHUNK at a time; a cross-posted file's copies become one."""
+    pending: list[CatalogFile] = []
+    for start in range(0, len(file_ids), NZB_CHUNK):
+        chunk = files_with_segments(file_ids[start : start + NZB_CHUNK])
+        chunk.sort(key=lambda f: file_ids.index(f.id))
+        for item in chunk:
+            if pending and (item.subject, item.poster) != (pending[0].subject, pending[0].poster):
+                yield _nzb_file(pending)
+                pending = []
+            pending.append(item)
+    if pending:
+        yield _nzb_file(pending)
+
+
+def release_nzb_stream(release_id: int) -> tuple[Iterator[bytes], str]:
+    """A release's NZB as a stream of chunks (files read NZB_CHUNK at a time), and its name."""
+    name = Release.objects.filter(id=release_id).values_list("name", flat=True).first()
+    if name is None:
+        raise NotFound(f"Release {release_id} does not exist.")
+    file_ids = list(
+        CatalogFile.objects.filter(release_id=release_id)
+        .order_by("file_index", "subject", "poster", "id")
+        .values_list("id", flat=True)
+    )
+    return stream_nzb(_release_nzb_files(file_ids), title=name), name
 
 
 # --- totals -------------------------------------------------------------------

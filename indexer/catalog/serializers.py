@@ -8,8 +8,10 @@ bytes, completeness). Each is defined once, here, and reused wherever it occurs.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.utils.urls import replace_query_param
@@ -24,6 +26,7 @@ from indexer.catalog.validation import (
 from usenet.limits import MAX_FILES_PER_BATCH, MAX_POSTER, MAX_SUBJECT
 
 MAX_PAGE = 1000
+MAX_RELEASE_LIMIT = 500
 
 
 # Documents the shape only: a batch of hundreds of thousands of segments is
@@ -131,3 +134,107 @@ class FilePageOut(serializers.Serializer):
             return None
         url = self.context["request"].build_absolute_uri()
         return replace_query_param(url, "page", self.context["page"] + 1)
+
+
+# --- releases -------------------------------------------------------------------
+
+CURSOR = re.compile(r"^(\d{1,19})\.(\d{1,19})$")
+MAX_CATEGORIES = 20
+
+
+class ReleaseListIn(serializers.Serializer):
+    q = serializers.CharField(
+        required=False, allow_blank=True, max_length=200, help_text="Part of the release name."
+    )
+    category = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=200,
+        help_text="Newznab ids, comma-separated; a parent (2000) includes its children.",
+    )
+    group = serializers.CharField(required=False, allow_blank=True, max_length=255)
+    min_completion = serializers.FloatField(
+        required=False, min_value=0, max_value=100, help_text="Percent of segments present."
+    )
+    since = serializers.IntegerField(
+        required=False, min_value=0, max_value=MAX_DATE, help_text="Posted at or after (Unix)."
+    )
+    after = serializers.CharField(
+        required=False, max_length=40, help_text="The cursor of the page before (its `next`)."
+    )
+    limit = serializers.IntegerField(required=False, min_value=1, max_value=MAX_RELEASE_LIMIT)
+
+    def validate_category(self, value: str) -> list[int]:
+        ids = [item.strip() for item in value.split(",") if item.strip()]
+        if len(ids) > MAX_CATEGORIES or not all(i.isdigit() and len(i) <= 5 for i in ids):
+            raise serializers.ValidationError("is a comma-separated list of newznab ids.")
+        return [int(i) for i in ids]
+
+    def validate_after(self, value: str) -> tuple[int, int]:
+        match = CURSOR.match(value)
+        if not match or int(match[1]) > MAX_DATE * 1_000_000 or int(match[2]) >= 2**63:
+            raise serializers.ValidationError("is not a cursor from a page's next link.")
+        return int(match[1]), int(match[2])
+
+    def to_internal_value(self, data: Any) -> Any:
+        unknown = sorted(set(data) - set(self.fields))
+        if unknown:
+            raise serializers.ValidationError(
+                {name: ["is not a parameter of this list."] for name in unknown}
+            )
+        values = dict(super().to_internal_value(data))
+        for name in ("group", "q"):
+            if values.get(name) == "":
+                del values[name]
+        if values.get("category") == "":
+            del values["category"]
+        return values
+
+
+class ReleaseOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    poster = serializers.CharField()
+    posted = serializers.IntegerField(help_text="Unix time of its earliest file.")
+    size = serializers.IntegerField(help_text="Bytes of the segments present.")
+    files_expected = serializers.IntegerField(
+        allow_null=True, help_text="From the subjects' [03/12] counters."
+    )
+    files_seen = serializers.IntegerField(help_text="Catalog files (one per group posted to).")
+    segments_present = serializers.IntegerField()
+    segments_expected = serializers.IntegerField(help_text="Over the files seen.")
+    completion = serializers.FloatField(help_text="Segments present over expected, percent.")
+    has_par2 = serializers.BooleanField()
+    has_nfo = serializers.BooleanField()
+    category = serializers.IntegerField(help_text="Newznab category id.")
+    category_name = serializers.CharField()
+    groups = serializers.ListField(child=serializers.CharField())
+    nzb = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.CharField())
+    def get_nzb(self, release: dict[str, Any]) -> str:
+        path = reverse("catalog-release-by-id-nzb", args=[release["id"]])
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request is not None else path
+
+
+class ReleaseFileOut(FileOut):
+    file_index = serializers.IntegerField(allow_null=True)
+
+
+class ReleaseDetailOut(ReleaseOut):
+    files = ReleaseFileOut(many=True)
+
+
+# Renders a selectors.ReleasePage; context holds the request.
+class ReleasePageOut(serializers.Serializer):
+    next = serializers.SerializerMethodField()
+    results = ReleaseOut(many=True)
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_next(self, page: Any) -> str | None:
+        """The same query after the last result, or None on the last page."""
+        if page.next_after is None:
+            return None
+        url = self.context["request"].build_absolute_uri()
+        return replace_query_param(url, "after", "{}.{}".format(*page.next_after))

@@ -27,6 +27,7 @@ from indexer.pgarrays import Int4Array, Int8Array
 from indexer.rulesets import current_rules, forget_current_rules
 from indexer.services import record_audit
 from indexer.sql import queries, slices
+from usenet.categories import CategoryRules
 from usenet.rules import RuleSet
 
 from .identity import identify_report, release_key
@@ -195,8 +196,9 @@ def store_files(
     """Merge a batch's files and fragments into the catalog of `group_id`.
 
     Returns how many catalog files the batch created or changed (a replayed
-    batch: 0). Two queries whatever the batch holds: the group's name (part
-    of every key) and the merge. Call it inside a transaction.
+    batch: 0). The group's name (part of every key), the release queries
+    (two to four: `releases.assign_releases`, which sets each file's release
+    in the merge's own INSERT) and the merge. Call it inside a transaction.
     """
     if not files and not fragments:
         return 0
@@ -233,17 +235,43 @@ def validated_rules(data: Any, version: int = 1) -> dict[str, Any]:
     return stored
 
 
+def validated_categories(data: Any) -> list[dict[str, Any]]:
+    """Category rules as stored (a list of rules), or Invalid naming the bad one."""
+    if not isinstance(data, list):
+        raise Invalid("categories: a list of category rules.")
+    try:
+        return CategoryRules(data).source
+    except ValueError as error:
+        raise Invalid(f"categories: {error}") from None
+
+
 def publish_rules(
-    data: Any, created_by: str = "", note: str = "", *, actor: Any = None
+    data: Any,
+    created_by: str = "",
+    note: str = "",
+    *,
+    categories: Any = None,
+    actor: Any = None,
 ) -> RuleSetVersion:
-    """Store a new rule set version (never changing an old one) and return it."""
+    """Store a new rule set version (never changing an old one) and return it.
+
+    `categories` None keeps the category rules of the version before.
+    """
     stored = validated_rules(data)
+    stored_categories = None if categories is None else validated_categories(categories)
     for attempt in range(3):
         try:
             with transaction.atomic():
                 row = queries.fetchone(
                     "publish_rule_set",
-                    {"rules": json.dumps(stored), "created_by": created_by[:150], "note": note},
+                    {
+                        "rules": json.dumps(stored),
+                        "categories": None
+                        if stored_categories is None
+                        else json.dumps(stored_categories),
+                        "created_by": created_by[:150],
+                        "note": note,
+                    },
                 )
                 # Now (this connection sees the row) and again at commit, in
                 # case another thread reloaded the old version meanwhile.

@@ -13,4 +13,11 @@ urlpatterns = [
         api.ReleaseNzbView.as_view(),
         name="catalog-release-nzb",
     ),
+    path("releases", api.ReleaseListView.as_view(), name="catalog-releases"),
+    path("releases/<int:release_id>", api.ReleaseDetailView.as_view(), name="catalog-release"),
+    path(
+        "releases/<int:release_id>/nzb",
+        api.ReleaseByIdNzbView.as_view(),
+        name="catalog-release-by-id-nzb",
+    ),
 ]

@@ -13,8 +13,12 @@ SELECT categories FROM rule_set_version WHERE version = %(version)s;
 -- name: publish_rule_set
 -- The next version number; two publishers at once collide on the unique
 -- version and the loser retries.
-INSERT INTO rule_set_version (version, rules, created_at, created_by, note)
-SELECT coalesce(max(version), 0) + 1, %(rules)s::jsonb, now(), %(created_by)s, %(note)s
+-- Category rules given as NULL carry over those of the version before.
+INSERT INTO rule_set_version (version, rules, categories, created_at, created_by, note)
+SELECT coalesce(max(version), 0) + 1, %(rules)s::jsonb,
+       coalesce(%(categories)s::jsonb,
+                (SELECT categories FROM rule_set_version ORDER BY version DESC LIMIT 1)),
+       now(), %(created_by)s, %(note)s
   FROM rule_set_version
 RETURNING id, version;
 
@@ -177,13 +181,24 @@ SELECT now() - make_interval(secs => %(seconds)s) AS cutoff;
 
 -- name: prune_incomplete
 -- One batch of incomplete files untouched since the cutoff; SKIP LOCKED
--- leaves files a batch is merging into right now alone.
-WITH doomed AS (
-    SELECT id FROM catalog_file
+-- leaves files a batch is merging into right now alone, and files whose
+-- release a batch holds (a batch locks its releases before its files, so
+-- waiting for one here could deadlock; they go in a later run). The delete
+-- trigger then recounts the releases this statement holds.
+WITH candidates AS (
+    SELECT id, release_id FROM catalog_file
      WHERE NOT complete AND updated_at < %(cutoff)s
      ORDER BY updated_at
      LIMIT %(limit)s
        FOR UPDATE SKIP LOCKED
+), free AS (
+    SELECT id FROM catalog_release
+     WHERE id IN (SELECT release_id FROM candidates)
+     ORDER BY id
+       FOR UPDATE SKIP LOCKED
+), doomed AS (
+    SELECT c.id FROM candidates AS c
+     WHERE c.release_id IS NULL OR c.release_id IN (SELECT id FROM free)
 ), gone AS (
     DELETE FROM catalog_file AS f USING doomed WHERE f.id = doomed.id
     RETURNING f.segments, f.bytes

@@ -24,7 +24,8 @@ SELECT count(pg_advisory_xact_lock(('x' || encode(substr(s.k, 1, 8), 'hex'))::bi
 -- name: create_releases
 -- Under the keys' locks, in a new snapshot: a release another batch created
 -- meanwhile is found and used; the others are created empty (the triggers
--- add the files as the merge writes them).
+-- add the files as the merge writes them). Its group and dates are set here
+-- already, so the triggers' update changes no indexed column and stays HOT.
 WITH wanted AS (
     SELECT * FROM unnest(%(keys)s::bytea[], %(names)s::text[], %(posters)s::text[],
                          %(files_expected)s::int[], %(firsts)s::bigint[], %(lasts)s::bigint[],
@@ -45,7 +46,7 @@ WITH wanted AS (
                                  has_nfo, category, category_version, groups, created_at,
                                  updated_at)
     SELECT key, name, poster, to_timestamp(first), to_timestamp(last), 0, files_expected, 0, 0,
-           0, false, false, category, %(rule_version)s, '{}', now(), now()
+           0, false, false, category, %(rule_version)s, ARRAY[%(group)s::text], now(), now()
       FROM found
      WHERE id IS NULL
      ORDER BY key
@@ -54,3 +55,39 @@ WITH wanted AS (
 SELECT key, id FROM found WHERE id IS NOT NULL
 UNION ALL
 SELECT key, id FROM created;
+
+-- name: lock_releases
+-- The batch's releases, locked in id order before its files are merged: the
+-- triggers then update them in whatever order, and two batches sharing
+-- releases wait for each other instead of deadlocking (the advisory locks
+-- of new keys come before, and no batch holds a release row while waiting
+-- for one).
+SELECT count(*) AS locked
+  FROM (SELECT id FROM catalog_release WHERE id = ANY(%(ids)s::bigint[]) ORDER BY id FOR UPDATE)
+       AS l;
+
+-- name: releases_to_recategorize
+-- The next releases decided under an older rule set (keyset by id).
+SELECT id, name, groups
+  FROM catalog_release
+ WHERE category_version < %(version)s AND id > %(after)s
+ ORDER BY id
+ LIMIT %(limit)s;
+
+-- name: count_releases_to_recategorize
+SELECT count(*) AS releases FROM catalog_release WHERE category_version < %(version)s;
+
+-- name: set_release_categories
+-- Rows locked in id order; a row a batch holds is waited for (briefly).
+WITH target AS (
+    SELECT r.id, u.category
+      FROM catalog_release AS r
+      JOIN unnest(%(ids)s::bigint[], %(categories)s::int[]) AS u(id, category) ON u.id = r.id
+     WHERE r.category_version < %(version)s
+     ORDER BY r.id
+       FOR UPDATE OF r
+)
+UPDATE catalog_release AS r
+   SET category = t.category, category_version = %(version)s
+  FROM target AS t
+ WHERE r.id = t.id;

@@ -100,15 +100,6 @@ SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected,
   LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id
  WHERE r.id = %(id)s;
 
--- name: release_files
--- The files of a release, in file-counter then name order (its NZB); a
--- cross-posted file is a catalog file in each group, with one subject.
-SELECT f.id, f.subject, g.name AS group_name
-  FROM catalog_file AS f
-  JOIN news_group AS g ON g.id = f.group_id
- WHERE f.release_id = %(release_id)s
- ORDER BY f.file_index NULLS LAST, f.name, f.subject, f.id;
-
 -- name: count_release_grab
 INSERT INTO newznab_release_grabs AS g (release_id, grabs)
 VALUES (%(release_id)s, 1)

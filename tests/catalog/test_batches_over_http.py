@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from indexer.catalog.services import publish_rules
-from indexer.models import CatalogFile
+from indexer.models import CatalogFile, Release
 from seeding.models import SeedRange
 from tests.catalog.reports import as_json, catalog_snapshot, report
 from tests.factories import GroupFactory, SeedRangeFactory
@@ -76,8 +78,39 @@ def test_the_batch_endpoint_runs_a_fixed_number_of_queries(
     batch(node, lease, [report("warm.rar")], next_id=1010)  # node last-seen is written once
     small = [report("one.rar", [1, 2], total=2)]
     many = [report(f"m{i}.rar", range(1, 21), total=20) for i in range(200)]
-    # Savepoint + release, the range update, the group's name, the merge.
-    with django_assert_num_queries(6):
+    # Savepoint + release, the range update, the group's name, the merge; and
+    # the releases: finding them, for new ones their keys' locks and creating
+    # them, locking the existing ones (docs/catalog.md, "Releases").
+    with django_assert_num_queries(9):
         assert batch(node, lease, small, next_id=1020)["stored"] == 1
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(10):
         assert batch(node, lease, many, fragments=small, next_id=1030)["stored"] == 200
+    with django_assert_num_queries(8):  # every release exists
+        assert batch(node, lease, many, next_id=1040)["stored"] == 0
+
+
+def test_a_release_is_assembled_from_ranges_reported_by_two_nodes_in_any_order(node_client):
+    group = GroupFactory(name="alt.binaries.teevee")
+    SeedRangeFactory(group=group, start_id=1000, end_id=1999)
+    SeedRangeFactory(group=group, start_id=2000, end_id=2999)
+    first, second = node_client(), node_client()
+    lease_a, lease_b = first.lease(), second.lease()
+    stem = "Show.S02E05.720p.HDTV.x264-GRP"
+    names = [f"{stem}.part{i:02d}.rar" for i in (1, 2, 3)] + [f"{stem}.par2"]
+    files = [
+        report(n, [1, 2, 3], total=3, index=i, count=4, date=1_700_000_000 + 60 * i)
+        for i, n in enumerate(names, start=1)
+    ]
+    tails = [replace(f, segments=f.segments[2:]) for f in files]
+    heads = [replace(f, segments=f.segments[:2]) for f in files]
+    batch(second, lease_b, fragments=tails[::-1])  # the later range first
+    batch(first, lease_a, fragments=heads[2:], next_id=lease_a["start"] + 50)
+    batch(first, lease_a, fragments=heads[:2], next_id=lease_a["start"] + 100)
+    release = Release.objects.get()
+    assert release.name == stem
+    assert (release.files_expected, release.files_seen) == (4, 4)
+    assert (release.segments_present, release.segments_expected) == (12, 12)
+    assert release.has_par2 and not release.has_nfo
+    assert release.category == 5040
+    assert int(release.posted.timestamp()) == 1_700_000_060
+    assert set(CatalogFile.objects.values_list("release_id", flat=True)) == {release.id}

@@ -3,15 +3,28 @@
 from __future__ import annotations
 
 import random
+import threading
 from dataclasses import replace
+from functools import partial
+from io import StringIO
 
 import pytest
-from django.db import connection
+from django.core.management import call_command
+from django.db import connection, connections, transaction
 
-from indexer.catalog.services import delete_files, prune_incomplete_files, store_files
+from indexer.catalog.releases import release_identity, release_name
+from indexer.catalog.services import (
+    delete_files,
+    prune_incomplete_files,
+    publish_rules,
+    store_files,
+)
+from indexer.errors import Invalid
 from indexer.models import CatalogFile, Release
+from indexer.rulesets import current_rules
 from tests.catalog.reports import report
 from tests.factories import GroupFactory
+from tests.support.threads import run_threads
 
 pytestmark = pytest.mark.django_db
 
@@ -148,3 +161,112 @@ def test_files_without_a_file_counter_form_no_release():
     store(group, report("single.mkv", count=1))
     assert CatalogFile.objects.get().release_id is None
     assert not Release.objects.exists()
+
+
+def test_publishing_category_rules_and_recategorizing(capsys):
+    group = GroupFactory(name="alt.binaries.misc")
+    store(group, *release_files())
+    store(group, *release_files(stem="Some.Album-2024-FLAC", poster="other <o@p.q>"))
+    assert sorted(Release.objects.values_list("category", flat=True)) == [3040, 5040]
+    rules = current_rules().to_dict()
+    rules.pop("version")
+    published = publish_rules(rules, categories=[{"category": 2040, "name": ["(?i)show"]}])
+    assert published.categories == [{"category": 2040, "name": ["(?i)show"]}]
+    out = StringIO()
+    call_command("recategorize", "--batch-size", "1", stdout=out)
+    assert "2 releases recategorized" in out.getvalue()
+    assert sorted(Release.objects.values_list("category", flat=True)) == [2040, 8010]
+    assert set(Release.objects.values_list("category_version", flat=True)) == {published.version}
+    # Resumable: nothing is left to do, and a release decided already is not redone.
+    call_command("recategorize", stdout=out)
+    assert "0 releases recategorized" in out.getvalue()
+
+
+def test_publishing_subject_rules_keeps_the_category_rules():
+    custom = [{"category": 7020, "name": ["(?i)book"]}]
+    rules = current_rules().to_dict()
+    rules.pop("version")
+    publish_rules(rules, categories=custom)
+    assert publish_rules(rules).categories == custom
+
+
+def test_bad_category_rules_are_refused():
+    rules = current_rules().to_dict()
+    rules.pop("version")
+    with pytest.raises(Invalid, match="categories"):
+        publish_rules(rules, categories=[{"category": 2040, "name": ["(?=x)"]}])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_batches_creating_the_same_releases_at_once_make_each_one_once():
+    group = GroupFactory()
+    stems = [f"Concurrent.{i}.1080p.x264-GRP" for i in range(20)]
+    sets = [release_files(stem) for stem in stems]
+    # Each batch brings a half of every release, in opposite orders.
+    first = [f for files in sets for f in files[:3]]
+    second = [f for files in reversed(sets) for f in files[3:]]
+
+    def store_in_one_transaction(batch):
+        with transaction.atomic():
+            return store_files(group.id, None, [], batch)
+
+    run_threads([partial(store_in_one_transaction, b) for b in (first, second)])
+    assert Release.objects.count() == 20
+    assert set(Release.objects.values_list("files_seen", "segments_present")) == {(5, 10)}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_pruning_skips_files_whose_release_a_batch_holds_instead_of_waiting(backdate_files):
+    group = GroupFactory()
+    files = release_files()
+    store(group, *[replace(f, segments=f.segments[:1]) for f in files])
+    backdate_files(hours=48)
+    release = Release.objects.get()
+    held, done = threading.Event(), threading.Event()
+
+    def hold_the_release():
+        try:
+            with transaction.atomic():
+                list(Release.objects.select_for_update().filter(id=release.id))
+                held.set()
+                done.wait(30)
+        finally:
+            connections.close_all()
+
+    holder = threading.Thread(target=hold_the_release, daemon=True)
+    holder.start()
+    try:
+        assert held.wait(30)
+        assert prune_incomplete_files(24).files == 0  # returns at once, nothing taken
+    finally:
+        done.set()
+        holder.join(30)
+    assert prune_incomplete_files(24).files == 5
+    assert not Release.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("file_name", "name"),
+    [
+        ("Movie.2019.1080p.BluRay.x264-GRP.part01.rar", "Movie.2019.1080p.BluRay.x264-GRP"),
+        ("Movie.2019.1080p.BluRay.x264-GRP.part117.rar", "Movie.2019.1080p.BluRay.x264-GRP"),
+        ("Movie.2019.1080p.BluRay.x264-GRP.rar", "Movie.2019.1080p.BluRay.x264-GRP"),
+        ("Movie.2019.1080p.BluRay.x264-GRP.r00", "Movie.2019.1080p.BluRay.x264-GRP"),
+        ("Movie.2019.1080p.BluRay.x264-GRP.vol03+04.par2", "Movie.2019.1080p.BluRay.x264-GRP"),
+        ("Movie.2019.1080p.BluRay.x264-GRP.par2", "Movie.2019.1080p.BluRay.x264-GRP"),
+        ("Movie.2019.1080p.BluRay.x264-GRP.nfo", "Movie.2019.1080p.BluRay.x264-GRP"),
+        ("Movie.2019.1080p.BluRay.x264-GRP.sfv", "Movie.2019.1080p.BluRay.x264-GRP"),
+        ("Album-2024-FLAC.7z.001", "Album-2024-FLAC"),
+        ("Album-2024-FLAC.7z", "Album-2024-FLAC"),
+        ("Show.S01E02.mkv.vol00+01.par2", "Show.S01E02.mkv"),
+    ],
+)
+def test_a_release_is_named_by_its_files_stem_without_part_and_volume_suffixes(file_name, name):
+    assert release_name(file_name) == name
+
+
+def test_every_file_of_a_rar_set_shares_the_release_key():
+    names = ["x.part01.rar", "x.part02.rar", "x.vol00+01.par2", "x.par2", "x.nfo", "x.sfv"]
+    assert len({release_identity("p", n, 6) for n in names}) == 1
+    assert release_identity("p", "x.part01.rar", 6) != release_identity("q", "x.part01.rar", 6)
+    assert release_identity("p", "x.part01.rar", 6) != release_identity("p", "x.part01.rar", 7)

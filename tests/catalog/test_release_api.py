@@ -1,0 +1,156 @@
+"""The releases API: list with keyset pages and filters, one release with its files, its NZB."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from indexer.catalog.services import store_files
+from indexer.models import Release
+from tests.catalog.test_releases import release_files
+from tests.factories import GroupFactory
+
+pytestmark = pytest.mark.django_db
+
+DTD = etree.DTD(str(Path(__file__).with_name("nzb-1.1.dtd")))
+NS = {"n": "http://www.newzbin.com/DTD/2003/nzb"}
+
+TV = "Some.Show.S01E02.1080p.WEB.h264-GRP"
+MOVIE = "A.Movie.2019.2160p.UHD.BluRay.x265-GRP"
+ALBUM = "Artist-Album-WEB-2024-FLAC"
+
+
+def store(group, files):
+    store_files(group.id, None, [], files)
+
+
+@pytest.fixture
+def releases():
+    tv, misc = GroupFactory(name="alt.binaries.teevee"), GroupFactory(name="alt.binaries.misc")
+    store(tv, release_files(TV, date=1_700_000_000))
+    store(misc, release_files(TV, date=1_700_000_000))  # cross-posted
+    movie = release_files(MOVIE, date=1_700_100_000, poster="m <m@m>")
+    store(misc, [movie[0], *movie[2:]])  # one rar missing
+    store(misc, release_files(ALBUM, date=1_700_200_000, poster="a <a@a>"))
+    return tv, misc
+
+
+def names(body):
+    return [r["name"] for r in body["results"]]
+
+
+class TestList:
+    def test_releases_come_newest_posted_first_with_their_summary(self, node_client, releases):
+        body = node_client().get("/api/v1/releases").json()
+        assert names(body) == [ALBUM, MOVIE, TV]
+        assert body["next"] is None
+        tv = body["results"][2]
+        assert tv["groups"] == ["alt.binaries.misc", "alt.binaries.teevee"]
+        assert (tv["files_expected"], tv["files_seen"], tv["completion"]) == (5, 10, 100.0)
+        assert (tv["category"], tv["category_name"]) == (5040, "TV/HD")
+        assert tv["has_par2"] and tv["has_nfo"]
+        assert tv["nzb"].endswith(f"/api/v1/releases/{tv['id']}/nzb")
+        movie = body["results"][1]
+        assert (movie["files_seen"], movie["segments_present"]) == (4, 8)
+        assert movie["completion"] == 100.0  # of the files seen; files_seen < files_expected
+
+    @pytest.mark.parametrize(
+        ("query", "expected"),
+        [
+            ("q=movie", [MOVIE]),
+            ("category=5000", [TV]),
+            ("category=2045,3040", [ALBUM, MOVIE]),
+            ("group=alt.binaries.teevee", [TV]),
+            ("since=1700100000", [ALBUM, MOVIE]),
+            ("min_completion=100", [ALBUM, MOVIE, TV]),
+            ("q=&group=", [ALBUM, MOVIE, TV]),
+        ],
+    )
+    def test_filters(self, node_client, releases, query, expected):
+        assert names(node_client().get(f"/api/v1/releases?{query}").json()) == expected
+
+    def test_completion_filter_uses_segments_present_over_expected(self, node_client):
+        group = GroupFactory()
+        files = release_files(count=4)
+        store(group, [files[0], *[replace(f, segments=f.segments[:1]) for f in files[1:]]])
+        assert names(node_client().get("/api/v1/releases?min_completion=60").json()) == [TV]
+        assert names(node_client().get("/api/v1/releases?min_completion=70").json()) == []
+
+    def test_pages_follow_next_by_keyset(self, node_client):
+        group = GroupFactory()
+        for i in range(7):
+            store(group, release_files(f"Release.{i}.x264", date=1_700_000_000 + (i % 3) * 10_000))
+        client, seen, url = node_client(), [], "/api/v1/releases?limit=3"
+        while url:
+            body = client.get(url).json()
+            seen += [r["id"] for r in body["results"]]
+            url = body["next"]
+        expected = list(Release.objects.order_by("-posted", "-id").values_list("id", flat=True))
+        assert seen == expected and len(seen) == 7
+
+    @pytest.mark.parametrize(
+        ("query", "param"),
+        [
+            ("category=movies", "category"),
+            ("after=12", "after"),
+            ("min_completion=101", "min_completion"),
+            ("limit=0", "limit"),
+            ("page=2", "page"),
+        ],
+    )
+    def test_a_bad_parameter_is_a_400_naming_it(self, node_client, query, param):
+        response = node_client().get(f"/api/v1/releases?{query}")
+        assert response.status_code == 400
+        assert param in response.json()["detail"]
+
+    def test_the_list_needs_a_node_token_or_a_staff_session(self, client, admin_client):
+        assert client.get("/api/v1/releases").status_code == 401
+        assert admin_client.get("/api/v1/releases").status_code == 200
+
+    def test_the_list_runs_a_fixed_number_of_queries(
+        self, node_client, releases, django_assert_num_queries
+    ):
+        client = node_client()
+        client.get("/api/v1/releases")
+        with django_assert_num_queries(2):  # the node (by its token), the page
+            client.get("/api/v1/releases?category=2000")
+
+
+class TestDetail:
+    def test_one_release_with_its_files_and_their_completion(self, node_client, releases):
+        release = Release.objects.get(name=MOVIE)
+        body = node_client().get(f"/api/v1/releases/{release.id}").json()
+        assert body["name"] == MOVIE
+        assert [f["file_index"] for f in body["files"]] == [1, 3, 4, 5]
+        assert all(f["complete"] and f["segments"] == 2 for f in body["files"])
+
+    @pytest.mark.parametrize("release_id", [999_999, 2**63])
+    def test_an_unknown_release_is_a_404(self, node_client, release_id):
+        assert node_client().get(f"/api/v1/releases/{release_id}").status_code == 404
+        assert node_client().get(f"/api/v1/releases/{release_id}/nzb").status_code == 404
+
+
+class TestNzb:
+    def test_a_cross_posted_release_is_one_valid_nzb_naming_both_groups(
+        self, node_client, releases
+    ):
+        release = Release.objects.get(name=TV)
+        response = node_client().get(f"/api/v1/releases/{release.id}/nzb")
+        assert response.status_code == 200
+        assert response["Content-Type"] == "application/x-nzb"
+        assert f'filename="{TV}.nzb"' in response["Content-Disposition"]
+        doc = etree.fromstring(b"".join(response.streaming_content))
+        assert DTD.validate(doc), DTD.error_log.filter_from_errors()
+        files = doc.findall("n:file", NS)
+        assert len(files) == 5
+        for item in files:
+            groups = [g.text for g in item.findall("n:groups/n:group", NS)]
+            assert groups == ["alt.binaries.misc", "alt.binaries.teevee"]
+            assert [s.get("number") for s in item.findall("n:segments/n:segment", NS)] == [
+                "1",
+                "2",
+            ]
+        assert doc.find("n:head/n:meta", NS).text == TV
