@@ -82,3 +82,10 @@ def test_issuing_a_taken_name_is_refused(api_key: Any) -> None:
 
     with pytest.raises(Invalid):
         services.issue_api_key("sonarr")
+
+
+def test_the_served_access_log_leaves_query_strings_out() -> None:
+    from indexer.management.commands.serve import ACCESS_LOG_FORMAT
+
+    assert "%(U)s" in ACCESS_LOG_FORMAT
+    assert not any(field in ACCESS_LOG_FORMAT for field in ("%(r)s", "%(q)s", "%(f)s"))
