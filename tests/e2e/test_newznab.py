@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 from xml.etree import ElementTree
 
 import pytest
+from nzb import Nzb
 
 from tests.e2e.fleet import Fleet, fresh_database
 from tests.e2e.test_fleet import wait_until_all_done
@@ -21,7 +22,6 @@ pytestmark = pytest.mark.e2e
 
 GROUP = "alt.binaries.e2e.newznab"
 NEWZNAB = "{http://www.newznab.com/DTD/2010/feeds/attributes/}"
-NZB = "{http://www.newzbin.com/DTD/2003/nzb}"
 
 
 def newznab(fleet: Fleet, **params: str) -> bytes:
@@ -68,18 +68,16 @@ def test_a_posted_rar_set_is_found_and_its_nzb_names_every_segment(
             assert [item.findtext("title") for item in items] == [release]
             release_id = items[0].findtext("guid")
 
-            nzb = ElementTree.fromstring(newznab(fleet, t="get", id=release_id, apikey=key))
-            files = {}
-            for element in nzb.findall(f"{NZB}file"):
-                subject = element.get("subject")
-                name = next(n for n in posted if f'"{n}"' in subject)
-                files[name] = {
-                    (int(s.get("number")), "<" + s.text + ">")
-                    for s in element.findall(f"{NZB}segments/{NZB}segment")
+            # The NZB read by a spec-compliant NZB parser (the `nzb` package).
+            document = Nzb.from_str(newznab(fleet, t="get", id=release_id, apikey=key).decode())
+            assert document.has_rar() and document.has_par2()
+            assert sorted(document.filenames) == sorted(posted)
+            for file in document.files:
+                posted_file = posted[file.name]
+                assert file.groups == (GROUP,)
+                assert {(s.number, f"<{s.message_id}>") for s in file.segments} == {
+                    (s.part, s.message_id) for s in posted_file.segments
                 }
-            assert set(files) == set(posted)
-            for name, posted_file in posted.items():
-                assert files[name] == {(s.part, s.message_id) for s in posted_file.segments}
 
             details = ElementTree.fromstring(newznab(fleet, t="details", id=release_id, apikey=key))
             attrs = {a.get("name"): a.get("value") for a in details.iter(f"{NEWZNAB}attr")}
