@@ -89,3 +89,23 @@ def test_the_served_access_log_leaves_query_strings_out() -> None:
 
     assert "%(U)s" in ACCESS_LOG_FORMAT
     assert not any(field in ACCESS_LOG_FORMAT for field in ("%(r)s", "%(q)s", "%(f)s"))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_calls_never_exceed_the_limit() -> None:
+    """The window is one row in PostgreSQL: calls from many workers (or hosts) at once
+    are counted one by one, so exactly the limit gets through."""
+    from newznab.errors import RateLimited
+    from tests.support.threads import run_threads
+
+    _, key = services.issue_api_key("hydra", rate_limit=5)
+
+    def call_once() -> str:
+        try:
+            services.authenticate(key)
+        except RateLimited:
+            return "limited"
+        return "ok"
+
+    outcomes = run_threads([call_once] * 12)
+    assert sorted(outcomes) == ["limited"] * 7 + ["ok"] * 5
