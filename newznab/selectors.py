@@ -160,17 +160,16 @@ def term_stats() -> TermStats | None:
     global _term_stats
     if _term_stats is None or time.monotonic() - _term_stats.read_at > TERM_STATS_SECONDS:
         row = queries.fetchone("search_term_stats", {})
-        if row is None or not row.terms:
-            return None
-        freqs = list(row.freqs)
+        freqs = list(row.freqs or []) if row is not None else []
         _term_stats = TermStats(
-            frequencies=dict(zip(row.terms, freqs, strict=False)),
-            floor=freqs[-3],
-            releases=row.releases,
-            posted_bounds=list(row.posted_bounds or []),
+            frequencies=dict(zip(row.terms, freqs, strict=False)) if row and row.terms else {},
+            floor=freqs[-3] if len(freqs) >= 3 else 0.0,
+            releases=row.releases if row is not None else 0,
+            posted_bounds=list(row.posted_bounds or []) if row is not None else [],
             read_at=time.monotonic(),
         )
-    return _term_stats
+    # Not analyzed yet (remembered too, so a new catalog does not ask every time).
+    return _term_stats if _term_stats.frequencies else None
 
 
 def search(query: SearchQuery) -> SearchPage:

@@ -214,3 +214,12 @@ def test_a_multi_group_cross_post_is_one_file_per_posted_file_in_the_nzb(client,
         "alt.binaries.a",
         "alt.binaries.b",
     ]
+
+
+def test_a_search_costs_a_fixed_number_of_queries(
+    client, api_key, releases, django_assert_num_queries
+):
+    call(client, t="search", q="show", apikey=api_key.key)  # reads the word statistics once
+    # The key, the call's counters, the walk, then (a short walk) the matches.
+    with django_assert_num_queries(4):
+        call(client, t="search", q="show", apikey=api_key.key)
