@@ -26,7 +26,10 @@ from .sql import queries
 
 # Rows the date-ordered walk may read at most (words rarer than page/this
 # go to the GIN plan), and at least.
-WALK_MAX_ROWS = 30_000
+WALK_MAX_ROWS = 10_000
+# A term in more than this share of the releases is tested on candidates, not
+# looked up in the GIN index.
+COMMON_SHARE = 0.02
 WALK_MIN_ROWS = 2_000
 # How long a process trusts the word frequencies it read (ANALYZE refreshes them).
 TERM_STATS_SECONDS = 300.0
@@ -53,14 +56,6 @@ class Episode:
     season: int
     episode: str = ""
 
-    def clause(self) -> str:
-        if self.season >= 1000:  # a year: daily shows are named by date
-            return " & ".join(f"'{w}'" for w in [str(self.season), *words_of(self.episode)])
-        if not self.episode:
-            return f"'s{self.season:02d}':*"
-        ep = int(self.episode)
-        return f"('s{self.season:02d}e{ep:02d}' | '{self.season}x{ep:02d}')"
-
 
 @dataclass(frozen=True, slots=True)
 class SearchQuery:
@@ -73,24 +68,30 @@ class SearchQuery:
     offset: int = 0
 
     def tsquery(self) -> str:
-        clauses = [f"'{word}'" for word in words_of(self.words)]
-        if self.episode is not None:
-            clauses.append(self.episode.clause())
-        return " & ".join(clauses)
+        return render_tsquery(self.required_terms())
 
     def required_terms(self) -> list[list[str]]:
         """Each must match (AND): the words, and the episode's alternatives (OR); a
-        term ending in "*" is a prefix (a season alone)."""
+        term ending in "*" is a prefix (a season alone matches S02, S02E01...)."""
         terms = [[word] for word in words_of(self.words)]
         episode = self.episode
-        if episode is not None and episode.season < 1000:
-            season = episode.season
-            if episode.episode:
-                ep = int(episode.episode)
-                terms.append([f"s{season:02d}e{ep:02d}", f"{season}x{ep:02d}"])
-            else:
-                terms.append([f"s{season:02d}*"])
-        return terms
+        if episode is None:
+            return terms
+        if episode.season >= 1000:  # a year: daily shows are named by date
+            return terms + [[str(episode.season)]] + [[w] for w in words_of(episode.episode)]
+        if not episode.episode:
+            return [*terms, [f"s{episode.season:02d}*"]]
+        ep = int(episode.episode)
+        return [*terms, [f"s{episode.season:02d}e{ep:02d}", f"{episode.season}x{ep:02d}"]]
+
+
+def render_tsquery(required: list[list[str]]) -> str:
+    """`'a' & ('s01e02' | '1x02') & 's02':*` (words are letters and digits only)."""
+    clauses = []
+    for alternatives in required:
+        parts = [f"'{t[:-1]}':*" if t.endswith("*") else f"'{t}'" for t in alternatives]
+        clauses.append(parts[0] if len(parts) == 1 else "(" + " | ".join(parts) + ")")
+    return " & ".join(clauses)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +173,17 @@ def term_stats() -> TermStats | None:
     return _term_stats if _term_stats.frequencies else None
 
 
+def index_tsquery(query: SearchQuery, stats: TermStats | None) -> str:
+    """What the GIN index is asked: the query without its common terms ("720p", a
+    season), which it would have to read millions of entries for; the stored
+    tsvector of each candidate is then tested for the whole query."""
+    required = query.required_terms()
+    if stats is None or not required:
+        return query.tsquery()
+    uncommon = [alt for alt in required if stats.frequency(alt) < COMMON_SHARE]
+    return render_tsquery(uncommon or [min(required, key=stats.frequency)])
+
+
 def search(query: SearchQuery) -> SearchPage:
     """Common words: the date-ordered walk. Others (or a walk that ran out of rows): the
     GIN bitmap ANDed with a window of the newest releases (BRIN on posted) big enough
@@ -179,8 +191,8 @@ def search(query: SearchQuery) -> SearchPage:
     tsquery = query.tsquery()
     if not tsquery:
         return newest(query)
-    params = _params(query, tsquery)
     stats = term_stats()
+    params = {**_params(query, tsquery), "index_tsquery": index_tsquery(query, stats)}
     wanted = query.offset + query.limit + 1
     frequency = (
         min((stats.frequency(alt) for alt in query.required_terms()), default=1.0) if stats else 1.0

@@ -41,13 +41,18 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.category, w.gro
 -- Rare terms (or a page the walk could not fill): every match from the GIN
 -- index (a bitmap), then the page by date. MATERIALIZED keeps the planner
 -- from walking the posted index for a term it thinks common. The total is
--- exact here and capped at %(total_cap)s.
+-- exact here and capped at %(total_cap)s. The index is asked only the
+-- uncommon terms (index_tsquery); the whole query is tested on each
+-- candidate's stored tsvector (the `|| ''` keeps it out of the index scan),
+-- and the categories too (`+ 0`: a bitmap of half the table would cost more
+-- than it saves).
 WITH hits AS MATERIALIZED (
     SELECT id, posted
       FROM catalog_release
-     WHERE search_vector @@ to_tsquery('simple', %(tsquery)s)
+     WHERE search_vector @@ to_tsquery('simple', %(index_tsquery)s)
+       AND (search_vector || ''::tsvector) @@ to_tsquery('simple', %(tsquery)s)
        AND posted >= %(since)s
-       AND (%(categories)s::int[] IS NULL OR category = ANY(%(categories)s::int[]))
+       AND (%(categories)s::int[] IS NULL OR category + 0 = ANY(%(categories)s::int[]))
        AND groups @> %(groups)s::text[]
 ), page AS (
     SELECT id, posted FROM hits ORDER BY posted DESC, id DESC LIMIT %(limit)s OFFSET %(offset)s
@@ -65,9 +70,10 @@ SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.category, r.gro
 SELECT count(*) AS total
   FROM (SELECT 1
           FROM catalog_release
-         WHERE search_vector @@ to_tsquery('simple', %(tsquery)s)
+         WHERE search_vector @@ to_tsquery('simple', %(index_tsquery)s)
+           AND (search_vector || ''::tsvector) @@ to_tsquery('simple', %(tsquery)s)
            AND posted >= %(since)s
-           AND (%(categories)s::int[] IS NULL OR category = ANY(%(categories)s::int[]))
+           AND (%(categories)s::int[] IS NULL OR category + 0 = ANY(%(categories)s::int[]))
            AND groups @> %(groups)s::text[]
          LIMIT %(total_cap)s) AS c;
 
