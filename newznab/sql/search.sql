@@ -121,6 +121,8 @@ ON CONFLICT (release_id) DO UPDATE SET grabs = g.grabs + 1;
 SELECT s.most_common_elems::text::text[] AS terms,
        s.most_common_elem_freqs AS freqs,
        h.histogram_bounds::text::timestamptz[] AS posted_bounds,
+       k.most_common_vals::text::int[] AS categories,
+       k.most_common_freqs AS category_shares,
        greatest(c.reltuples, 0)::bigint AS releases
   FROM pg_class AS c
   LEFT JOIN pg_stats AS s
@@ -129,4 +131,7 @@ SELECT s.most_common_elems::text::text[] AS terms,
   LEFT JOIN pg_stats AS h
     ON h.schemaname = current_schema() AND h.tablename = 'catalog_release'
    AND h.attname = 'posted'
+  LEFT JOIN pg_stats AS k
+    ON k.schemaname = current_schema() AND k.tablename = 'catalog_release'
+   AND k.attname = 'category'
  WHERE c.oid = 'catalog_release'::regclass;
