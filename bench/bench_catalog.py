@@ -152,7 +152,7 @@ RELEASE_TRIGGERS = {
 WITHOUT = ["summary"]
 
 
-def no_releases(group: str, rule_version: int, files: list) -> list[None]:
+def no_releases(group: str, rule_version: int, files: list, created: list) -> list[None]:
     return [None] * len(files)
 
 

@@ -60,11 +60,18 @@ def _wanted(files: Sequence[ReleaseFile]) -> tuple[list[bytes | None], dict[byte
     """Each file's release key (None: no release) and each key's dates in the batch."""
     keys: list[bytes | None] = []
     wanted: dict[bytes, _Wanted] = {}
+    # One digest per release, not per file: its files share (poster, stem, count).
+    digests: dict[tuple[str, str, int], bytes] = {}
     for item in files:
         if item.release_key is None or item.file_count is None:
             keys.append(None)
             continue
-        key = release_identity(item.poster, item.name, item.file_count)
+        stem = release_stem(item.name)
+        key = digests.get((item.poster, stem, item.file_count))
+        if key is None:
+            key = digests[item.poster, stem, item.file_count] = keyed_digest(
+                RELEASE_PERSON, (item.poster, stem), item.file_count
+            )
         keys.append(key)
         entry = wanted.get(key)
         if entry is None:
@@ -77,7 +84,9 @@ def _wanted(files: Sequence[ReleaseFile]) -> tuple[list[bytes | None], dict[byte
     return keys, wanted
 
 
-def _create(group: str, rule_version: int, missing: list[_Wanted]) -> dict[bytes, int]:
+def _create(
+    group: str, rule_version: int, missing: list[_Wanted], created: list[int]
+) -> dict[bytes, int]:
     """Create the releases no batch has made yet, under their keys' advisory locks."""
     missing.sort(key=lambda w: w.key)
     keys = [w.key for w in missing]
@@ -94,17 +103,20 @@ def _create(group: str, rule_version: int, missing: list[_Wanted]) -> dict[bytes
         "rule_version": rule_version,
         "group": group,
     }
-    return {bytes(r.key): r.id for r in queries.fetchall_bound("create_releases", params)}
+    rows = queries.fetchall_bound("create_releases", params)
+    created.extend(r.id for r in rows if r.created)
+    return {bytes(r.key): r.id for r in rows}
 
 
 def assign_releases(
-    group: str, rule_version: int, files: Sequence[ReleaseFile]
+    group: str, rule_version: int, files: Sequence[ReleaseFile], created: list[int]
 ) -> list[int | None]:
     """The release id of each of `files` (None: no release), creating releases as needed.
 
     Finding them, then (for new keys) their advisory locks and creating them,
-    then locking the existing ones in id order. Call it inside the batch's
-    transaction, before the merge.
+    then locking the existing ones in id order. The ids of the releases it
+    created are added to `created` (`drop_empty_releases` after the merge).
+    Call it inside the batch's transaction, before the merge.
     """
     keys, wanted = _wanted(files)
     if not wanted:
@@ -122,7 +134,7 @@ def assign_releases(
     existing = sorted(ids.values())
     missing = [w for k, w in wanted.items() if k not in ids]
     if missing:
-        ids.update(_create(group, rule_version, missing))
+        ids.update(_create(group, rule_version, missing, created))
     if existing:
         queries.fetchone_bound("lock_releases", {"ids": existing})
     return [None if key is None else ids[key] for key in keys]
@@ -170,9 +182,16 @@ def recategorize_releases(
     return summary
 
 
+def drop_empty_releases(created: list[int]) -> None:
+    """After the merge: drop the releases this batch created that no file joined."""
+    if created:
+        queries.execute("drop_empty_releases", {"ids": created})
+
+
 __all__ = [
     "RecategorizeSummary",
     "assign_releases",
+    "drop_empty_releases",
     "recategorize_releases",
     "release_identity",
     "release_name",

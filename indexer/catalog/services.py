@@ -32,7 +32,7 @@ from usenet.rules import RuleSet
 
 from .identity import identify_report, release_key
 from .models import CatalogFile, RuleSetVersion
-from .releases import assign_releases
+from .releases import assign_releases, drop_empty_releases
 from .selectors import CatalogTotals
 
 __all__ = [
@@ -197,7 +197,7 @@ def store_files(
 
     Returns how many catalog files the batch created or changed (a replayed
     batch: 0). The group's name (part of every key), the release queries
-    (two to four: `releases.assign_releases`, which sets each file's release
+    (two to five: `releases.assign_releases`, which sets each file's release
     in the merge's own INSERT) and the merge. Call it inside a transaction.
     """
     if not files and not fragments:
@@ -211,10 +211,12 @@ def store_files(
         return 0
     ordered = [pending[key] for key in sorted(pending)]
     params = _merge_params(ordered)
-    params["release_ids"] = assign_releases(row.name, rules.version, ordered)
+    created: list[int] = []
+    params["release_ids"] = assign_releases(row.name, rules.version, ordered, created)
     params["group_id"] = group_id
     params["rule_version"] = rules.version
     result = queries.fetchone_bound("merge_files", params)
+    drop_empty_releases(created)
     return int(result.written) if result else 0
 
 

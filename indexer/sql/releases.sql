@@ -52,9 +52,15 @@ WITH wanted AS (
      ORDER BY key
     RETURNING key, id
 )
-SELECT key, id FROM found WHERE id IS NOT NULL
+SELECT key, id, false AS created FROM found WHERE id IS NOT NULL
 UNION ALL
-SELECT key, id FROM created;
+SELECT key, id, true FROM created;
+
+-- name: drop_empty_releases
+-- After the merge: a release this batch created that no file joined (its
+-- files were all stored before with no release and the batch replayed
+-- them, so the merge wrote nothing) is not kept.
+DELETE FROM catalog_release WHERE id = ANY(%(ids)s::bigint[]) AND files_seen = 0;
 
 -- name: lock_releases
 -- The batch's releases, locked in id order before its files are merged: the

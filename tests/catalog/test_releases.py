@@ -118,11 +118,17 @@ def test_a_cross_posted_release_is_one_release_with_every_group():
     assert release.files_seen == 8  # one catalog file per group
 
 
-def test_a_repost_days_later_is_another_release():
+def test_files_of_one_key_posted_days_apart_are_two_releases():
     group = GroupFactory()
-    store(group, *release_files())
-    store(group, *release_files(date=1_700_000_000 + 5 * DAY))
-    assert Release.objects.count() == 2
+    files = release_files()
+    store(group, *files[:2])
+    later = [replace(f, date=f.date + 5 * DAY) for f in files[2:]]
+    store(group, *later)
+    assert sorted(Release.objects.values_list("files_seen", flat=True)) == [2, 3]
+    # Within a day of a release's window, a file joins it (the window widens).
+    volume = report(f"{STEM}.vol01+02.par2", [1], 1, index=4, count=5, date=1_700_000_000 + 6 * DAY)
+    store(group, volume)
+    assert sorted(Release.objects.values_list("files_seen", flat=True)) == [2, 4]
 
 
 def test_a_replayed_batch_changes_nothing():
@@ -270,3 +276,17 @@ def test_every_file_of_a_rar_set_shares_the_release_key():
     assert len({release_identity("p", n, 6) for n in names}) == 1
     assert release_identity("p", "x.part01.rar", 6) != release_identity("q", "x.part01.rar", 6)
     assert release_identity("p", "x.part01.rar", 6) != release_identity("p", "x.part01.rar", 7)
+
+
+def test_files_stored_before_releases_join_one_when_a_batch_adds_to_them():
+    group = GroupFactory()
+    files = release_files()
+    store(group, *[replace(f, segments=f.segments[:1]) for f in files])
+    with connection.cursor() as cursor:  # as migration 0008 found them: no release
+        cursor.execute("UPDATE catalog_file SET release_id = NULL")
+        cursor.execute("DELETE FROM catalog_release")
+    store(group, *[replace(f, segments=f.segments[:1]) for f in files])  # a replay
+    assert not Release.objects.exists()  # the release it made was joined by nothing
+    store(group, *[replace(f, segments=f.segments[1:]) for f in files])
+    release = Release.objects.get()
+    assert (release.files_seen, release.segments_present, release.segments_expected) == (5, 10, 10)
