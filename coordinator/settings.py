@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "indexer",
     "seeding",
     "leases",
+    "newznab",
     "console",
 ]
 
@@ -224,6 +225,16 @@ CATALOG_MAX_BYTES = env.int("CATALOG_MAX_BYTES", default=0)
 RULES_CHECK_SECONDS = env.float("RULES_CHECK_SECONDS", default=5.0)
 # Files per page of /api/v1/files.
 CATALOG_PAGE_SIZE = env.int("CATALOG_PAGE_SIZE", default=100)
+
+# --- newznab API -------------------------------------------------------------
+# Requests per minute one API key may make (429 beyond); a key's own limit
+# wins; 0 means no limit.
+NEWZNAB_RATE_LIMIT = env.int("NEWZNAB_RATE_LIMIT", default=120)
+# Results per page of t=search and friends: the default and the most a client may ask.
+NEWZNAB_DEFAULT_LIMIT = env.int("NEWZNAB_DEFAULT_LIMIT", default=100)
+NEWZNAB_MAX_LIMIT = env.int("NEWZNAB_MAX_LIMIT", default=100)
+# The server's title in t=caps and feeds.
+NEWZNAB_TITLE = env.str("NEWZNAB_TITLE", default="Seed coordinator")
 
 # --- Operators' console -------------------------------------------------------
 # The dashboard reloads itself this often, in seconds.

@@ -14,6 +14,7 @@ urlpatterns = [
     path("", RedirectView.as_view(url="/admin/", permanent=False)),
     path("admin/", admin.site.urls),
     path("metrics", metrics_view, name="metrics"),
+    path("", include("newznab.urls")),
     path(
         "api/v1/schema/",
         SpectacularAPIView.as_view(permission_classes=[], authentication_classes=[]),

@@ -85,6 +85,8 @@ class AuditAction(models.TextChoices):
     RULE_SET_PUBLISHED = "rule set published"
     CATALOG_PRUNED = "catalog pruned"
     FILES_DELETED = "files deleted"
+    API_KEYS_DISABLED = "api keys disabled"
+    API_KEYS_ENABLED = "api keys enabled"
 
 
 class AuditEntry(models.Model):

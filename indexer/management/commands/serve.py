@@ -30,6 +30,9 @@ def prepare_metrics_dir() -> None:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(path)
 
 
+ACCESS_LOG_FORMAT = '%(h)s %(l)s %(u)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s "%(a)s"'
+
+
 class Command(BaseCommand):
     help = "Migrate, make sure an admin login exists, and serve the coordinator with gunicorn."
 
@@ -71,5 +74,9 @@ class Command(BaseCommand):
                 str(timeout),
                 "--access-logfile",
                 "-",
+                # The path without its query string: a newznab key travels as
+                # ?apikey= and must never reach a log.
+                "--access-logformat",
+                ACCESS_LOG_FORMAT,
             ],
         )

@@ -1,0 +1,315 @@
+"""The newznab API's HTTP edge: `GET /api?t=…` and `GET /rss`.
+
+Plain Django views, not DRF: the answers are the spec's RSS, JSON and error
+documents, not the node API's JSON. Every NewznabError becomes the spec's
+error element here and nowhere else (HTTP 200, as clients expect, except a
+rate limit: 429 with Retry-After).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from datetime import timedelta
+from email.utils import format_datetime
+from typing import Any
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
+from django.utils.timezone import now
+from django.views.decorators.http import require_GET
+
+from indexer.catalog.nzb import CONTENT_TYPE as NZB_CONTENT_TYPE
+from indexer.catalog.nzb import content_disposition
+from indexer.errors import MAX_ROW_ID
+
+from . import feed as rss
+from . import params, selectors, services
+from .categories import display_name, expand, parent_of
+from .errors import (
+    BadApiKey,
+    BadParameter,
+    FunctionNotAvailable,
+    MissingParameter,
+    NewznabError,
+    NoSuchFunction,
+    NoSuchItem,
+    RateLimited,
+)
+from .feed import (
+    PLAIN_XML_CONTENT_TYPE,
+    Capabilities,
+    caps_json,
+    error_json,
+    render_caps,
+    render_error,
+)
+from .selectors import BEGINNING, Episode, SearchPage, SearchQuery
+from .services import ApiCaller
+
+TV, MOVIES = 5000, 2000
+EPISODE_DATE = re.compile(r"^\d\d/\d\d$")
+
+Handler = Callable[[HttpRequest, ApiCaller, bool], HttpResponseBase]
+
+# Optional functions of the spec this server does not offer (203, not 202).
+NOT_AVAILABLE = frozenset(
+    {"music", "book", "register", "cart-add", "cart-del", "comments", "comments-add", "user", "nfo"}
+)
+
+
+def wants_json(request: HttpRequest) -> bool:
+    return request.GET.get("o", "").strip().lower() == "json"
+
+
+def presented_key(request: HttpRequest) -> str:
+    return request.GET.get("apikey", "") or request.headers.get("X-Api-Key", "")
+
+
+def caller_of(request: HttpRequest) -> ApiCaller:
+    key = presented_key(request)
+    if not key:
+        raise BadApiKey("Incorrect user credentials")
+    return services.authenticate(key)
+
+
+def xml_response(document: bytes, content_type: str = PLAIN_XML_CONTENT_TYPE) -> HttpResponse:
+    return HttpResponse(document, content_type=content_type)
+
+
+def error_response(error: NewznabError, as_json: bool) -> HttpResponse:
+    if as_json:
+        response: HttpResponse = JsonResponse(error_json(error.code, error.detail))
+    else:
+        response = xml_response(render_error(error.code, error.detail))
+    if isinstance(error, RateLimited):
+        response.status_code = 429
+        response["Retry-After"] = str(error.retry_after)
+    return response
+
+
+def capabilities(request: HttpRequest) -> Capabilities:
+    return Capabilities(
+        title=settings.NEWZNAB_TITLE,
+        url=request.build_absolute_uri("/"),
+        default_limit=settings.NEWZNAB_DEFAULT_LIMIT,
+        max_limit=settings.NEWZNAB_MAX_LIMIT,
+        searching=(
+            ("search", True, "q,group"),
+            ("tv-search", True, "q,season,ep"),
+            ("movie-search", True, "q,imdbid"),
+            ("audio-search", False, ""),
+            ("book-search", False, ""),
+        ),
+    )
+
+
+def caps(request: HttpRequest, as_json: bool) -> HttpResponse:
+    if as_json:
+        return JsonResponse(caps_json(capabilities(request)))
+    return xml_response(render_caps(capabilities(request)))
+
+
+# --- searches ---------------------------------------------------------------
+
+
+def search_query(request: HttpRequest, *, default_categories: Sequence[int] = ()) -> SearchQuery:
+    """The parameters every search takes (q, cat, group, maxage, limit, offset), strictly."""
+    get = request.GET
+    limit = params.integer(get, "limit", settings.NEWZNAB_DEFAULT_LIMIT, low=1, high=2**31 - 1)
+    assert limit is not None
+    categories = params.integer_list(get, "cat") or list(default_categories)
+    maxage = params.integer(get, "maxage", None, high=100_000)
+    group = params.text(get, "group", max_length=255)
+    return SearchQuery(
+        words=params.text(get, "q"),
+        categories=expand(categories) or None,
+        groups=[name.strip() for name in group.split(",") if name.strip()],
+        since=now() - timedelta(days=maxage) if maxage is not None else BEGINNING,
+        limit=min(limit, settings.NEWZNAB_MAX_LIMIT),
+        offset=params.integer(get, "offset", 0) or 0,
+    )
+
+
+def episode_of(request: HttpRequest) -> Episode | None:
+    season = params.integer(request.GET, "season", None, high=9999)
+    episode = params.text(request.GET, "ep", max_length=10)
+    if season is None:
+        if episode:
+            raise MissingParameter("Missing parameter (season: ep needs it)")
+        return None
+    if episode and not (episode.isdigit() or (season >= 1000 and EPISODE_DATE.match(episode))):
+        raise BadParameter("Incorrect parameter (ep: a number, or MM/DD with a year as season)")
+    return Episode(season, episode)
+
+
+def feed_response(
+    request: HttpRequest,
+    caller: ApiCaller,
+    as_json: bool,
+    page: SearchPage,
+    *,
+    extended: bool | None = None,
+) -> HttpResponse:
+    if extended is None:
+        extended = params.flag(request.GET, "extended")
+    feed = rss.Feed(
+        title=settings.NEWZNAB_TITLE,
+        link=request.build_absolute_uri("/api"),
+        description=f"{settings.NEWZNAB_TITLE} releases",
+        offset=page.offset,
+        total=page.total,
+        items=[feed_item(request, caller, row, extended) for row in page.releases],
+    )
+    if as_json:
+        return JsonResponse(rss.feed_json(feed))
+    return xml_response(rss.render_rss(feed), rss.XML_CONTENT_TYPE)
+
+
+def feed_item(request: HttpRequest, caller: ApiCaller, row: Any, extended: bool) -> rss.FeedItem:
+    key = presented_key(request)
+    get = request.build_absolute_uri("/api?" + urlencode({"t": "get", "id": row.id, "apikey": key}))
+    details = request.build_absolute_uri(
+        "/api?" + urlencode({"t": "details", "id": row.id, "apikey": key})
+    )
+    return rss.FeedItem(
+        title=row.name,
+        guid=str(row.id),
+        link=get,
+        comments=details,
+        published=row.posted,
+        category=display_name(row.category),
+        size=row.size,
+        attrs=release_attrs(row, extended),
+    )
+
+
+def release_attrs(row: Any, extended: bool) -> list[tuple[str, str]]:
+    attrs = [
+        ("category", str(cat)) for cat in dict.fromkeys((parent_of(row.category), row.category))
+    ]
+    attrs.append(("size", str(row.size)))
+    attrs.append(("guid", str(row.id)))
+    if not extended:
+        return attrs
+    completion = (
+        min(100.0, 100.0 * row.segments_present / row.segments_expected)
+        if row.segments_expected
+        else 0.0
+    )
+    attrs += [
+        ("files", str(row.files_seen)),
+        ("poster", row.poster),
+        *(("group", name) for name in row.groups),
+        ("usenetdate", format_datetime(row.posted)),
+        ("grabs", str(row.grabs)),
+        ("completion", f"{completion:.1f}"),
+    ]
+    return attrs
+
+
+def search(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponse:
+    return feed_response(request, caller, as_json, selectors.search(search_query(request)))
+
+
+def tvsearch(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponse:
+    query = replace(search_query(request, default_categories=[TV]), episode=episode_of(request))
+    return feed_response(request, caller, as_json, selectors.search(query))
+
+
+def movie(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponse:
+    # imdbid is read and checked, but releases carry no IMDb ids (caps does not offer it):
+    # without q there is nothing to match it to, so the page is empty.
+    imdbid = params.text(request.GET, "imdbid", max_length=12).removeprefix("tt")
+    if imdbid and not imdbid.isdigit():
+        raise BadParameter("Incorrect parameter (imdbid: digits, with or without tt)")
+    query = search_query(request, default_categories=[MOVIES])
+    if imdbid and not query.words:
+        return feed_response(request, caller, as_json, SearchPage(query.offset, 0))
+    return feed_response(request, caller, as_json, selectors.search(query))
+
+
+def release_id_of(request: HttpRequest) -> int:
+    value = params.required(request.GET, "id")
+    if not value.isdigit() or int(value) > MAX_ROW_ID:
+        raise NoSuchItem(f"No such item ({value[:40]})")
+    return int(value)
+
+
+def details(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponse:
+    row = selectors.release(release_id_of(request))
+    # Details always carry every attribute.
+    return feed_response(request, caller, as_json, SearchPage(0, 1, [row]), extended=True)
+
+
+def get(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponseBase:
+    release_id = release_id_of(request)
+    chunks, name = selectors.release_nzb(release_id)
+    services.count_grab(caller, release_id)
+    response = StreamingHttpResponse(chunks, content_type=NZB_CONTENT_TYPE)
+    response["Content-Disposition"] = content_disposition(name)
+    return response
+
+
+FUNCTIONS: dict[str, Handler] = {
+    "search": search,
+    "tvsearch": tvsearch,
+    "tv": tvsearch,
+    "movie": movie,
+    "movies": movie,
+    "details": details,
+    "d": details,
+    "get": get,
+    "g": get,
+}
+
+
+def dispatch(request: HttpRequest, as_json: bool) -> HttpResponseBase:
+    function = request.GET.get("t", "").strip().lower()
+    if not function:
+        raise MissingParameter("Missing parameter (t)")
+    if function == "caps":
+        return caps(request, as_json)
+    if function in NOT_AVAILABLE:
+        raise FunctionNotAvailable(f"Function not available ({function})")
+    handler = FUNCTIONS.get(function)
+    if handler is None:
+        raise NoSuchFunction(f"No such function ({function})")
+    return handler(request, caller_of(request), as_json)
+
+
+@require_GET
+def api_view(request: HttpRequest) -> HttpResponseBase:
+    as_json = wants_json(request)
+    try:
+        response = dispatch(request, as_json)
+    except NewznabError as error:
+        return error_response(error, as_json)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def newest_feed(request: HttpRequest, as_json: bool) -> HttpResponse:
+    """/rss: the newest releases; `t` is a category list here (0: all), `num` the count."""
+    caller = caller_of(request)
+    categories = [cat for cat in params.integer_list(request.GET, "t") if cat]
+    limit = params.integer(request.GET, "num", settings.NEWZNAB_DEFAULT_LIMIT, low=1)
+    assert limit is not None
+    query = SearchQuery(
+        categories=expand(categories) or None, limit=min(limit, settings.NEWZNAB_MAX_LIMIT)
+    )
+    return feed_response(request, caller, as_json, selectors.newest(query), extended=True)
+
+
+@require_GET
+def rss_view(request: HttpRequest) -> HttpResponseBase:
+    as_json = wants_json(request)
+    try:
+        response = newest_feed(request, as_json)
+    except NewznabError as error:
+        return error_response(error, as_json)
+    response["Cache-Control"] = "no-store"
+    return response

@@ -1,0 +1,285 @@
+"""Reads of the newznab API: release searches, one release, a release's NZB as a stream.
+
+A search with words picks one of two plans (docs/newznab.md, "Search"):
+common words are found by walking the newest releases down the date index
+with a bounded row budget; when that cannot fill the page the words are
+rare, and the GIN index gives every match, sorted by date after. Totals are
+capped (TOTAL_CAP), as NNTmux caps them: counting a word in millions of
+releases would cost more than the search.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from indexer.catalog import selectors as catalog
+from indexer.errors import NotFound
+from indexer.sql import Record
+
+from .errors import NoSuchItem
+from .sql import queries
+
+# Rows the date-ordered walk may read at most (words rarer than page/this
+# go to the GIN plan), and at least.
+WALK_MAX_ROWS = 10_000
+# A term in more than this share of the releases is tested on candidates, not
+# looked up in the GIN index.
+COMMON_SHARE = 0.02
+# How much a newest window that did not fill the page grows (fourfold made
+# more steps than it saved: each costs a GIN scan).
+WIDEN = 10.0
+WALK_MIN_ROWS = 2_000
+# How long a process trusts the word frequencies it read (ANALYZE refreshes them).
+TERM_STATS_SECONDS = 300.0
+# The most a total counts ("at least 1000" past it).
+TOTAL_CAP = 1_000
+# The earliest date, for "no maxage" (a parameter of the same type keeps one plan).
+BEGINNING = datetime.fromisoformat("1970-01-01T00:00:00+00:00")
+
+# The separators newznab_words() turns into spaces, then the words as the
+# 'simple' parser cuts them.
+_SEPARATORS = str.maketrans("._-+()[]{}", " " * 10)
+_WORD = re.compile(r"[^\W_]+")
+
+
+def words_of(text: str) -> list[str]:
+    return _WORD.findall(text.translate(_SEPARATORS).lower())
+
+
+@dataclass(frozen=True, slots=True)
+class Episode:
+    """tvsearch's season and episode: S01E02 or 1x02, a season alone (S01…), or a
+    daily show's date (season=2024, ep=01/15)."""
+
+    season: int
+    episode: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchQuery:
+    words: str = ""
+    episode: Episode | None = None
+    categories: Sequence[int] | None = None
+    groups: Sequence[str] = ()
+    since: datetime = BEGINNING
+    limit: int = 100
+    offset: int = 0
+
+    def tsquery(self) -> str:
+        return render_tsquery(self.required_terms())
+
+    def required_terms(self) -> list[list[str]]:
+        """Each must match (AND): the words, and the episode's alternatives (OR); a
+        term ending in "*" is a prefix (a season alone matches S02, S02E01...)."""
+        terms = [[word] for word in words_of(self.words)]
+        episode = self.episode
+        if episode is None:
+            return terms
+        if episode.season >= 1000:  # a year: daily shows are named by date
+            return terms + [[str(episode.season)]] + [[w] for w in words_of(episode.episode)]
+        if not episode.episode:
+            return [*terms, [f"s{episode.season:02d}*"]]
+        ep = int(episode.episode)
+        return [*terms, [f"s{episode.season:02d}e{ep:02d}", f"{episode.season}x{ep:02d}"]]
+
+
+def render_tsquery(required: list[list[str]]) -> str:
+    """`'a' & ('s01e02' | '1x02') & 's02':*` (words are letters and digits only)."""
+    clauses = []
+    for alternatives in required:
+        parts = [f"'{t[:-1]}':*" if t.endswith("*") else f"'{t}'" for t in alternatives]
+        clauses.append(parts[0] if len(parts) == 1 else "(" + " | ".join(parts) + ")")
+    return " & ".join(clauses)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchPage:
+    offset: int
+    total: int
+    releases: list[Record] = field(default_factory=list)
+    plan: str = ""  # walk, matches or newest (the bench reports it)
+
+
+def _params(query: SearchQuery, tsquery: str = "") -> dict[str, object]:
+    return {
+        "tsquery": tsquery,
+        "since": query.since,
+        "categories": list(query.categories) if query.categories else None,
+        "groups": list(query.groups),
+        "limit": query.limit,
+        "offset": query.offset,
+        "budget": WALK_MAX_ROWS,
+        "total_cap": TOTAL_CAP,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class TermStats:
+    frequencies: dict[str, float]
+    floor: float  # a word not listed is rarer than this
+    releases: int
+    posted_bounds: list[datetime]  # the posted dates' histogram, oldest first
+    category_shares: dict[int, float]
+    read_at: float
+
+    def share_of(self, categories: Sequence[int] | None) -> float:
+        """The share of releases in these categories (one not listed: 1 %)."""
+        if not categories:
+            return 1.0
+        return min(1.0, max(0.01, sum(self.category_shares.get(c, 0.01) for c in categories)))
+
+    def frequency(self, alternatives: list[str]) -> float:
+        """The share of releases holding one of these terms (a prefix: every listed
+        word it begins); a word not listed counts as the least common listed."""
+        total = 0.0
+        for term in alternatives:
+            if term.endswith("*"):
+                stem = term[:-1]
+                listed = [f for word, f in self.frequencies.items() if word.startswith(stem)]
+                total += sum(listed) if listed else self.floor
+            else:
+                total += self.frequencies.get(term, self.floor)
+        return min(1.0, total)
+
+    def estimate(self, required: list[list[str]]) -> float:
+        """The share holding every required term: between the product (independent
+        words) and the rarest one's share (words of one title go together)."""
+        if not required:
+            return 1.0
+        shares = [self.frequency(alternatives) for alternatives in required]
+        return math.sqrt(min(shares) * math.prod(shares))
+
+    def posted_after(self, share: float) -> datetime | None:
+        """About when the newest `share` of the releases begins; None for all of them."""
+        buckets = len(self.posted_bounds) - 1
+        if share >= 1.0 or buckets < 1:
+            return None
+        return self.posted_bounds[max(0, int((1.0 - share) * buckets))]
+
+
+_term_stats: TermStats | None = None
+
+
+def term_stats() -> TermStats | None:
+    """The words' frequencies and the dates' histogram from the table's statistics,
+    read at most every TERM_STATS_SECONDS; None before the table was ever analyzed."""
+    global _term_stats
+    if _term_stats is None or time.monotonic() - _term_stats.read_at > TERM_STATS_SECONDS:
+        row = queries.fetchone("search_term_stats", {})
+        freqs = list(row.freqs or []) if row is not None else []
+        _term_stats = TermStats(
+            frequencies=dict(zip(row.terms, freqs, strict=False)) if row and row.terms else {},
+            floor=freqs[-3] if len(freqs) >= 3 else 0.0,
+            releases=row.releases if row is not None else 0,
+            posted_bounds=list(row.posted_bounds or []) if row is not None else [],
+            category_shares=(
+                dict(zip(row.categories, row.category_shares, strict=False))
+                if row is not None and row.categories
+                else {}
+            ),
+            read_at=time.monotonic(),
+        )
+    # Not analyzed yet (remembered too, so a new catalog does not ask every time).
+    return _term_stats if _term_stats.frequencies else None
+
+
+def index_tsquery(query: SearchQuery, stats: TermStats | None) -> str:
+    """What the GIN index is asked: the query without its common terms ("720p", a
+    season), which it would have to read millions of entries for; the stored
+    tsvector of each candidate is then tested for the whole query."""
+    required = query.required_terms()
+    if stats is None or not required:
+        return query.tsquery()
+    uncommon = [alt for alt in required if stats.frequency(alt) < COMMON_SHARE]
+    return render_tsquery(uncommon or [min(required, key=stats.frequency)])
+
+
+def search(query: SearchQuery) -> SearchPage:
+    """Common words: the date-ordered walk. Others (or a walk that ran out of rows): the
+    GIN bitmap ANDed with a window of the newest releases (BRIN on posted) big enough
+    to hold the page by the words' frequency, widened tenfold until the page is full."""
+    tsquery = query.tsquery()
+    if not tsquery:
+        return newest(query)
+    stats = term_stats()
+    params = {**_params(query, tsquery), "index_tsquery": index_tsquery(query, stats)}
+    wanted = query.offset + query.limit + 1
+    frequency = (
+        min((stats.frequency(alt) for alt in query.required_terms()), default=1.0) if stats else 1.0
+    )
+    walk_rows = wanted / max(frequency, 1e-9)
+    if stats is None or walk_rows <= WALK_MAX_ROWS:
+        budget = WALK_MIN_ROWS if stats is None else int(max(WALK_MIN_ROWS, 3 * walk_rows))
+        walk = "search_walk_in_categories" if query.categories else "search_walk"
+        rows = queries.fetchall_planned(
+            walk, {**params, "limit": query.limit + 1, "budget": budget}
+        )
+        if len(rows) > query.limit:
+            # More than a page among the newest: a common term; its total is not counted.
+            return SearchPage(query.offset, TOTAL_CAP, rows[: query.limit], "walk")
+    share = (
+        3 * walk_rows / stats.releases / stats.share_of(query.categories)
+        if stats and stats.releases
+        else 1.0
+    )
+    return _newest_window(query, params, stats, share)
+
+
+def _newest_window(
+    query: SearchQuery, params: dict[str, object], stats: TermStats | None, share: float
+) -> SearchPage:
+    windows = 0
+    while True:
+        after = stats.posted_after(share) if stats else None
+        since = max(query.since, after) if after is not None else query.since
+        rows = queries.fetchall_planned("search_matches", {**params, "since": since})
+        windows += 1
+        if len(rows) >= query.limit and after is not None and since > query.since:
+            # The page is full within the window; more may be older: a capped total.
+            return SearchPage(query.offset, TOTAL_CAP, rows, f"window x{windows}")
+        if after is None or since <= query.since:
+            break
+        share *= WIDEN
+    if rows:
+        total = rows[0].total
+    else:
+        counted = queries.fetchall_planned("count_matches", params)[0]
+        total = counted.total if counted else 0
+    return SearchPage(query.offset, total, rows, f"bitmap x{windows}")
+
+
+def forget_term_stats() -> None:
+    global _term_stats
+    _term_stats = None
+
+
+def newest(query: SearchQuery) -> SearchPage:
+    params = _params(query)
+    rows = queries.fetchall("newest_releases", params)
+    if query.offset == 0 and len(rows) < query.limit:
+        total = len(rows)
+    else:
+        counted = queries.fetchone("count_newest", params)
+        total = counted.total if counted else 0
+    return SearchPage(query.offset, total, rows, "newest")
+
+
+def release(release_id: int) -> Record:
+    row = queries.fetchone("release_by_id", {"id": release_id})
+    if row is None:
+        raise NoSuchItem(f"No such item ({release_id})")
+    return row
+
+
+def release_nzb(release_id: int) -> tuple[Iterator[bytes], str]:
+    """The release's NZB as chunks (the catalog's stream: a few files' segments in
+    memory at a time, a cross-posted file once with all its groups) and its name."""
+    try:
+        return catalog.release_nzb_stream(release_id)
+    except NotFound as error:
+        raise NoSuchItem(f"No such item ({release_id})") from error

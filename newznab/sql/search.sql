@@ -1,0 +1,137 @@
+-- Searching releases for the newznab API (newznab/selectors.py).
+-- docs/newznab.md, "Search": why two strategies and how one is chosen.
+
+-- name: search_walk
+-- Common terms: walk the newest releases down the posted index (the
+-- category index when categories are given: the variant below) and test
+-- each row's stored tsvector, reading at most %(budget)s rows. The outer
+-- LIMIT stops the walk as soon as the page (plus one row, to know there is
+-- more) is found, so a term in every tenth release reads a thousand rows.
+SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.category, w.groups,
+       w.segments_present, w.segments_expected, coalesce(g.grabs, 0) AS grabs
+  FROM (SELECT id, name, poster, posted, size, files_seen, category, groups, segments_present,
+               segments_expected, search_vector
+          FROM catalog_release
+         WHERE posted >= %(since)s
+         ORDER BY posted DESC, id DESC
+         LIMIT %(budget)s) AS w
+  LEFT JOIN newznab_release_grabs AS g ON g.release_id = w.id
+ WHERE w.search_vector @@ to_tsquery('simple', %(tsquery)s)
+   AND w.groups @> %(groups)s::text[]
+ ORDER BY w.posted DESC, w.id DESC
+ LIMIT %(limit)s OFFSET %(offset)s;
+
+-- name: search_walk_in_categories
+SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.category, w.groups,
+       w.segments_present, w.segments_expected, coalesce(g.grabs, 0) AS grabs
+  FROM (SELECT id, name, poster, posted, size, files_seen, category, groups, segments_present,
+               segments_expected, search_vector
+          FROM catalog_release
+         WHERE posted >= %(since)s
+           AND category = ANY(%(categories)s::int[])
+         ORDER BY posted DESC, id DESC
+         LIMIT %(budget)s) AS w
+  LEFT JOIN newznab_release_grabs AS g ON g.release_id = w.id
+ WHERE w.search_vector @@ to_tsquery('simple', %(tsquery)s)
+   AND w.groups @> %(groups)s::text[]
+ ORDER BY w.posted DESC, w.id DESC
+ LIMIT %(limit)s OFFSET %(offset)s;
+
+-- name: search_matches
+-- Rare terms (or a page the walk could not fill): every match from the GIN
+-- index (a bitmap), then the page by date. MATERIALIZED keeps the planner
+-- from walking the posted index for a term it thinks common. The total is
+-- exact here and capped at %(total_cap)s. The index is asked only the
+-- uncommon terms (index_tsquery); the whole query is tested on each
+-- candidate's stored tsvector (the `|| ''` keeps it out of the index scan),
+-- and the categories too (`+ 0`: a bitmap of half the table would cost more
+-- than it saves).
+WITH hits AS MATERIALIZED (
+    SELECT id, posted
+      FROM catalog_release
+     WHERE search_vector @@ to_tsquery('simple', %(index_tsquery)s)
+       AND (search_vector || ''::tsvector) @@ to_tsquery('simple', %(tsquery)s)
+       AND posted >= %(since)s
+       AND (%(categories)s::int[] IS NULL OR category + 0 = ANY(%(categories)s::int[]))
+       AND groups @> %(groups)s::text[]
+), page AS (
+    SELECT id, posted FROM hits ORDER BY posted DESC, id DESC LIMIT %(limit)s OFFSET %(offset)s
+)
+SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.category, r.groups,
+       r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs,
+       (SELECT count(*) FROM (SELECT 1 FROM hits LIMIT %(total_cap)s) AS c) AS total
+  FROM page
+  JOIN catalog_release AS r ON r.id = page.id
+  LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id
+ ORDER BY page.posted DESC, page.id DESC;
+
+-- name: count_matches
+-- The total when a page came back empty from search_matches (past the end).
+SELECT count(*) AS total
+  FROM (SELECT 1
+          FROM catalog_release
+         WHERE search_vector @@ to_tsquery('simple', %(index_tsquery)s)
+           AND (search_vector || ''::tsvector) @@ to_tsquery('simple', %(tsquery)s)
+           AND posted >= %(since)s
+           AND (%(categories)s::int[] IS NULL OR category + 0 = ANY(%(categories)s::int[]))
+           AND groups @> %(groups)s::text[]
+         LIMIT %(total_cap)s) AS c;
+
+-- name: newest_releases
+-- No words: the newest releases (t=search without q, the RSS feed).
+SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.category, r.groups,
+       r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs
+  FROM catalog_release AS r
+  LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id
+ WHERE r.posted >= %(since)s
+   AND (%(categories)s::int[] IS NULL OR r.category = ANY(%(categories)s::int[]))
+   AND r.groups @> %(groups)s::text[]
+ ORDER BY r.posted DESC, r.id DESC
+ LIMIT %(limit)s OFFSET %(offset)s;
+
+-- name: count_newest
+SELECT count(*) AS total
+  FROM (SELECT 1
+          FROM catalog_release
+         WHERE posted >= %(since)s
+           AND (%(categories)s::int[] IS NULL OR category = ANY(%(categories)s::int[]))
+           AND groups @> %(groups)s::text[]
+         LIMIT %(total_cap)s) AS c;
+
+-- name: release_by_id
+SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected, r.category,
+       r.groups, r.segments_present, r.segments_expected, r.has_par2, r.has_nfo,
+       coalesce(g.grabs, 0) AS grabs
+  FROM catalog_release AS r
+  LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id
+ WHERE r.id = %(id)s;
+
+-- name: count_release_grab
+INSERT INTO newznab_release_grabs AS g (release_id, grabs)
+VALUES (%(release_id)s, 1)
+ON CONFLICT (release_id) DO UPDATE SET grabs = g.grabs + 1;
+
+-- name: search_term_stats
+-- How common each word of release names is: ANALYZE's most common elements
+-- of the tsvector column (the last three frequencies are their minimum,
+-- maximum and the null fraction), and the table's row estimate. A word not
+-- listed is rarer than the minimum. The posted dates' histogram (equal
+-- shares of the releases between bounds) gives the date after which a given
+-- share of the newest releases was posted.
+SELECT s.most_common_elems::text::text[] AS terms,
+       s.most_common_elem_freqs AS freqs,
+       h.histogram_bounds::text::timestamptz[] AS posted_bounds,
+       k.most_common_vals::text::int[] AS categories,
+       k.most_common_freqs AS category_shares,
+       greatest(c.reltuples, 0)::bigint AS releases
+  FROM pg_class AS c
+  LEFT JOIN pg_stats AS s
+    ON s.schemaname = current_schema() AND s.tablename = 'catalog_release'
+   AND s.attname = 'search_vector'
+  LEFT JOIN pg_stats AS h
+    ON h.schemaname = current_schema() AND h.tablename = 'catalog_release'
+   AND h.attname = 'posted'
+  LEFT JOIN pg_stats AS k
+    ON k.schemaname = current_schema() AND k.tablename = 'catalog_release'
+   AND k.attname = 'category'
+ WHERE c.oid = 'catalog_release'::regclass;

@@ -1,0 +1,81 @@
+"""The search's plans (walk, newest window, bitmap) give the same pages as a plain
+sort of every match, whatever the words' frequencies say."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import connection
+
+from newznab import selectors
+from newznab.selectors import Episode, SearchQuery, search
+
+pytestmark = pytest.mark.django_db
+
+WORDS = ["alpha", "beta", "gamma", "delta", "omega"]
+
+
+@pytest.fixture
+def releases() -> None:
+    # 2,000 releases, one a minute; "alpha" in half, "omega" in one in a hundred.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            INSERT INTO catalog_release (key, name, poster, posted, last_posted, size,
+                files_seen, segments_present, segments_expected, has_par2, has_nfo, category,
+                category_version, groups)
+            SELECT decode(md5(n::text), 'hex'),
+                   concat_ws('.', CASE WHEN n % 2 = 0 THEN 'Alpha' END,
+                             CASE WHEN n % 5 = 0 THEN 'Beta' END,
+                             CASE WHEN n % 100 = 7 THEN 'Omega' END,
+                             'Show', 'S0' || (1 + n % 3) || 'E0' || (1 + n % 9), '720p-GRP'),
+                   'p', now() - make_interval(mins => 2000 - n),
+                   now() - make_interval(mins => 2000 - n), n, 1, 1, 1, true, false,
+                   CASE WHEN n % 3 = 0 THEN 5040 ELSE 2040 END, 1, ARRAY['alt.binaries.x']
+              FROM generate_series(1, 2000) AS n
+            """
+        )
+        cursor.execute("ANALYZE catalog_release")
+
+
+def expected(query: SearchQuery) -> list[int]:
+    clauses = ["search_vector @@ to_tsquery('simple', %s)"]
+    params: list[Any] = [query.tsquery()]
+    if query.categories:
+        clauses.append("category = ANY(%s)")
+        params.append(list(query.categories))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id FROM catalog_release WHERE {' AND '.join(clauses)}"
+            " ORDER BY posted DESC, id DESC LIMIT %s OFFSET %s",
+            [*params, query.limit, query.offset],
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+QUERIES = [
+    SearchQuery(words="alpha", limit=50),
+    SearchQuery(words="alpha beta", limit=50, offset=20),
+    SearchQuery(words="omega", limit=10),
+    SearchQuery(words="omega alpha", limit=100),
+    SearchQuery(words="show", categories=[5040], limit=30, offset=40),
+    SearchQuery(words="show", episode=Episode(2, "5"), limit=20),
+    SearchQuery(words="alpha", episode=Episode(3), limit=40),
+    SearchQuery(words="nothing", limit=10),
+]
+
+
+@pytest.mark.parametrize("query", QUERIES, ids=[q.tsquery() for q in QUERIES])
+@pytest.mark.parametrize("walk_max_rows", [0, 30_000])
+def test_every_plan_gives_the_page_a_full_sort_gives(
+    releases: None, query: SearchQuery, walk_max_rows: int, monkeypatch: Any
+) -> None:
+    monkeypatch.setattr(selectors, "WALK_MAX_ROWS", walk_max_rows)
+    page = search(query)
+    assert [row.id for row in page.releases] == expected(query), page.plan
+
+
+def test_common_words_walk_and_rare_ones_use_the_index(releases: None) -> None:
+    assert search(SearchQuery(words="alpha", limit=20)).plan == "walk"
+    assert search(SearchQuery(words="omega", limit=20)).plan.startswith("bitmap")
