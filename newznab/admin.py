@@ -15,7 +15,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import path
 
-from indexer.admin_tools import confirm, confirm_then, confirmed
+from indexer.admin_tools import ConsoleModelAdmin, confirm, confirm_then, confirmed
 from indexer.errors import DomainError
 
 from . import services
@@ -35,7 +35,7 @@ def _today(column: str) -> Coalesce:
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
+class ApiKeyAdmin(ConsoleModelAdmin):
     list_display = (
         "name", "disabled", "rate_limit", "requests_today", "grabs_today", "created_at", "rotated_at",
     )  # fmt: skip
@@ -119,7 +119,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
         description="Rotate the keys (shown once; old keys stop working)", permissions=["change"]
     )
     def rotate_keys(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> HttpResponse | None:
-        if not confirmed(request):
+        if not confirmed(self, request):
             return confirm(
                 self,
                 request,

@@ -8,7 +8,7 @@ from newznab.sql import queries
 class Migration(migrations.Migration):
     dependencies = [
         ("newznab", "0001_initial"),
-        ("indexer", "0008_releases"),
+        ("indexer", "0011_releases"),
     ]
 
     operations = [

@@ -23,6 +23,7 @@ from django.utils import timezone
 from indexer.admin_tools import confirm_then
 from indexer.models import AuditEntry, CatalogFile, Group, Node
 from leases.models import GroupLane
+from newznab.models import ApiKey
 from seeding.models import SeedRange
 from tests.catalog.reports import report
 from tests.catalog.test_api import store
@@ -60,11 +61,14 @@ ACTIONS = [
     Act("leases.grouplane", "force_release", "change"),
     Act("indexer.catalogfile", "export_nzb", "view", done=200, changes=False),
     Act("indexer.catalogfile", "delete_files", "delete"),
+    Act("newznab.apikey", "rotate_keys", "change", done=200),  # the page showing the keys
+    Act("newznab.apikey", "disable_keys", "change"),
+    Act("newznab.apikey", "enable_keys", "change", target="disabled_key"),
     Act("auth.user", "delete_selected", "delete", confirm={"post": "yes"}),
     Act("auth.group", "delete_selected", "delete", confirm={"post": "yes"}),
 ]
 
-WATCHED = (Node, Group, SeedRange, GroupLane, CatalogFile)
+WATCHED = (Node, Group, SeedRange, GroupLane, CatalogFile, ApiKey)
 
 
 def world() -> dict[str, int]:
@@ -96,6 +100,8 @@ def world() -> dict[str, int]:
         "seeding.seedrange": leased.pk,
         "leases.grouplane": lane.pk,
         "indexer.catalogfile": CatalogFile.objects.get().pk,
+        "newznab.apikey": ApiKey.objects.create(name="world-key", key_hash="a" * 64).pk,
+        "disabled_key": ApiKey.objects.create(name="off-key", key_hash="b" * 64, disabled=True).pk,
         "auth.user": get_user_model().objects.create_user("bystander").pk,
         "auth.group": StaffGroup.objects.create(name="bystanders").pk,
     }

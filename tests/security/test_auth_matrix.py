@@ -105,6 +105,10 @@ MATRIX: dict[str, tuple[Call | None, dict[str, int]]] = {
         NODE_OR_STAFF_READ,
     ),
     "GET status": (Call("GET", lambda w: "/api/v1/status"), NODE_OR_STAFF_READ),
+    # newznab callers hold API keys, not node tokens or logins: caps needs none, and
+    # a search or feed without a key is the spec's error 100 in a 200 answer.
+    "GET newznab-api": (Call("GET", lambda w: "/api?t=caps"), PUBLIC),
+    "GET newznab-rss": (Call("GET", lambda w: "/rss"), PUBLIC),
     "POST range-lease": (Call("POST", lambda w: "/api/v1/ranges/lease"), NODE_CALL),
     "POST range-batch": (
         rng("batch", lambda w: {"epoch": w["range"]["epoch"], **BATCH}),
@@ -179,6 +183,10 @@ MATRIX: dict[str, tuple[Call | None, dict[str, int]]] = {
     "GET admin:indexer_catalogfile_nzb": (
         Call("GET", lambda w: f"/admin/indexer/catalogfile/{w['file']}/nzb/"),
         ADMIN_READ,
+    ),
+    "GET admin:newznab_apikey_issue": (
+        Call("GET", lambda w: "/admin/newznab/apikey/issue/"),
+        ADMIN_CHANGE,
     ),
     "GET admin:indexer_release_nzb": (
         Call("GET", lambda w: f"/admin/indexer/release/{w['release']}/nzb/"),

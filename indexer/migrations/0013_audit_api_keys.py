@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('indexer', '0009_release_triggers_without_sorts'),
+        ('indexer', '0012_release_triggers_without_sorts'),
     ]
 
     operations = [
