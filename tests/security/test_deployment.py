@@ -30,7 +30,9 @@ def readme_production_settings() -> dict[str, str]:
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    names = {"SECRET_KEY", "DEBUG", "DATABASE_URL", "ALLOWED_HOSTS"}
+    # The browser tests' conftest sets DJANGO_ALLOW_ASYNC_UNSAFE for Playwright;
+    # a deployment never has it (check --deploy refuses it: async.E001).
+    names = {"SECRET_KEY", "DEBUG", "DATABASE_URL", "ALLOWED_HOSTS", "DJANGO_ALLOW_ASYNC_UNSAFE"}
     keep = {k: v for k, v in os.environ.items() if k not in names and not k.startswith("SECURE_")}
     return subprocess.run(
         [sys.executable, "manage.py", *args],
