@@ -14,10 +14,18 @@ import environ
 from coordinator.local_secrets import local_secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = BASE_DIR / "var"
+# A checkout (manage.py beside the apps) keeps its data and .env at its root; an
+# installed coordinator (`pip install .`, `seed-coordinator`) never writes into
+# site-packages: it uses the current directory, or DATA_DIR.
+_CHECKOUT = (BASE_DIR / "manage.py").exists()
+_HOME = BASE_DIR if _CHECKOUT else Path.cwd()
 
 env = environ.Env()
-environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+environ.Env.read_env(_HOME / ".env", overwrite=False)
+# Where the coordinator keeps its data: the embedded database (pg/), the secret
+# key, the admin password, snapshots, collected static files, metrics files.
+DATA_DIR = env.path("DATA_DIR", default=_HOME / "var")
+VAR_DIR = Path(DATA_DIR)
 
 DEBUG = env.bool("DEBUG", default=False)
 # Unset, a random key is made on first start and kept in var/secret-key
@@ -134,6 +142,19 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+
+# --- Web server (`manage.py serve`, docs/deploy.md "Workers") ------------------
+# gunicorn's gthread workers: each of WEB_WORKERS processes serves WEB_THREADS
+# requests at once, so a snapshot or a relayed overview streaming for minutes
+# holds one thread, not a process. WEB_TIMEOUT only ends a worker whose main
+# loop hangs, never a long request; WEB_GRACEFUL_TIMEOUT is what a stream gets
+# to finish on a restart.
+BIND = env.str("BIND", default="127.0.0.1:8000")
+WEB_WORKERS = env.int("WEB_WORKERS", default=3)
+WEB_THREADS = env.int("WEB_THREADS", default=8)
+WEB_TIMEOUT = env.int("WEB_TIMEOUT", default=120)
+WEB_GRACEFUL_TIMEOUT = env.int("WEB_GRACEFUL_TIMEOUT", default=600)
+WEB_KEEPALIVE = env.int("WEB_KEEPALIVE", default=75)
 
 STATIC_URL = "static/"
 STATIC_ROOT = env.path("STATIC_ROOT", default=VAR_DIR / "static")
