@@ -38,7 +38,8 @@ def test_no_setting_carries_a_comment_after_its_value(unit: Path) -> None:
 
 
 @pytest.mark.skipif(
-    ANALYZE is None, reason="systemd-analyze is missing: apt-get install systemd (.ci/install-systemd)"
+    ANALYZE is None,
+    reason="systemd-analyze is missing: apt-get install systemd (.ci/install-systemd)",
 )
 @pytest.mark.parametrize("unit", UNITS, ids=lambda unit: unit.name)
 def test_systemd_analyze_verify_accepts(unit: Path, tmp_path: Path) -> None:
