@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.net import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 CONF = ROOT / "deploy" / "nginx" / "seed-coordinator.conf"
 NGINX = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin")
@@ -42,6 +44,10 @@ def test_nginx_accepts_the_example(tmp_path: Path) -> None:
     site = site.replace(
         "/etc/letsencrypt/live/seed.example.org/privkey.pem", str(tmp_path / "key.pem")
     )
+    # nginx -t binds the ports: unprivileged ones, so the test runs as any user.
+    plain, tls = free_port(), free_port()
+    site = re.sub(r"listen (\[::\]:)?80\b", lambda m: f"listen {m.group(1) or ''}{plain}", site)
+    site = re.sub(r"listen (\[::\]:)?443\b", lambda m: f"listen {m.group(1) or ''}{tls}", site)
     (tmp_path / "site.conf").write_text(site)
     (tmp_path / "nginx.conf").write_text(
         f"pid {tmp_path}/nginx.pid;\nerror_log stderr;\nevents {{}}\n"
