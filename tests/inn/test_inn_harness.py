@@ -168,3 +168,47 @@ def test_a_missing_install_names_the_install_script(monkeypatch) -> None:
     monkeypatch.setattr(inn2, "INN_BIN", Path("/nonexistent/news/bin"))
     with pytest.raises(inn2.InnNotInstalled, match=r"\.ci/install-inn2"):
         InnServer()
+
+
+NOT_ROOT_PROBE = """
+import os, sys
+from tests.support.inn2 import InnServer, NntpClient
+with InnServer() as server:
+    server.create_group("alt.test.not.root")
+    with NntpClient(server.host, server.port) as reader:
+        reader.mode_reader()
+        print(reader.group("alt.test.not.root").name, os.geteuid())
+"""
+
+
+def test_the_harness_runs_inn_for_a_user_that_is_neither_root_nor_news(tmp_path: Path) -> None:
+    """`make test` as an ordinary user: INN runs as that user (runasuser in its inn.conf).
+
+    As root, the probe runs as `nobody` with the system's Python (root's interpreter
+    may sit in an unreadable home); as anyone else, in this process.
+    """
+    import os
+    import shutil
+    import subprocess
+
+    inn2.check_installed()
+    if os.geteuid() != 0:
+        with InnServer() as server:
+            server.create_group("alt.test.not.root")
+            with NntpClient(server.host, server.port) as reader:
+                reader.mode_reader()
+                assert reader.group("alt.test.not.root").name == "alt.test.not.root"
+        return
+    runuser, python = shutil.which("runuser"), shutil.which("python3", path="/usr/bin")
+    if runuser is None or python is None:
+        pytest.skip("runuser or /usr/bin/python3 is missing: cannot switch to nobody")
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [runuser, "-u", "nobody", "--", python, "-c", NOT_ROOT_PROBE],
+        cwd=root, capture_output=True, text=True, timeout=120,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1",
+             "HOME": str(tmp_path), "TMPDIR": "/tmp"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    group, uid = done.stdout.split()
+    assert group == "alt.test.not.root" and int(uid) not in (0, inn2.pwd.getpwnam("news").pw_uid)

@@ -6,7 +6,9 @@ standalone `nnrpd` for readers on another, and injects generated articles over a
 streaming (TAKETHIS) feed so thousands post in seconds. `NntpClient` is a deliberately
 small NNTP reader used to check what the server serves, including COMPRESS DEFLATE.
 
-Needs Debian's `inn2` package: run `.ci/install-inn2` as root.
+Needs Debian's `inn2` package: run `.ci/install-inn2` as root. The tests then run
+as any user: root drops INN to `news`; anyone else runs INN as themselves in a
+user namespace where they are `news` (innd accepts no other user).
 """
 
 from __future__ import annotations
@@ -245,10 +247,14 @@ class InnServer:
         self.root: Path | None = None
         self._innd: subprocess.Popen[bytes] | None = None
         self._nnrpd: subprocess.Popen[bytes] | None = None
+        # innd refuses to run as anyone but news (it checks before reading inn.conf,
+        # so runasuser cannot change that). Root drops to news; any other user runs
+        # INN as themselves in a user namespace that maps them to news (`unshare`,
+        # no privilege needed): `make test` works for a non-root user.
         self._news = pwd.getpwnam("news")
+        self._namespace: list[str] = []
         if os.geteuid() not in (0, self._news.pw_uid):
-            # INN's programs expect to run as news, and only root can switch to it.
-            raise InnError("InnServer must run as root (CI does) or as user news")
+            self._namespace = user_namespace_as(self._news)
 
     @property
     def url(self) -> str:
@@ -324,8 +330,10 @@ class InnServer:
         (root / "log" / "OLD").mkdir()
         # Start from the packaged configuration (control.ctl, expire.ctl, ...) and
         # replace what decides behaviour here.
+        # A user other than root or news cannot read the files holding secrets
+        # (incoming.conf, passwd.nntp, inn-secrets.conf): they are written below or unused.
         for source in SYSTEM_ETC.iterdir():
-            if source.is_file():
+            if source.is_file() and os.access(source, os.R_OK):
                 shutil.copy(source, dirs["pathetc"] / source.name)
         settings = {
             **{key: str(path) for key, path in dirs.items()},
@@ -391,7 +399,8 @@ class InnServer:
         shutil.copy(EXAMPLES / "newsgroups", db / "newsgroups")
         for name in ("active.times", "history"):
             (db / name).touch()
-        _chown_tree(root, self._news.pw_uid, self._news.pw_gid)
+        if os.geteuid() == 0:
+            _chown_tree(root, self._news.pw_uid, self._news.pw_gid)
         self._run_as_news([str(INN_BIN / "makedbz"), "-i", "-o", "-s", "100000"], cwd=db)
 
     def _env(self) -> dict[str, str]:
@@ -403,8 +412,8 @@ class InnServer:
         }
 
     def _as_news(self) -> dict[str, Any]:
-        """Popen arguments that drop root to news (nothing to do when already news)."""
-        if os.geteuid() == self._news.pw_uid:
+        """Popen arguments that drop root to news (nothing to do for anyone else)."""
+        if os.geteuid() != 0:
             return {}
         return {"user": self._news.pw_uid, "group": self._news.pw_gid, "extra_groups": []}
 
@@ -417,7 +426,7 @@ class InnServer:
         check: bool = True,
     ) -> subprocess.CompletedProcess[str]:
         result = subprocess.run(
-            argv,
+            [*self._namespace, *argv],
             cwd=cwd or self.root,
             env=self._env(),
             **self._as_news(),
@@ -437,7 +446,7 @@ class InnServer:
         log = open(self.root / "log" / log_name, "ab")  # the child keeps its own copy
         try:
             return subprocess.Popen(
-                argv,
+                [*self._namespace, *argv],
                 cwd=self.root,
                 env=self._env(),
                 **self._as_news(),
@@ -582,6 +591,23 @@ def _merge_conf(text: str, settings: dict[str, str]) -> str:
             out.append(line)
     out.extend(f"{key}: {value}" for key, value in remaining.items())
     return "\n".join(out) + "\n"
+
+
+def user_namespace_as(user: pwd.struct_passwd) -> list[str]:
+    """The command prefix that runs a program as `user` inside a new user namespace."""
+    unshare = shutil.which("unshare", path="/usr/bin:/bin")
+    if unshare is None:
+        raise InnError(
+            "INN runs as news: as a user other than root, unshare (util-linux) is needed"
+        )
+    prefix = [unshare, "--user", f"--map-user={user.pw_uid}", f"--map-group={user.pw_gid}", "--"]
+    probe = subprocess.run([*prefix, "true"], capture_output=True, text=True, timeout=10)
+    if probe.returncode != 0:
+        raise InnError(
+            "INN runs as news: as a user other than root the harness maps you to news in a "
+            f"user namespace, which this kernel refuses ({probe.stderr.strip()}); run as root"
+        )
+    return prefix
 
 
 def _chown_tree(root: Path, uid: int, gid: int) -> None:

@@ -37,13 +37,19 @@ class Command(BaseCommand):
     help = "Migrate, make sure an admin login exists, and serve the coordinator with gunicorn."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--bind", default=os.environ.get("BIND", "127.0.0.1:8000"))
-        parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_WORKERS", "3")))
+        parser.add_argument("--bind", default=settings.BIND)
+        parser.add_argument("--workers", type=int, default=settings.WEB_WORKERS)
+        parser.add_argument("--threads", type=int, default=settings.WEB_THREADS)
         parser.add_argument(
-            "--timeout", type=int, default=120, help="gunicorn worker timeout, seconds"
+            "--timeout",
+            type=int,
+            default=settings.WEB_TIMEOUT,
+            help="seconds before a worker whose main loop hangs is restarted (not a request limit)",
         )
 
-    def handle(self, *args: Any, bind: str, workers: int, timeout: int, **options: Any) -> None:
+    def handle(
+        self, *args: Any, bind: str, workers: int, threads: int, timeout: int, **options: Any
+    ) -> None:
         call_command("migrate", interactive=False, verbosity=1)
         call_command("collectstatic", interactive=False, verbosity=0)
         call_command("ensure_admin")
@@ -62,21 +68,37 @@ class Command(BaseCommand):
         )
         self.stdout.flush()
         os.execv(  # noqa: S606 (replaces this process with gunicorn)
-            gunicorn,
-            [
-                gunicorn,
-                "coordinator.wsgi",
-                "--bind",
-                bind,
-                "--workers",
-                str(workers),
-                "--timeout",
-                str(timeout),
-                "--access-logfile",
-                "-",
-                # The path without its query string: a newznab key travels as
-                # ?apikey= and must never reach a log.
-                "--access-logformat",
-                ACCESS_LOG_FORMAT,
-            ],
+            gunicorn, gunicorn_arguments(gunicorn, bind, workers, threads, timeout)
         )
+
+
+def gunicorn_arguments(
+    gunicorn: str, bind: str, workers: int, threads: int, timeout: int
+) -> list[str]:
+    """gthread workers: a long stream (a snapshot of up to 8 GiB, a relayed overview)
+    holds a thread while the worker's main loop keeps telling the arbiter it is
+    alive, so `timeout` never cuts a slow transfer (sync workers were killed)."""
+    return [
+        gunicorn,
+        "coordinator.wsgi",
+        "--bind",
+        bind,
+        "--worker-class",
+        "gthread",
+        "--workers",
+        str(workers),
+        "--threads",
+        str(threads),
+        "--timeout",
+        str(timeout),
+        "--graceful-timeout",
+        str(settings.WEB_GRACEFUL_TIMEOUT),
+        "--keep-alive",
+        str(settings.WEB_KEEPALIVE),
+        "--access-logfile",
+        "-",
+        # The path without its query string: a newznab key travels as
+        # ?apikey= and must never reach a log.
+        "--access-logformat",
+        ACCESS_LOG_FORMAT,
+    ]

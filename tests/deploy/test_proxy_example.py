@@ -1,0 +1,60 @@
+"""The nginx example (deploy/nginx/) is valid nginx and sets what the settings rely on."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.support.net import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+CONF = ROOT / "deploy" / "nginx" / "seed-coordinator.conf"
+NGINX = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin")
+
+
+def test_the_proxy_always_sets_the_header_secure_proxy_ssl_header_names() -> None:
+    text = CONF.read_text()
+    assert "proxy_set_header X-Forwarded-Proto $scheme;" in text
+    example = (ROOT / ".env.example").read_text()
+    assert "SECURE_PROXY_SSL_HEADER=HTTP_X_FORWARDED_PROTO" in example
+    # Long streams pass unbuffered and uncut; /metrics stays off the public side.
+    for directive in ("client_max_body_size 0;", "proxy_request_buffering off;"):
+        assert directive in text
+    timeout = re.search(r"proxy_read_timeout (\d+)s;", text)
+    assert timeout is not None and int(timeout.group(1)) >= 3600
+    assert "location = /metrics { return 404; }" in text
+
+
+@pytest.mark.skipif(NGINX is None, reason="nginx is missing: run .ci/install-nginx as root")
+def test_nginx_accepts_the_example(tmp_path: Path) -> None:
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-subj", "/CN=seed.example.org", "-keyout", tmp_path / "key.pem",
+         "-out", tmp_path / "cert.pem"],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    site = CONF.read_text()
+    site = site.replace(
+        "/etc/letsencrypt/live/seed.example.org/fullchain.pem", str(tmp_path / "cert.pem")
+    )
+    site = site.replace(
+        "/etc/letsencrypt/live/seed.example.org/privkey.pem", str(tmp_path / "key.pem")
+    )
+    # nginx -t binds the ports: unprivileged ones, so the test runs as any user.
+    plain, tls = free_port(), free_port()
+    site = re.sub(r"listen (\[::\]:)?80\b", lambda m: f"listen {m.group(1) or ''}{plain}", site)
+    site = re.sub(r"listen (\[::\]:)?443\b", lambda m: f"listen {m.group(1) or ''}{tls}", site)
+    (tmp_path / "site.conf").write_text(site)
+    (tmp_path / "nginx.conf").write_text(
+        f"pid {tmp_path}/nginx.pid;\nerror_log stderr;\nevents {{}}\n"
+        f"http {{\n  access_log off;\n  include {tmp_path}/site.conf;\n}}\n"
+    )
+    done = subprocess.run(
+        [NGINX, "-t", "-q", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
