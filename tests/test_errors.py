@@ -29,6 +29,8 @@ from indexer.errors import (
 )
 from indexer.models import Node
 from indexer.newsserver import close_news_pool
+from newznab.api import error_response as newznab_error_response
+from newznab.errors import NewznabError, RateLimited
 from tests.conftest import NodeClient
 from tests.factories import GroupFactory, SeedRangeFactory
 
@@ -140,12 +142,21 @@ def all_subclasses(cls: type) -> list[type]:
 
 def test_every_domain_error_the_apps_define_maps_to_a_status() -> None:
     # Django has imported every app; subclasses such as UnknownGroups answer as their base.
-    subclasses = all_subclasses(DomainError)
+    # newznab's errors answer in the spec's own form at its edge (the next test).
+    subclasses = [c for c in all_subclasses(DomainError) if not issubclass(c, NewznabError)]
     assert {"NewsServerNotConfigured", "UnknownGroups"} <= {cls.__name__ for cls in subclasses}
     for cls in subclasses:
         response = exception_handler(cls("A sentence."), {})
         assert response is not None, cls
         assert response.status_code in {status for status, _code in DOMAIN_ERRORS.values()}
+
+
+def test_every_newznab_error_answers_as_the_spec_error_with_its_code() -> None:
+    for cls in [NewznabError, *all_subclasses(NewznabError)]:
+        error = cls("A sentence.", 30) if cls is RateLimited else cls("A sentence.")
+        response = newznab_error_response(error, as_json=False)
+        assert response.status_code == (429 if cls is RateLimited else 200), cls
+        assert f'code="{cls.code}"'.encode() in response.content, cls
 
 
 def test_an_unmapped_domain_error_is_a_logged_500_not_a_guess() -> None:

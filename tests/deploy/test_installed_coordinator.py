@@ -13,12 +13,19 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("coordinator", "indexer", "seeding", "leases", "console", "usenet", "seed_node")
+# What the distribution is made of: the packages pyproject.toml's find includes.
+PACKAGES = tuple(
+    pattern.rstrip("*")
+    for pattern in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "packages"
+    ]["find"]["include"]
+)
 
 
 def clean_environment() -> dict[str, str]:

@@ -80,6 +80,7 @@ SNAPSHOT = gzip.compress(b"{}")
 MATRIX: dict[str, tuple[Call | None, dict[str, int]]] = {
     "GET schema": (Call("GET", lambda w: "/api/v1/schema/"), PUBLIC),
     "GET api-docs": (Call("GET", lambda w: "/api/v1/docs/"), PUBLIC),
+    "GET api-docs-swagger": (Call("GET", lambda w: "/api/v1/docs/swagger/"), PUBLIC),
     "GET metrics": (
         Call("GET", lambda w: "/metrics"),
         # A bearer token that is not METRICS_TOKEN is refused as such (401).
