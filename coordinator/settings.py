@@ -14,10 +14,12 @@ import environ
 from coordinator.local_secrets import local_secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = BASE_DIR / "var"
 
 env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+# The coordinator's own files (secret key, admin password, metrics, snapshots
+# unless SNAPSHOT_DIR says otherwise); one per host.
+VAR_DIR = Path(env.path("DATA_DIR", default=BASE_DIR / "var"))
 
 DEBUG = env.bool("DEBUG", default=False)
 # Unset, a random key is made on first start and kept in var/secret-key
