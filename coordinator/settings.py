@@ -204,6 +204,10 @@ NEWS_SERVER_URL = env.str("NEWS_SERVER_URL", default="")
 NEWS_COMPRESSION = env.bool("NEWS_COMPRESSION", default=True)
 # Seconds a caller waits for a pooled news-server connection before giving up.
 NEWS_POOL_WAIT_SECONDS = env.float("NEWS_POOL_WAIT_SECONDS", default=30.0)
+# News-server connections open at once across every worker of every coordinator
+# host (the account's cap), held as PostgreSQL advisory-lock slots
+# (docs/several-hosts.md). 0: the `connections` of NEWS_SERVER_URL.
+NNTP_MAX_CONNECTIONS = env.int("NNTP_MAX_CONNECTIONS", default=0)
 # Articles per planned range: one node works through a range in one lease.
 PLAN_RANGE_SIZE = env.int("PLAN_RANGE_SIZE", default=50_000)
 
