@@ -173,6 +173,45 @@ class Coordinator:
         """GET whose body the caller reads (and closes) itself."""
         return self._call("GET", _with_query(path, query))
 
+    def open_redirect(self, response: http.client.HTTPResponse) -> http.client.HTTPResponse:
+        """Follow a 307 to a presigned URL (object storage), without the token.
+
+        A presigned URL carries its own signature; the bearer token must never
+        reach the object store. Any other answer is returned as it is.
+        """
+        if response.status not in (302, 303, 307):
+            return response
+        location = response.getheader("Location") or ""
+        response.read(_BODY_LIMIT)
+        response.close()
+        parts = urlsplit(location)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise Rejected(response.status, "redirect", f"not a download URL: {location[:200]!r}")
+        connection: http.client.HTTPConnection
+        if parts.scheme == "https":
+            connection = http.client.HTTPSConnection(
+                parts.hostname,
+                parts.port,
+                timeout=self.timeout,
+                context=ssl.create_default_context(),
+            )
+        else:
+            connection = http.client.HTTPConnection(
+                parts.hostname, parts.port, timeout=self.timeout
+            )
+        target = parts.path + (f"?{parts.query}" if parts.query else "")
+        try:
+            connection.request("GET", target, headers={"User-Agent": "seed-node/1"})
+            download = connection.getresponse()
+        except BaseException:
+            connection.close()
+            raise
+        if download.status >= 400:
+            download.read(_BODY_LIMIT)
+            download.close()
+            raise NotFound(download.status, "object_store", "the snapshot download failed")
+        return download
+
     def put_file(
         self, path: str, file_path: Path, content_type: str, query: Mapping[str, Any] | None = None
     ) -> None:
