@@ -137,6 +137,9 @@ def test_a_get_redirects_to_a_presigned_url_the_agent_follows_without_its_token(
     location = raw.getheader("Location")
     raw.close()
     assert location.startswith(bucket.meta.client.meta.endpoint_url)
+    # The URL is of the object the row names now: the latest upload.
+    row = GroupLane.objects.get(group=group, lane="history")
+    assert f"/{BUCKET}/{row.snapshot_key}?" in location
     assert "Signature=" in location or "X-Amz-Signature=" in location
     # The bytes come from the store: what the agent restores is the uploaded window.
     restored = worker.download_window(path, epoch, RuleSet.default())
