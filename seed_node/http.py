@@ -53,6 +53,10 @@ class NotFound(CoordinatorError):
     """404: unknown range or group (or no snapshot)."""
 
 
+class StaleLink(NotFound):
+    """404 from object storage: the snapshot was replaced after its URL was signed."""
+
+
 class Rejected(CoordinatorError):
     """400, 413 or another client error: our request was wrong, which is a bug."""
 
@@ -209,8 +213,25 @@ class Coordinator:
         if download.status >= 400:
             download.read(_BODY_LIMIT)
             download.close()
-            raise NotFound(download.status, "object_store", "the snapshot download failed")
+            kind = StaleLink if download.status == 404 else NotFound
+            raise kind(download.status, "object_store", "the snapshot download failed")
         return download
+
+    def open_followed(
+        self, path: str, query: Mapping[str, Any] | None = None, attempts: int = 5
+    ) -> tuple[http.client.HTTPMessage, http.client.HTTPResponse]:
+        """GET that follows a redirect to object storage: the coordinator's headers
+        and the stream. A URL whose object was replaced after it was signed is
+        asked for again (the coordinator then names the newer object)."""
+        for attempt in range(1, attempts + 1):
+            response = self.open_stream(path, query)
+            headers = response.msg
+            try:
+                return headers, self.open_redirect(response)
+            except StaleLink:
+                if attempt == attempts:
+                    raise
+        raise AssertionError("unreachable")
 
     def put_file(
         self, path: str, file_path: Path, content_type: str, query: Mapping[str, Any] | None = None
