@@ -23,7 +23,8 @@ _HOME = BASE_DIR if _CHECKOUT else Path.cwd()
 env = environ.Env()
 environ.Env.read_env(_HOME / ".env", overwrite=False)
 # Where the coordinator keeps its data: the embedded database (pg/), the secret
-# key, the admin password, snapshots, collected static files, metrics files.
+# key, the admin password, snapshots, collected static files, metrics files;
+# one per host (docs/several-hosts.md).
 DATA_DIR = env.path("DATA_DIR", default=_HOME / "var")
 VAR_DIR = Path(DATA_DIR)
 
@@ -210,6 +211,34 @@ LEASE_CAPTURE_ONLY = env.bool("LEASE_CAPTURE_ONLY", default=False)
 # Where lane snapshots (serialized windows) are kept, and their size limit (413 beyond).
 SNAPSHOT_DIR = env.path("SNAPSHOT_DIR", default=VAR_DIR / "snapshots")
 SNAPSHOT_MAX_BYTES = env.int("SNAPSHOT_MAX_BYTES", default=8 * 2**30)
+# Where snapshots live (docs/several-hosts.md, "Snapshot storage"): "filesystem"
+# (SNAPSHOT_DIR, a shared volume with several hosts) or "s3": any S3-compatible
+# object store through django-storages (pip install '.[s3]'); nodes then fetch
+# snapshots from presigned URLs valid for SNAPSHOT_URL_SECONDS.
+SNAPSHOT_STORAGE = env.str("SNAPSHOT_STORAGE", default="filesystem")
+SNAPSHOT_URL_SECONDS = env.int("SNAPSHOT_URL_SECONDS", default=600)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "snapshots": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": str(SNAPSHOT_DIR)},
+    },
+}
+if SNAPSHOT_STORAGE == "s3":
+    STORAGES["snapshots"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": env.str("SNAPSHOT_S3_BUCKET"),
+            "endpoint_url": env.str("SNAPSHOT_S3_ENDPOINT_URL", default="") or None,
+            "region_name": env.str("SNAPSHOT_S3_REGION", default="") or None,
+            "access_key": env.str("SNAPSHOT_S3_ACCESS_KEY_ID", default="") or None,
+            "secret_key": env.str("SNAPSHOT_S3_SECRET_ACCESS_KEY", default="") or None,
+            "querystring_auth": True,
+            "file_overwrite": True,
+            "default_acl": None,
+        },
+    }
 # Live leases one node may hold at once: range leases (alone or through a
 # lane) and held lanes; beyond, a lease call answers 429 too_many_leases (0: no cap).
 LEASE_MAX_PER_NODE = env.int("LEASE_MAX_PER_NODE", default=64)
@@ -233,6 +262,10 @@ NEWS_SERVER_URL = env.str("NEWS_SERVER_URL", default="")
 NEWS_COMPRESSION = env.bool("NEWS_COMPRESSION", default=True)
 # Seconds a caller waits for a pooled news-server connection before giving up.
 NEWS_POOL_WAIT_SECONDS = env.float("NEWS_POOL_WAIT_SECONDS", default=30.0)
+# News-server connections open at once across every worker of every coordinator
+# host (the account's cap), held as PostgreSQL advisory-lock slots
+# (docs/several-hosts.md). 0: the `connections` of NEWS_SERVER_URL.
+NNTP_MAX_CONNECTIONS = env.int("NNTP_MAX_CONNECTIONS", default=0)
 # Articles per planned range: one node works through a range in one lease.
 PLAN_RANGE_SIZE = env.int("PLAN_RANGE_SIZE", default=50_000)
 

@@ -70,6 +70,16 @@ def check_leasing_settings(app_configs: Any, **kwargs: Any) -> list[Error]:
         )
     if settings.SNAPSHOT_MAX_BYTES < 1:
         errors.append(Error("SNAPSHOT_MAX_BYTES must be at least 1.", id="indexer.E011"))
+    if settings.SNAPSHOT_STORAGE not in ("filesystem", "s3"):
+        errors.append(
+            Error(
+                f"SNAPSHOT_STORAGE is {settings.SNAPSHOT_STORAGE!r}.",
+                hint="Use filesystem (SNAPSHOT_DIR) or s3 (docs/several-hosts.md).",
+                id="indexer.E012",
+            )
+        )
+    if settings.SNAPSHOT_URL_SECONDS < 1:
+        errors.append(Error("SNAPSHOT_URL_SECONDS must be at least 1.", id="indexer.E013"))
     return errors
 
 
@@ -91,4 +101,12 @@ def check_news_server(app_configs: Any, **kwargs: Any) -> list[Error]:
             )
     if settings.PLAN_RANGE_SIZE < 1:
         errors.append(Error("PLAN_RANGE_SIZE must be at least 1.", id="indexer.E021"))
+    if settings.NNTP_MAX_CONNECTIONS < 0:
+        errors.append(
+            Error(
+                "NNTP_MAX_CONNECTIONS cannot be negative "
+                "(0 means the connections of NEWS_SERVER_URL).",
+                id="indexer.E022",
+            )
+        )
     return errors

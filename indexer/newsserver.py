@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from django.conf import settings
 
+from indexer.connection_slots import DatabaseSlots
 from indexer.errors import Unavailable
 from usenet.nntp import NewsServerConfig, NNTPPool
 
@@ -24,6 +25,7 @@ class NewsServerNotConfigured(Unavailable):
 _lock = threading.Lock()
 _pool: NNTPPool | None = None
 _pool_url: str | None = None
+_slots: DatabaseSlots | None = None
 
 
 def news_server_config(url: str | None = None) -> NewsServerConfig:
@@ -57,17 +59,35 @@ def news_pool() -> NNTPPool:
             return _pool
         old, _pool = _pool, None
         config = news_server_config(url)
-        _pool = NNTPPool(config, acquire_timeout=settings.NEWS_POOL_WAIT_SECONDS)
+        _pool = NNTPPool(
+            config,
+            acquire_timeout=settings.NEWS_POOL_WAIT_SECONDS,
+            gate=_connection_slots(settings.NNTP_MAX_CONNECTIONS or config.connections),
+        )
         _pool_url = key
     if old is not None:
         old.close()
     return _pool
 
 
+def _connection_slots(cap: int) -> DatabaseSlots:
+    """The process's slots under the global cap (made again when the cap changes)."""
+    global _slots
+    if _slots is None or _slots.cap != cap:
+        if _slots is not None:
+            _slots.close()
+        _slots = DatabaseSlots(cap)
+    return _slots
+
+
 def close_news_pool() -> None:
-    """Close the pool's idle connections and forget it (tests, shutdown)."""
-    global _pool, _pool_url
+    """Close the pool's idle connections and forget it, and end the session holding
+    this process's connection slots (tests, shutdown)."""
+    global _pool, _pool_url, _slots
     with _lock:
         old, _pool, _pool_url = _pool, None, None
+        slots, _slots = _slots, None
     if old is not None:
         old.close()
+    if slots is not None:
+        slots.close()

@@ -137,13 +137,27 @@ class LaneSnapshotView(APIView):
             (200, "application/gzip"): OpenApiResponse(
                 bytes, description="The snapshot; X-Snapshot-Next names its article."
             ),
+            307: OpenApiResponse(
+                description="With object storage: Location is a presigned URL of the "
+                "snapshot (fetch it without the token); X-Snapshot-Next names its article."
+            ),
             **LANE_ERRORS,
         },
         summary="Fetch the lane's window snapshot",
     )
-    def get(self, request: Request, group_id: int, lane: str) -> FileResponse:
+    def get(self, request: Request, group_id: int, lane: str) -> FileResponse | Response:
         query = validated_query(SnapshotQueryIn, request)
         snapshot = services.open_snapshot(node_id(request), group_id, lane, query["epoch"])
+        if isinstance(snapshot, services.SnapshotLink):
+            # Object storage: the bytes come from there, not through the coordinator.
+            return Response(
+                status=307,
+                headers={
+                    "Location": snapshot.url,
+                    "X-Snapshot-Next": str(snapshot.next),
+                    "X-Snapshot-Size": str(snapshot.size),
+                },
+            )
         response = FileResponse(snapshot.file, content_type="application/gzip")
         response.block_size = CHUNK_BYTES
         response["Content-Length"] = str(snapshot.size)

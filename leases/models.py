@@ -57,6 +57,9 @@ class GroupLane(models.Model):
     snapshot_next = models.BigIntegerField(null=True, blank=True)
     snapshot_size = models.BigIntegerField(null=True, blank=True)
     snapshot_at = models.DateTimeField(null=True, blank=True)
+    # With object storage (SNAPSHOT_STORAGE=s3): the snapshot's object, a key of
+    # its own per upload, switched in the commit that records it.
+    snapshot_key = models.CharField(max_length=255, blank=True, default="", db_default="")
     # The range in work's counters when the snapshot was taken at its `next`:
     # a takeover that moves that range back to the snapshot puts them back.
     snapshot_range = range_reference()

@@ -26,7 +26,7 @@ from indexer.services import record_audit
 from indexer.space import leasing_paused, room
 from seeding.services import Offer, admit_lease
 
-from . import snapshots
+from . import snapshot_objects, snapshots
 from .lanes import LANES, lane_bounds
 from .models import Lane
 from .sql import queries
@@ -72,6 +72,15 @@ class LaneRange:
 @dataclass
 class SnapshotFile:
     file: IO[bytes]
+    next: int
+    size: int
+
+
+@dataclass(frozen=True)
+class SnapshotLink:
+    """A snapshot in object storage: a presigned URL to fetch it from."""
+
+    url: str
     next: int
     size: int
 
@@ -286,13 +295,17 @@ def release_node_lanes(node_ids: Sequence[int], **_signal: Any) -> dict[str, int
 
 
 def _locked_lane(node_id: int, group_id: int, lane: str, epoch: int) -> int:
+    return int(_locked_lane_row(node_id, group_id, lane, epoch).id)
+
+
+def _locked_lane_row(node_id: int, group_id: int, lane: str, epoch: int) -> Any:
     row = queries.fetchone(
         "lock_lane_snapshot",
         {"group_id": group_id, "lane": lane, "node_id": node_id, "epoch": epoch},
     )
     if row is None:
         raise _lane_lost(node_id, group_id, lane, epoch)
-    return int(row.id)
+    return row
 
 
 def store_snapshot(
@@ -321,13 +334,16 @@ def store_snapshot(
         raise Invalid(snapshots.EMPTY_SNAPSHOT)
     with transaction.atomic():
         _locked_lane(node_id, group_id, lane, epoch)
+    if snapshot_objects.in_object_storage():
+        return _store_snapshot_object(node_id, group_id, lane, epoch, next_article, chunks, length)
     final = snapshots.snapshot_path(group_id, lane)
     part, size = snapshots.write_part(final, chunks, length, limit)
     try:
         with snapshots.installing(final), transaction.atomic():
             lane_id = _locked_lane(node_id, group_id, lane, epoch)
             queries.execute(
-                "record_snapshot", {"lane_id": lane_id, "next": next_article, "size": size}
+                "record_snapshot",
+                {"lane_id": lane_id, "next": next_article, "size": size, "key": ""},
             )
             transaction.on_commit(lambda: snapshots.install(part, final))
     except BaseException:
@@ -336,10 +352,44 @@ def store_snapshot(
     return size
 
 
-def open_snapshot(node_id: int, group_id: int, lane: str, epoch: int) -> SnapshotFile:
-    """The lane's snapshot, opened for streaming (the caller closes it)."""
+def _store_snapshot_object(
+    node_id: int,
+    group_id: int,
+    lane: str,
+    epoch: int,
+    next_article: int,
+    chunks: Iterable[bytes],
+    length: int | None,
+) -> int:
+    """The upload to an object of its own; the row switches to it in the commit that
+    records it (fenced by the epoch), and the object it replaces goes after the commit."""
+    key = snapshot_objects.new_key(group_id, lane)
+    size = snapshot_objects.save_object(key, chunks, length, settings.SNAPSHOT_MAX_BYTES)
+    try:
+        with transaction.atomic():
+            row = _locked_lane_row(node_id, group_id, lane, epoch)
+            queries.execute(
+                "record_snapshot",
+                {"lane_id": row.id, "next": next_article, "size": size, "key": key},
+            )
+            replaced = row.snapshot_key
+            if replaced:
+                transaction.on_commit(lambda: snapshot_objects.delete_object(replaced))
+    except BaseException:
+        snapshot_objects.delete_object(key)
+        raise
+    return size
+
+
+def open_snapshot(
+    node_id: int, group_id: int, lane: str, epoch: int
+) -> SnapshotFile | SnapshotLink:
+    """The lane's snapshot, opened for streaming (the caller closes it), or with
+    object storage a presigned URL of the object the row names."""
     checked_lane(lane)
     checked_group_id(group_id)
+    if snapshot_objects.in_object_storage():
+        return _snapshot_link(node_id, group_id, lane, epoch)
     final = snapshots.snapshot_path(group_id, lane)
     with snapshots.installing(final, shared=True), transaction.atomic():
         row = queries.fetchone(
@@ -360,6 +410,19 @@ def open_snapshot(node_id: int, group_id: int, lane: str, epoch: int) -> Snapsho
                 f"The snapshot of the {lane} lane of group {group_id} is missing on disk."
             )
     return SnapshotFile(handle, snap_next, os.fstat(handle.fileno()).st_size)
+
+
+def _snapshot_link(node_id: int, group_id: int, lane: str, epoch: int) -> SnapshotLink:
+    row = queries.fetchone(
+        "read_lane_snapshot",
+        {"group_id": group_id, "lane": lane, "node_id": node_id, "epoch": epoch},
+    )
+    if row is None:
+        raise _lane_lost(node_id, group_id, lane, epoch)
+    if row.snapshot_next is None or not row.snapshot_key:
+        raise NotFound(f"The {lane} lane of group {group_id} has no snapshot yet.")
+    url = snapshot_objects.download_url(row.snapshot_key)
+    return SnapshotLink(url, row.snapshot_next, row.snapshot_size)
 
 
 def _open_first(*paths: Any) -> IO[bytes] | None:

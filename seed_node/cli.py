@@ -81,7 +81,12 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_work_options(parser: argparse.ArgumentParser) -> None:
     """Where the work comes from, how it is read and by how many workers."""
     add = parser.add_argument
-    add("--coordinator", default=_env("COORDINATOR"), help="coordinator base URL")
+    add(
+        "--coordinator",
+        action="append",
+        help="coordinator base URL; repeat it or separate URLs with commas for several "
+        "hosts (calls fail over to the next on connection errors and 502/503/504)",
+    )
     add(
         "--token-file",
         default=_env("TOKEN_FILE"),
@@ -213,7 +218,8 @@ def _main(argv: Sequence[str] | None, control: Control) -> int:
 
 
 def run(args: argparse.Namespace, control: Control) -> int:
-    if not args.coordinator:
+    urls = args.coordinator or [_env("COORDINATOR") or ""]
+    if not any(url.strip() for url in urls):
         raise UsageError("give --coordinator URL (or SEED_COORDINATOR)")
     if not args.relay and not args.news_server:
         raise UsageError("give --news-server URL or --relay")
@@ -223,7 +229,7 @@ def run(args: argparse.Namespace, control: Control) -> int:
     settings = settings_from(args)
     try:
         coordinator = Coordinator(
-            args.coordinator,
+            urls,
             token,
             timeout=args.http_timeout,
             max_backoff=settings.max_backoff,
@@ -238,7 +244,7 @@ def run(args: argparse.Namespace, control: Control) -> int:
         "seed-node: %s mode, %s worker(s), coordinator %s, overviews from %s",
         args.mode,
         args.workers,
-        coordinator.base_url,
+        ", ".join(coordinator.base_urls),
         described,
     )
     threads = [threading.Thread(target=w.run, name=w.name, daemon=True) for w in workers]

@@ -2,7 +2,10 @@
 
 Standard library only. A call is retried as it is while the coordinator is
 unreachable or answers 429/502/503/504 (after its Retry-After); other errors become typed exceptions the
-workers act on (docs/seed-node.md, "Retries").
+workers act on (docs/seed-node.md, "Retries"). Given several coordinator
+URLs (hosts sharing one database), a call that finds its host unreachable or
+answering 502/503/504 moves on to the next host at once, and backs off only
+once every host has failed in a row (docs/several-hosts.md).
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ import logging
 import random
 import ssl
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -22,6 +26,8 @@ log = logging.getLogger(__name__)
 
 # 429: a lease call over the rate or the per-node cap; Retry-After says when to call again.
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
+# The host (or the proxy in front of it) is down or overloaded: another host may answer.
+FAILOVER_STATUSES = frozenset({502, 503, 504})
 _BODY_LIMIT = 64 * 1024  # of an error body we read for its detail
 
 
@@ -45,6 +51,10 @@ class LeaseLost(CoordinatorError):
 
 class NotFound(CoordinatorError):
     """404: unknown range or group (or no snapshot)."""
+
+
+class StaleLink(NotFound):
+    """404 from object storage: the snapshot was replaced after its URL was signed."""
 
 
 class Rejected(CoordinatorError):
@@ -72,34 +82,81 @@ class Backoff:
         self.failures = 0
 
 
+@dataclass(frozen=True)
+class _Host:
+    base_url: str
+    https: bool
+    host: str
+    port: int | None
+    prefix: str
+
+
+def parse_coordinator_urls(urls: str | Sequence[str]) -> list[str]:
+    """Coordinator URLs from a comma-separated string or a list of them (each may hold commas)."""
+    items = [urls] if isinstance(urls, str) else list(urls)
+    found = [part.strip() for item in items for part in item.split(",") if part.strip()]
+    if not found:
+        raise ValueError("give at least one coordinator URL")
+    return found
+
+
+def _host(base_url: str) -> _Host:
+    parts = urlsplit(base_url.rstrip("/"))
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"The coordinator URL must be http(s)://host[:port], not {base_url!r}.")
+    return _Host(
+        base_url.rstrip("/"),
+        parts.scheme == "https",
+        parts.hostname,
+        parts.port,
+        parts.path.rstrip("/") + "/api/v1",
+    )
+
+
 class Coordinator:
-    """Calls ``/api/v1/...`` of one coordinator; safe to share between threads."""
+    """Calls ``/api/v1/...`` of a coordinator (one of several hosts); safe to share between threads."""
 
     def __init__(
         self,
-        base_url: str,
+        base_url: str | Sequence[str],
         token: str,
         *,
         timeout: float = 60.0,
         max_backoff: float = 60.0,
         abort: threading.Event | None = None,
     ) -> None:
-        parts = urlsplit(base_url.rstrip("/"))
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(
-                f"The coordinator URL must be http(s)://host[:port], not {base_url!r}."
-            )
-        self.base_url = base_url.rstrip("/")
-        self._https = parts.scheme == "https"
-        self._host = parts.hostname
-        self._port = parts.port
-        self._prefix = parts.path.rstrip("/") + "/api/v1"
+        self._hosts = [_host(url) for url in parse_coordinator_urls(base_url)]
+        self._current = 0
+        self._hosts_lock = threading.Lock()
         self._token = token
         self.timeout = timeout
         self.max_backoff = max_backoff
         # Set on a second signal: a call being retried gives up instead of waiting on.
         self.abort = abort or threading.Event()
-        self._ssl = ssl.create_default_context() if self._https else None
+        self._ssl = (
+            ssl.create_default_context() if any(host.https for host in self._hosts) else None
+        )
+
+    @property
+    def base_url(self) -> str:
+        """The host calls go to now (the first given, until it fails)."""
+        return self._hosts[self._current].base_url
+
+    @property
+    def base_urls(self) -> list[str]:
+        return [host.base_url for host in self._hosts]
+
+    def _fail_over(self, failed: int) -> int:
+        """Move calls off host `failed` (unless another thread already did); the host to use."""
+        with self._hosts_lock:
+            if self._current == failed and len(self._hosts) > 1:
+                self._current = (failed + 1) % len(self._hosts)
+                log.warning(
+                    "coordinator %s failed; calls go to %s now",
+                    self._hosts[failed].base_url,
+                    self._hosts[self._current].base_url,
+                )
+            return self._current
 
     def __repr__(self) -> str:  # never shows the token
         return f"<Coordinator {self.base_url}>"
@@ -119,6 +176,62 @@ class Coordinator:
     ) -> http.client.HTTPResponse:
         """GET whose body the caller reads (and closes) itself."""
         return self._call("GET", _with_query(path, query))
+
+    def open_redirect(self, response: http.client.HTTPResponse) -> http.client.HTTPResponse:
+        """Follow a 307 to a presigned URL (object storage), without the token.
+
+        A presigned URL carries its own signature; the bearer token must never
+        reach the object store. Any other answer is returned as it is.
+        """
+        if response.status not in (302, 303, 307):
+            return response
+        location = response.getheader("Location") or ""
+        response.read(_BODY_LIMIT)
+        response.close()
+        parts = urlsplit(location)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise Rejected(response.status, "redirect", f"not a download URL: {location[:200]!r}")
+        connection: http.client.HTTPConnection
+        if parts.scheme == "https":
+            connection = http.client.HTTPSConnection(
+                parts.hostname,
+                parts.port,
+                timeout=self.timeout,
+                context=ssl.create_default_context(),
+            )
+        else:
+            connection = http.client.HTTPConnection(
+                parts.hostname, parts.port, timeout=self.timeout
+            )
+        target = parts.path + (f"?{parts.query}" if parts.query else "")
+        try:
+            connection.request("GET", target, headers={"User-Agent": "seed-node/1"})
+            download = connection.getresponse()
+        except BaseException:
+            connection.close()
+            raise
+        if download.status >= 400:
+            download.read(_BODY_LIMIT)
+            download.close()
+            kind = StaleLink if download.status == 404 else NotFound
+            raise kind(download.status, "object_store", "the snapshot download failed")
+        return download
+
+    def open_followed(
+        self, path: str, query: Mapping[str, Any] | None = None, attempts: int = 5
+    ) -> tuple[http.client.HTTPMessage, http.client.HTTPResponse]:
+        """GET that follows a redirect to object storage: the coordinator's headers
+        and the stream. A URL whose object was replaced after it was signed is
+        asked for again (the coordinator then names the newer object)."""
+        for attempt in range(1, attempts + 1):
+            response = self.open_stream(path, query)
+            headers = response.msg
+            try:
+                return headers, self.open_redirect(response)
+            except StaleLink:
+                if attempt == attempts:
+                    raise
+        raise AssertionError("unreachable")
 
     def put_file(
         self, path: str, file_path: Path, content_type: str, query: Mapping[str, Any] | None = None
@@ -141,17 +254,22 @@ class Coordinator:
         headers: Mapping[str, str] | None = None,
     ) -> http.client.HTTPResponse:
         backoff = Backoff(cap=self.max_backoff)
+        failed_in_row = 0  # hosts that failed this call since it last moved on
         while True:
             if self.abort.is_set():
                 raise Aborted(f"{method} {path} abandoned: the node is stopping now")
+            index = self._current
+            host = self._hosts[index]
             try:
-                response = self._send(method, path, body, headers or {})
+                response = self._send(host, method, path, body, headers or {})
             except (OSError, http.client.HTTPException) as exc:
-                delay = backoff.next_delay()
+                failed_in_row += 1
+                delay = self._delay_after_failure(index, failed_in_row, backoff, None)
                 log.warning(
-                    "%s %s: coordinator unreachable (%s); retrying in %.1fs",
+                    "%s %s: coordinator %s unreachable (%s); retrying in %.1fs",
                     method,
                     path,
+                    host.base_url,
                     exc,
                     delay,
                 )
@@ -160,29 +278,49 @@ class Coordinator:
                     return response
                 if response.status not in RETRY_STATUSES:
                     raise _error_for(response)
-                delay = _retry_after(response) or backoff.next_delay()
+                retry_after = _retry_after(response)
+                if response.status in FAILOVER_STATUSES:
+                    failed_in_row += 1
+                    delay = self._delay_after_failure(index, failed_in_row, backoff, retry_after)
+                else:
+                    delay = retry_after or backoff.next_delay()
                 response.read(_BODY_LIMIT)
                 response.close()
                 log.warning(
-                    "%s %s: coordinator unavailable (%s); retrying in %.1fs",
+                    "%s %s: coordinator %s unavailable (%s); retrying in %.1fs",
                     method,
                     path,
+                    host.base_url,
                     response.status,
                     delay,
                 )
             if self.abort.wait(delay):
                 raise Aborted(f"{method} {path} abandoned: the node is stopping now")
 
+    def _delay_after_failure(
+        self, index: int, failed_in_row: int, backoff: Backoff, retry_after: float | None
+    ) -> float:
+        """Seconds to wait after host `index` failed: none while another host is untried."""
+        self._fail_over(index)
+        if failed_in_row % len(self._hosts):
+            return 0.0
+        return retry_after or backoff.next_delay()
+
     def _send(
-        self, method: str, path: str, body: bytes | Path | None, headers: Mapping[str, str]
+        self,
+        host: _Host,
+        method: str,
+        path: str,
+        body: bytes | Path | None,
+        headers: Mapping[str, str],
     ) -> http.client.HTTPResponse:
         connection: http.client.HTTPConnection
-        if self._https:
+        if host.https:
             connection = http.client.HTTPSConnection(
-                self._host, self._port, timeout=self.timeout, context=self._ssl
+                host.host, host.port, timeout=self.timeout, context=self._ssl
             )
         else:
-            connection = http.client.HTTPConnection(self._host, self._port, timeout=self.timeout)
+            connection = http.client.HTTPConnection(host.host, host.port, timeout=self.timeout)
         all_headers = {
             "Authorization": f"Bearer {self._token}",
             "Accept": "application/json",
@@ -192,9 +330,9 @@ class Coordinator:
         try:
             if isinstance(body, Path):
                 with body.open("rb") as stream:
-                    connection.request(method, self._prefix + path, stream, all_headers)
+                    connection.request(method, host.prefix + path, stream, all_headers)
             else:
-                connection.request(method, self._prefix + path, body, all_headers)
+                connection.request(method, host.prefix + path, body, all_headers)
             # The response keeps the socket; closing the response closes it.
             return connection.getresponse()
         except BaseException:

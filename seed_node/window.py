@@ -171,7 +171,8 @@ class WindowWorker(Worker):
 
     def download_window(self, lane_path: str, epoch: int, rules: RuleSet) -> Window:
         with tempfile.TemporaryFile(dir=self.settings.work_dir) as spool:
-            response = self.coordinator.open_stream(f"{lane_path}/snapshot", {"epoch": epoch})
+            # With object storage the coordinator redirects to a presigned URL.
+            _, response = self.coordinator.open_followed(f"{lane_path}/snapshot", {"epoch": epoch})
             with response:
                 while chunk := response.read(256 * 1024):
                     spool.write(chunk)

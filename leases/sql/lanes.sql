@@ -296,7 +296,7 @@ UPDATE group_lane
 
 -- name: lock_lane_snapshot
 -- The holder's lane, locked while its snapshot file is replaced.
-SELECT gl.id, g.name
+SELECT gl.id, g.name, gl.snapshot_key
   FROM group_lane AS gl
   JOIN news_group AS g ON g.id = gl.group_id
  WHERE gl.group_id = %(group_id)s AND gl.lane = %(lane)s
@@ -310,7 +310,7 @@ SELECT gl.id, g.name
 WITH lane AS (
     UPDATE group_lane AS gl
        SET snapshot_next = %(next)s, snapshot_size = %(size)s, snapshot_at = now(),
-           heartbeat_at = now(),
+           snapshot_key = %(key)s, heartbeat_at = now(),
            (snapshot_range_id, snapshot_headers, snapshot_files, snapshot_fragments) = (
                SELECT r.id, r.headers, r.files, r.fragments
                  FROM seed_range AS r
@@ -324,7 +324,7 @@ DELETE FROM lane_handout AS h
 
 -- name: read_lane_snapshot
 -- Shared lock: a snapshot being replaced is read whole, before or after.
-SELECT gl.id, g.name, gl.snapshot_next, gl.snapshot_size
+SELECT gl.id, g.name, gl.snapshot_next, gl.snapshot_size, gl.snapshot_key
   FROM group_lane AS gl
   JOIN news_group AS g ON g.id = gl.group_id
  WHERE gl.group_id = %(group_id)s AND gl.lane = %(lane)s

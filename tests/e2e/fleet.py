@@ -87,6 +87,10 @@ class Fleet:
         self.gunicorn: subprocess.Popen[bytes] | None = None
         self.agents: dict[str, subprocess.Popen[bytes]] = {}
         self.tokens: dict[str, Path] = {}
+        # Several hosts (tests/e2e/test_several_hosts.py): settings shared by the
+        # servers (SNAPSHOT_DIR), and every coordinator URL the agents are given.
+        self.server_env: dict[str, str] = {}
+        self.agent_urls: list[str] = [self.url]
 
     # --- the coordinator --------------------------------------------------------
 
@@ -142,9 +146,14 @@ class Fleet:
                 "60",
             ],
             cwd=ROOT,
-            env=self.env(LEASE_TTL_SECONDS=str(LEASE_TTL_SECONDS), LEASE_RETRY_AFTER_SECONDS="1"),
+            env=self.env(
+                LEASE_TTL_SECONDS=str(LEASE_TTL_SECONDS),
+                LEASE_RETRY_AFTER_SECONDS="1",
+                **self.server_env,
+            ),
             stdout=log,
             stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: kill_server takes the workers too
         )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -155,6 +164,12 @@ class Fleet:
                 assert self.gunicorn.poll() is None, self.log("gunicorn.log")
                 time.sleep(0.2)
         raise AssertionError("gunicorn did not come up:\n" + self.log("gunicorn.log"))
+
+    def kill_server(self) -> None:
+        """SIGKILL gunicorn and its workers at once, as a host that dies would."""
+        assert self.gunicorn is not None
+        os.killpg(self.gunicorn.pid, signal.SIGKILL)
+        self.gunicorn.wait()
 
     def has_path(self, fragment: str) -> bool:
         """Whether the coordinator's API schema lists a path containing ``fragment``."""
@@ -197,7 +212,7 @@ class Fleet:
             [
                 str(BIN / "seed-node"),
                 "--coordinator",
-                self.url,
+                ",".join(self.agent_urls),
                 "--token-file",
                 str(token),
                 "--heartbeat-seconds",

@@ -2,7 +2,10 @@
 
 Providers cap connections per account, so the pool never opens more than
 the configured number; a caller that finds them all in use waits, then
-gets a clear error. A connection whose use failed at the socket or
+gets a clear error. A `gate` caps connections across processes and hosts
+too: each open connection holds one of its slots, and with a gate a
+connection is closed when it comes back (an idle one would keep a slot
+another host may be waiting for). A connection whose use failed at the socket or
 protocol level is closed and forgotten, never handed to the next caller.
 """
 
@@ -13,12 +16,23 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Protocol
 
 from usenet.nntp.client import NNTPClient
 from usenet.nntp.config import NewsServerConfig
 from usenet.nntp.errors import NNTPConnectionError, NNTPProtocolError, PoolExhausted
 
 log = logging.getLogger(__name__)
+
+
+class ConnectionGate(Protocol):
+    """Slots shared beyond this process; one is held per open connection."""
+
+    def acquire(self, timeout: float) -> int:
+        """A free slot, waiting up to `timeout` seconds; raises PoolExhausted after."""
+        ...
+
+    def release(self, slot: int) -> None: ...
 
 
 class NNTPPool:
@@ -28,6 +42,7 @@ class NNTPPool:
         *,
         acquire_timeout: float = 60.0,
         client_factory: Callable[[], NNTPClient] | None = None,
+        gate: ConnectionGate | None = None,
     ) -> None:
         self.config = config
         self.max_connections = config.connections
@@ -39,6 +54,8 @@ class NNTPPool:
         self._idle: list[NNTPClient] = []
         self._open = 0
         self._closed = False
+        self._gate = gate
+        self._slots: dict[int, int] = {}  # id(client) -> the gate's slot it holds
 
     def __repr__(self) -> str:
         return f"<NNTPPool {self.config} open={self._open}/{self.max_connections}>"
@@ -91,20 +108,35 @@ class NNTPPool:
                         f"stayed in use for {timeout:g} seconds"
                     )
                 self._condition.wait(remaining)
+        slot: int | None = None
         try:
-            return self._client_factory().connect()
+            if self._gate is not None:
+                slot = self._gate.acquire(max(0.0, deadline - time.monotonic()))
+            client = self._client_factory().connect()
         except BaseException:
+            if slot is not None:
+                self._gate.release(slot)  # type: ignore[union-attr]
             with self._condition:
                 self._open -= 1
                 self._condition.notify()
             raise
+        if slot is not None:
+            with self._condition:
+                self._slots[id(client)] = slot
+        return client
+
+    def _free_slot(self, client: NNTPClient) -> None:
+        with self._condition:
+            slot = self._slots.pop(id(client), None)
+        if slot is not None and self._gate is not None:
+            self._gate.release(slot)
 
     def _release(self, client: NNTPClient) -> None:
         if not client.connected:
             self._discard(client)
             return
         with self._condition:
-            closing = self._closed
+            closing = self._closed or self._gate is not None
             if closing:
                 self._open -= 1
             else:
@@ -112,10 +144,12 @@ class NNTPPool:
             self._condition.notify()
         if closing:
             client.quit()
+            self._free_slot(client)
 
     def _discard(self, client: NNTPClient) -> None:
         log.info("dropping a broken connection to %s", self.config)
         client.close()
+        self._free_slot(client)
         with self._condition:
             self._open -= 1
             self._condition.notify()

@@ -1,5 +1,9 @@
 """`manage.py serve`: migrate, ensure an admin login, then run gunicorn.
 
+Migration and the admin login run under a PostgreSQL advisory lock, so
+several hosts may start together (indexer/startup.py). `--no-migrate` leaves
+both to a separate `manage.py migrate` step (docs/several-hosts.md).
+
 With SECRET_KEY unset, the settings made a random key on first start and
 keep it in var/secret-key (coordinator/local_secrets.py); serve says where.
 
@@ -18,6 +22,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from indexer.startup import prepare_database
 
 
 def prepare_metrics_dir() -> None:
@@ -46,13 +52,26 @@ class Command(BaseCommand):
             default=settings.WEB_TIMEOUT,
             help="seconds before a worker whose main loop hangs is restarted (not a request limit)",
         )
+        parser.add_argument(
+            "--no-migrate",
+            action="store_true",
+            help="serve without migrating or creating the admin login "
+            "(a separate `manage.py migrate` step handles the schema)",
+        )
 
     def handle(
-        self, *args: Any, bind: str, workers: int, threads: int, timeout: int, **options: Any
+        self,
+        *args: Any,
+        bind: str,
+        workers: int,
+        threads: int,
+        timeout: int,
+        no_migrate: bool,
+        **options: Any,
     ) -> None:
-        call_command("migrate", interactive=False, verbosity=1)
+        if not no_migrate:
+            self.prepare_database()
         call_command("collectstatic", interactive=False, verbosity=0)
-        call_command("ensure_admin")
         gunicorn = shutil.which("gunicorn", path=os.path.dirname(sys.executable)) or shutil.which(
             "gunicorn"
         )
@@ -70,6 +89,22 @@ class Command(BaseCommand):
         os.execv(  # noqa: S606 (replaces this process with gunicorn)
             gunicorn, gunicorn_arguments(gunicorn, bind, workers, threads, timeout)
         )
+
+    def prepare_database(self) -> None:
+        prepared = prepare_database()
+        if prepared.migrations_applied:
+            self.stdout.write(f"Applied {prepared.migrations_applied} migration(s).")
+        else:
+            self.stdout.write("The schema is up to date.")
+        if prepared.admin_password:
+            self.stdout.write(
+                f"Admin login created: user {prepared.admin!r}, "
+                f"password {prepared.admin_password!r} (also in var/admin-password)"
+            )
+        else:
+            saved = Path(settings.VAR_DIR) / "admin-password"
+            hint = f" (its generated password is in {saved})" if saved.exists() else ""
+            self.stdout.write(f"Admin login: user {prepared.admin!r}{hint}")
 
 
 def gunicorn_arguments(

@@ -1,0 +1,55 @@
+"""Startup of a coordinator host: migrate and create the admin login, one host at a time.
+
+Several hosts may start together against one database (docs/several-hosts.md).
+Each takes a PostgreSQL advisory lock first, so the first migrates while the
+others wait, then find nothing left to do. Behind PgBouncer in transaction
+mode a session lock does not hold: run `manage.py migrate` as a separate step
+against the server itself and start the hosts with `serve --no-migrate`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from django.core.management import call_command
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from indexer.management.commands.ensure_admin import ensure_admin
+from indexer.sql import queries
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What this host's start did: how many migrations it applied, the admin it made."""
+
+    migrations_applied: int
+    admin: str  # the admin login's user name
+    admin_password: str | None
+
+
+@contextmanager
+def startup_lock() -> Iterator[None]:
+    """Hold the database-wide startup lock (waits while another host holds it)."""
+    queries.fetchone("startup_lock", {})
+    try:
+        yield
+    finally:
+        queries.fetchone("startup_unlock", {})
+
+
+def pending_migrations() -> int:
+    executor = MigrationExecutor(connection)
+    return len(executor.migration_plan(executor.loader.graph.leaf_nodes()))
+
+
+def prepare_database(*, verbosity: int = 1) -> Prepared:
+    """Apply pending migrations and make sure an admin login exists, under the lock."""
+    with startup_lock():
+        pending = pending_migrations()
+        if pending:
+            call_command("migrate", interactive=False, verbosity=verbosity)
+        username, password = ensure_admin()
+    return Prepared(pending, username, password)

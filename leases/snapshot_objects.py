@@ -1,0 +1,132 @@
+"""Snapshots in object storage (SNAPSHOT_STORAGE=s3), through Django's storage API.
+
+`STORAGES["snapshots"]` is django-storages' S3Storage (any S3-compatible
+service). Each upload goes to an object of its own (a new key); the commit
+that records it switches the lane's row to that key, and the old object is
+deleted after the commit. A reader resolves the key from the row, so the
+object it gets always matches the row's position. Downloads bypass the
+coordinator: the API answers with a redirect to a presigned URL
+(docs/api.md, docs/several-hosts.md). Uploads stream through the coordinator.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import secrets
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+
+from django.conf import settings
+from django.core.files import File
+from django.core.files.storage import Storage, storages
+
+from indexer.errors import DomainError, Invalid, TooLarge, Unavailable
+
+from .models import Lane
+from .snapshots import CHUNK_BYTES, EMPTY_SNAPSHOT
+
+log = logging.getLogger(__name__)
+
+
+def in_object_storage() -> bool:
+    return bool(settings.SNAPSHOT_STORAGE == "s3")
+
+
+def snapshot_storage() -> Storage:
+    return storages["snapshots"]
+
+
+def new_key(group_id: int, lane: str) -> str:
+    """An object key no other upload uses (two uploads of a lane never share one)."""
+    return f"snapshots/group-{group_id}-{Lane(lane).value}-{secrets.token_hex(8)}"
+
+
+class _CheckedBody(io.RawIOBase):
+    """The request body as a file, checked as it is read: the size limit, a body
+    that breaks off or ends short of its Content-Length, an empty one."""
+
+    def __init__(self, chunks: Iterable[bytes], expected: int | None, limit: int) -> None:
+        self._chunks = iter(chunks)
+        self._expected = expected
+        self._limit = limit
+        self._pending = b""
+        self.size = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        while not self._pending:
+            chunk = self._next_chunk()
+            if chunk is None:
+                self._check_end()
+                return 0
+            self._pending = chunk
+        count = min(len(buffer), len(self._pending))
+        buffer[:count] = self._pending[:count]
+        self._pending = self._pending[count:]
+        return count
+
+    def _next_chunk(self) -> bytes | None:
+        try:
+            chunk = next(self._chunks, None)
+        except DomainError:
+            raise
+        except Exception as exc:  # the client went away mid-body
+            raise Invalid(f"The upload was interrupted after {self.size} bytes ({exc}).") from exc
+        if chunk is not None:
+            self.size += len(chunk)
+            if self.size > self._limit:
+                raise TooLarge(f"The snapshot is over SNAPSHOT_MAX_BYTES ({self._limit} bytes).")
+        return chunk
+
+    def _check_end(self) -> None:
+        if self._expected is not None and self.size != self._expected:
+            raise Invalid(
+                f"The body ended after {self.size} of {self._expected} bytes (Content-Length): "
+                "the upload was interrupted; send the snapshot again."
+            )
+        if self.size == 0:
+            raise Invalid(EMPTY_SNAPSHOT)
+
+
+@contextmanager
+def _store_errors(doing: str) -> Iterator[None]:
+    """A failing object store is the coordinator's problem: 503, the node tries again."""
+    try:
+        yield
+    except DomainError:
+        raise
+    except Exception as exc:
+        log.warning("snapshot store: %s failed: %s", doing, exc.__class__.__name__)
+        raise Unavailable(
+            f"The coordinator could not {doing} the snapshot in object storage; try again later."
+        ) from exc
+
+
+def save_object(key: str, chunks: Iterable[bytes], expected: int | None, limit: int) -> int:
+    """Stream the body into a new object under `key`; its size. Nothing is left on failure."""
+    body = _CheckedBody(chunks, expected, limit)
+    try:
+        with _store_errors("store"):
+            snapshot_storage().save(key, File(io.BufferedReader(body, CHUNK_BYTES), name=key))
+    except BaseException:
+        delete_object(key)
+        raise
+    return body.size
+
+
+def delete_object(key: str) -> None:
+    """Delete an object no row names any more; a failure is logged, never raised."""
+    try:
+        snapshot_storage().delete(key)
+    except Exception as exc:
+        log.warning("snapshot store: could not delete %s: %s", key, exc.__class__.__name__)
+
+
+def download_url(key: str) -> str:
+    """A presigned URL for the object, valid for SNAPSHOT_URL_SECONDS."""
+    with _store_errors("sign a download of"):
+        # S3Storage.url takes how long the signature is valid.
+        return str(snapshot_storage().url(key, expire=settings.SNAPSHOT_URL_SECONDS))  # type: ignore[call-arg]

@@ -1,0 +1,185 @@
+"""Snapshots in S3-compatible object storage (SNAPSHOT_STORAGE=s3), against moto's
+server mode over real HTTP, started by the tests on a free loopback port.
+
+Uploads stream through the coordinator into an object of their own; the row
+switches to it in the commit; the replaced object is deleted after. A GET
+answers 307 to a presigned URL, which the agent follows without its token.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import boto3
+import pytest
+
+from leases.models import GroupLane
+from seed_node.aggregate import Window
+from seed_node.control import Control, Settings, Stats
+from seed_node.http import Coordinator, LeaseLost
+from seed_node.window import WindowWorker
+from tests.factories import GroupFactory, NodeFactory, SeedRangeFactory
+from tests.support.net import LOOPBACK, free_port
+from usenet.rules import RuleSet
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+BUCKET = "snapshots"
+GROUP = "alt.binaries.objects"
+CREDENTIALS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
+
+
+@pytest.fixture(scope="module")
+def s3_endpoint() -> Iterator[str]:
+    port = free_port()
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "moto_server"), "-H", LOOPBACK, "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    endpoint = f"http://{LOOPBACK}:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert server.poll() is None, "moto_server exited"
+            try:
+                urllib.request.urlopen(endpoint + "/moto-api/", timeout=2).close()
+                break
+            except (urllib.error.URLError, OSError):
+                assert time.monotonic() < deadline, "moto_server did not come up"
+                time.sleep(0.1)
+        yield endpoint
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+@pytest.fixture
+def bucket(s3_endpoint: str, settings) -> object:
+    s3 = boto3.resource("s3", endpoint_url=s3_endpoint, region_name="us-east-1", **CREDENTIALS)
+    store = s3.Bucket(BUCKET)
+    if store.creation_date is None:
+        store.create()
+    store.objects.all().delete()
+    settings.SNAPSHOT_STORAGE = "s3"
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "snapshots": {
+            "BACKEND": "storages.backends.s3.S3Storage",
+            "OPTIONS": {
+                "bucket_name": BUCKET,
+                "endpoint_url": s3_endpoint,
+                "region_name": "us-east-1",
+                "access_key": "testing",
+                "secret_key": "testing",
+                "querystring_auth": True,
+                "default_acl": None,
+            },
+        },
+    }
+    return store
+
+
+@pytest.fixture
+def lane(live_server, bucket, tmp_path):
+    group = GroupFactory(name=GROUP)
+    SeedRangeFactory(group=group)
+    node = NodeFactory()
+    client = Coordinator(live_server.url, node.token, timeout=30)
+    offer = client.post("/groups/lease", {"lane": "history"})["lease"]
+    worker = WindowWorker(
+        "w1",
+        client,
+        None,
+        Settings(work_dir=tmp_path, max_open=1000),
+        Control(),
+        Stats(),
+        lane="history",
+    )
+    return worker, f"/groups/{group.id}/lanes/history", offer["epoch"], group
+
+
+def keys(bucket) -> list[str]:
+    return sorted(item.key for item in bucket.objects.all())
+
+
+def test_an_upload_goes_to_an_object_of_its_own_and_replaces_the_last(lane, bucket) -> None:
+    worker, path, epoch, group = lane
+    window = Window(RuleSet.default(), GROUP, max_open=1000)
+    assert worker.upload_snapshot(path, epoch, window, 100)
+    first = keys(bucket)
+    assert len(first) == 1 and first[0].startswith(f"snapshots/group-{group.id}-history-")
+    assert GroupLane.objects.get(group=group, lane="history").snapshot_key == first[0]
+    assert worker.upload_snapshot(path, epoch, window, 200)
+    second = keys(bucket)
+    row = GroupLane.objects.get(group=group, lane="history")
+    # A new key, the row on it, the old object gone after the commit.
+    assert len(second) == 1 and second != first
+    assert (row.snapshot_key, row.snapshot_next) == (second[0], 200)
+    assert row.snapshot_size == bucket.Object(second[0]).content_length
+
+
+def test_a_get_redirects_to_a_presigned_url_the_agent_follows_without_its_token(
+    lane, bucket, live_server
+) -> None:
+    worker, path, epoch, group = lane
+    window = Window(RuleSet.default(), GROUP, max_open=1000)
+    assert worker.upload_snapshot(path, epoch, window, 300)
+    raw = worker.coordinator.open_stream(f"{path}/snapshot", {"epoch": epoch})
+    assert raw.status == 307
+    assert raw.getheader("X-Snapshot-Next") == "300"
+    location = raw.getheader("Location")
+    raw.close()
+    assert location.startswith(bucket.meta.client.meta.endpoint_url)
+    # The URL is of the object the row names now: the latest upload.
+    row = GroupLane.objects.get(group=group, lane="history")
+    assert f"/{BUCKET}/{row.snapshot_key}?" in location
+    assert "Signature=" in location or "X-Amz-Signature=" in location
+    # The bytes come from the store: what the agent restores is the uploaded window.
+    restored = worker.download_window(path, epoch, RuleSet.default())
+    assert (restored.group, len(restored)) == (GROUP, 0)
+    with urllib.request.urlopen(location, timeout=10) as response:
+        body = response.read()
+    assert len(body) == GroupLane.objects.get(group=group, lane="history").snapshot_size
+
+
+def test_a_stale_epoch_uploads_nothing_and_leaves_the_snapshot(lane, bucket) -> None:
+    worker, path, epoch, group = lane
+    window = Window(RuleSet.default(), GROUP, max_open=1000)
+    assert worker.upload_snapshot(path, epoch, window, 400)
+    before = keys(bucket)
+    GroupLane.objects.filter(group=group, lane="history").update(epoch=epoch + 1)
+    spool = Path(worker.settings.work_dir) / "stale.gz"
+    spool.write_bytes(b"\x1f\x8b" + b"x" * 100)
+    with pytest.raises(LeaseLost):
+        worker.coordinator.put_file(
+            f"{path}/snapshot", spool, "application/gzip", {"epoch": epoch, "next": 500}
+        )
+    assert keys(bucket) == before
+    assert GroupLane.objects.get(group=group, lane="history").snapshot_next == 400
+
+
+def test_a_body_cut_short_leaves_no_object_and_the_old_snapshot(lane, bucket, settings) -> None:
+    worker, path, epoch, group = lane
+    window = Window(RuleSet.default(), GROUP, max_open=1000)
+    assert worker.upload_snapshot(path, epoch, window, 600)
+    before = keys(bucket)
+    settings.SNAPSHOT_MAX_BYTES = 50
+    spool = Path(worker.settings.work_dir) / "big.gz"
+    spool.write_bytes(b"\x1f\x8b" + b"y" * 10_000)
+    status = None
+    try:
+        worker.coordinator.put_file(
+            f"{path}/snapshot", spool, "application/gzip", {"epoch": epoch, "next": 700}
+        )
+    except Exception as exc:
+        status = getattr(exc, "status", None)
+    assert status == 413
+    assert keys(bucket) == before
+    assert GroupLane.objects.get(group=group, lane="history").snapshot_next == 600
