@@ -38,6 +38,10 @@ SEASON_WORD_SHARE = 0.012
 # more steps than it saved: each costs a GIN scan).
 WIDEN = 10.0
 WALK_MIN_ROWS = 2_000
+# Rows a season pack's walk down the season index is expected to read at most
+# (a season's row is a heap page of its own, as a walk's row is; 20,000 of
+# them cost less than the GIN bitmap of a word in 1 % and the window's rows).
+SEASON_WALK_MAX_ROWS = 20_000
 # How long a process trusts the word frequencies it read (ANALYZE refreshes them).
 TERM_STATS_SECONDS = 300.0
 # The most a total counts ("at least 1000" past it).
@@ -254,6 +258,19 @@ def search(query: SearchQuery) -> SearchPage:
     # The window holds about three pages of matches; the categories thin the
     # matches of words, not of a season or episode (those are TV's alone).
     thinned = in_categories if query.episode is None else 1.0
+    season = query.season_key()
+    plain = [alt for alt in required if not any(t.endswith("*") for t in alt)]
+    season_rows = (
+        wanted / max(math.prod(stats.frequency(alt) for alt in plain), 1e-9) if stats else 0
+    )
+    if season is not None and stats is not None and season_rows <= SEASON_WALK_MAX_ROWS:
+        # A season pack: the season's rows by date, the words tested on each.
+        rows = queries.fetchall_planned(
+            "search_season_walk",
+            {**params, "limit": query.limit + 1, "budget": int(3 * season_rows)},
+        )
+        if len(rows) > query.limit:
+            return SearchPage(query.offset, TOTAL_CAP, rows[: query.limit], "season walk")
     share = (
         3 * wanted / max(matching, 1e-9) / stats.releases / thinned
         if stats and stats.releases

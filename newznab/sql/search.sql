@@ -37,6 +37,35 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.category, w.gro
  ORDER BY w.posted DESC, w.id DESC
  LIMIT %(limit)s OFFSET %(offset)s;
 
+-- name: search_season_walk
+-- A season pack of common words: walk that season's releases newest first
+-- down the season index (migration 0004), with the names of two seasons
+-- ('*') merged in by date, testing each row's stored tsvector and reading at
+-- most %(budget)s rows.
+SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.category, w.groups,
+       w.segments_present, w.segments_expected, coalesce(g.grabs, 0) AS grabs
+  FROM (SELECT s.* FROM ((SELECT id, name, poster, posted, size, files_seen, category, groups,
+                                 segments_present, segments_expected, search_vector
+                            FROM catalog_release
+                           WHERE newznab_season(search_vector) = %(season)s::text
+                             AND posted >= %(since)s
+                           ORDER BY posted DESC, id DESC)
+                         UNION ALL
+                         (SELECT id, name, poster, posted, size, files_seen, category, groups,
+                                 segments_present, segments_expected, search_vector
+                            FROM catalog_release
+                           WHERE newznab_season(search_vector) = '*'
+                             AND posted >= %(since)s
+                           ORDER BY posted DESC, id DESC)) AS s
+          ORDER BY s.posted DESC, s.id DESC
+          LIMIT %(budget)s) AS w
+  LEFT JOIN newznab_release_grabs AS g ON g.release_id = w.id
+ WHERE w.search_vector @@ to_tsquery('simple', %(tsquery)s)
+   AND (%(categories)s::int[] IS NULL OR w.category = ANY(%(categories)s::int[]))
+   AND w.groups @> %(groups)s::text[]
+ ORDER BY w.posted DESC, w.id DESC
+ LIMIT %(limit)s OFFSET %(offset)s;
+
 -- name: search_matches
 -- Rare terms (or a page the walk could not fill): every match from the GIN
 -- index (a bitmap), then the page by date. MATERIALIZED keeps the planner

@@ -72,11 +72,18 @@ QUERIES = [
 
 
 @pytest.mark.parametrize("query", QUERIES, ids=[q.tsquery() for q in QUERIES])
-@pytest.mark.parametrize("walk_max_rows", [0, 30_000])
+@pytest.mark.parametrize(
+    ("walk_max_rows", "season_walk_max_rows"), [(0, 0), (0, 30_000), (30_000, 30_000)]
+)
 def test_every_plan_gives_the_page_a_full_sort_gives(
-    releases: None, query: SearchQuery, walk_max_rows: int, monkeypatch: Any
+    releases: None,
+    query: SearchQuery,
+    walk_max_rows: int,
+    season_walk_max_rows: int,
+    monkeypatch: Any,
 ) -> None:
     monkeypatch.setattr(selectors, "WALK_MAX_ROWS", walk_max_rows)
+    monkeypatch.setattr(selectors, "SEASON_WALK_MAX_ROWS", season_walk_max_rows)
     page = search(query)
     assert [row.id for row in page.releases] == expected(query), page.plan
 
@@ -118,7 +125,10 @@ def test_the_season_index_holds_every_season_a_prefix_matches(
         assert cursor.fetchone()[0] == season
 
 
-def test_a_season_pack_finds_a_name_of_two_seasons(releases: None, monkeypatch: Any) -> None:
+@pytest.mark.parametrize("season_walk_max_rows", [0, 30_000])
+def test_a_season_pack_finds_a_name_of_two_seasons(
+    releases: None, season_walk_max_rows: int, monkeypatch: Any
+) -> None:
     with connection.cursor() as cursor:
         cursor.execute(
             """
@@ -130,7 +140,9 @@ def test_a_season_pack_finds_a_name_of_two_seasons(releases: None, monkeypatch: 
             """
         )
     monkeypatch.setattr(selectors, "WALK_MAX_ROWS", 0)
-    query = SearchQuery(words="omega", episode=Episode(2), limit=10)
+    monkeypatch.setattr(selectors, "SEASON_WALK_MAX_ROWS", season_walk_max_rows)
+    query = SearchQuery(words="omega", episode=Episode(2), limit=5)
     page = search(query)
+    assert page.plan.startswith("season walk") == bool(season_walk_max_rows)
     assert page.releases[0].name == "Omega.S01E09.S02E01.720p-GRP"
     assert [row.id for row in page.releases] == expected(query)
