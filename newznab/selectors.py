@@ -1,9 +1,11 @@
 """Reads of the newznab API: release searches, one release, a release's NZB as a stream.
 
-A search with words picks one of two plans (docs/newznab.md, "Search"):
-common words are found by walking the newest releases down the date index
-with a bounded row budget; when that cannot fill the page the words are
-rare, and the GIN index gives every match, sorted by date after. Totals are
+A search with words picks a plan (docs/newznab.md, "Search"): common words
+are found by walking the newest releases down the date index (a season pack
+down the season index) with a bounded row budget; when that cannot fill the
+page the words are rare, and the GIN index (with the season index for a
+season) gives the matches in a window of the newest releases, widened until
+the page is full, sorted by date after. Totals are
 capped (TOTAL_CAP), as NNTmux caps them: counting a word in millions of
 releases would cost more than the search.
 """
@@ -230,9 +232,10 @@ def index_tsquery(query: SearchQuery, stats: TermStats | None) -> str:
 
 
 def search(query: SearchQuery) -> SearchPage:
-    """Common words: the date-ordered walk. Others (or a walk that ran out of rows): the
-    GIN bitmap ANDed with a window of the newest releases (BRIN on posted) big enough
-    to hold the page by the words' frequency, widened tenfold until the page is full."""
+    """Common words: the date-ordered walk (a season pack: down the season index).
+    Others (or a walk that ran out of rows): the GIN bitmap (and the season index's)
+    ANDed with a window of the newest releases (BRIN on posted) big enough to hold
+    the page by the terms' estimate, widened tenfold until the page is full."""
     tsquery = query.tsquery()
     if not tsquery:
         return newest(query)
