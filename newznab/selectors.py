@@ -30,7 +30,7 @@ from .sql import queries
 # page/this go to the GIN plan; it reads at most three times as many), and at
 # least. The newest pages it reads are the ones every walk reads, mostly
 # cached: 15,000 rows cost ≈ 6 ms where a window for a word in 1 % cost
-# 36–250 ms (10 M releases).
+# 36 to 250 ms (10 M releases).
 WALK_MAX_ROWS = 15_000
 # A term in more than this share of the releases is tested on candidates, not
 # looked up in the GIN index.
