@@ -6,7 +6,7 @@ calls (newznab.selectors.search), p50 and p99, beside a bare indexed lookup
 (one release by primary key) in the same run. Method and figures:
 docs/performance.md.
 
-Run: .venv/bin/python bench/bench_search.py [--releases 10000000] [--queries 200] [--no-load]
+Run: .venv/bin/python bench/bench_search.py [--releases 10000000] [--queries 200] [--no-load] [--only KIND]
 """
 
 from __future__ import annotations
@@ -202,6 +202,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200, help="per kind of query")
     parser.add_argument("--no-load", action="store_true", help="reuse the loaded releases")
     parser.add_argument("--load-only", action="store_true", help="load, then stop")
+    parser.add_argument(
+        "--only", action="append", default=[], help="run the kinds whose name contains this"
+    )
     args = parser.parse_args()
     words = vocabulary()
     if not args.no_load:
@@ -213,11 +216,16 @@ def main() -> None:
         cursor.execute("SELECT count(*) FROM catalog_release")
         (releases,) = cursor.fetchone()
     print(f"{releases:,} releases; {args.queries} queries of each kind (warm-up: 20)")
-    for make in cases(words).values():  # warm the caches and the prepared plans
+    kinds = {
+        name: make
+        for name, make in cases(words).items()
+        if not args.only or any(part in name for part in args.only)
+    }
+    for make in kinds.values():  # warm the caches and the prepared plans
         timed(make, 20)
     base = percentiles(bare_lookup(args.queries * 5, releases))
     print(f"{'baseline: one release by id':<40} p50 {base[0]:7.2f} ms   p99 {base[1]:7.2f} ms")
-    for name, make in cases(words).items():
+    for name, make in kinds.items():
         times, info = timed(make, args.queries)
         p50, p99 = percentiles(times)
         plans = ", ".join(f"{k} {v}" for k, v in sorted(info["plans"].items()))

@@ -37,6 +37,35 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.category, w.gro
  ORDER BY w.posted DESC, w.id DESC
  LIMIT %(limit)s OFFSET %(offset)s;
 
+-- name: search_season_walk
+-- A season pack of common words: walk that season's releases newest first
+-- down the season index (migration 0004), with the names of two seasons
+-- ('*') merged in by date, testing each row's stored tsvector and reading at
+-- most %(budget)s rows.
+SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.category, w.groups,
+       w.segments_present, w.segments_expected, coalesce(g.grabs, 0) AS grabs
+  FROM (SELECT s.* FROM ((SELECT id, name, poster, posted, size, files_seen, category, groups,
+                                 segments_present, segments_expected, search_vector
+                            FROM catalog_release
+                           WHERE newznab_season(search_vector) = %(season)s::text
+                             AND posted >= %(since)s
+                           ORDER BY posted DESC, id DESC)
+                         UNION ALL
+                         (SELECT id, name, poster, posted, size, files_seen, category, groups,
+                                 segments_present, segments_expected, search_vector
+                            FROM catalog_release
+                           WHERE newznab_season(search_vector) = '*'
+                             AND posted >= %(since)s
+                           ORDER BY posted DESC, id DESC)) AS s
+          ORDER BY s.posted DESC, s.id DESC
+          LIMIT %(budget)s) AS w
+  LEFT JOIN newznab_release_grabs AS g ON g.release_id = w.id
+ WHERE w.search_vector @@ to_tsquery('simple', %(tsquery)s)
+   AND (%(categories)s::int[] IS NULL OR w.category = ANY(%(categories)s::int[]))
+   AND w.groups @> %(groups)s::text[]
+ ORDER BY w.posted DESC, w.id DESC
+ LIMIT %(limit)s OFFSET %(offset)s;
+
 -- name: search_matches
 -- Rare terms (or a page the walk could not fill): every match from the GIN
 -- index (a bitmap), then the page by date. MATERIALIZED keeps the planner
@@ -45,15 +74,20 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.category, w.gro
 -- uncommon terms (index_tsquery); the whole query is tested on each
 -- candidate's stored tsvector (the `|| ''` keeps it out of the index scan),
 -- and the categories too (`+ 0`: a bitmap of half the table would cost more
--- than it saves).
+-- than it saves). A season pack gives %(season)s ('s02'): the season index
+-- (newznab_season, migration 0004) then gives the window's rows of that
+-- season, ANDed with the words' bitmap (NULL: the clause is folded away),
+-- or alone when the words are common (index_tsquery '': folded away too).
 WITH hits AS MATERIALIZED (
     SELECT id, posted
       FROM catalog_release
-     WHERE search_vector @@ to_tsquery('simple', %(index_tsquery)s)
+     WHERE (%(index_tsquery)s = '' OR search_vector @@ to_tsquery('simple', %(index_tsquery)s))
        AND (search_vector || ''::tsvector) @@ to_tsquery('simple', %(tsquery)s)
        AND posted >= %(since)s
        AND (%(categories)s::int[] IS NULL OR category + 0 = ANY(%(categories)s::int[]))
        AND groups @> %(groups)s::text[]
+       AND (%(season)s::text IS NULL
+            OR newznab_season(search_vector) = ANY(ARRAY[%(season)s::text, '*']))
 ), page AS (
     SELECT id, posted FROM hits ORDER BY posted DESC, id DESC LIMIT %(limit)s OFFSET %(offset)s
 )
@@ -70,11 +104,13 @@ SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.category, r.gro
 SELECT count(*) AS total
   FROM (SELECT 1
           FROM catalog_release
-         WHERE search_vector @@ to_tsquery('simple', %(index_tsquery)s)
+         WHERE (%(index_tsquery)s = '' OR search_vector @@ to_tsquery('simple', %(index_tsquery)s))
            AND (search_vector || ''::tsvector) @@ to_tsquery('simple', %(tsquery)s)
            AND posted >= %(since)s
            AND (%(categories)s::int[] IS NULL OR category + 0 = ANY(%(categories)s::int[]))
            AND groups @> %(groups)s::text[]
+           AND (%(season)s::text IS NULL
+                OR newznab_season(search_vector) = ANY(ARRAY[%(season)s::text, '*']))
          LIMIT %(total_cap)s) AS c;
 
 -- name: newest_releases

@@ -63,15 +63,27 @@ QUERIES = [
     SearchQuery(words="show", episode=Episode(2, "5"), limit=20),
     SearchQuery(words="alpha", episode=Episode(3), limit=40),
     SearchQuery(words="nothing", limit=10),
+    # An uncommon word with common ones: the index is asked both plain words, the
+    # season's prefix is tested on the candidates.
+    SearchQuery(words="omega show", episode=Episode(2), limit=10),
+    SearchQuery(words="omega 720p", categories=[5040], limit=5, offset=1),
+    SearchQuery(words="beta alpha", episode=Episode(1), categories=[5040], limit=25),
 ]
 
 
 @pytest.mark.parametrize("query", QUERIES, ids=[q.tsquery() for q in QUERIES])
-@pytest.mark.parametrize("walk_max_rows", [0, 30_000])
+@pytest.mark.parametrize(
+    ("walk_max_rows", "season_walk_max_rows"), [(0, 0), (0, 30_000), (30_000, 30_000)]
+)
 def test_every_plan_gives_the_page_a_full_sort_gives(
-    releases: None, query: SearchQuery, walk_max_rows: int, monkeypatch: Any
+    releases: None,
+    query: SearchQuery,
+    walk_max_rows: int,
+    season_walk_max_rows: int,
+    monkeypatch: Any,
 ) -> None:
     monkeypatch.setattr(selectors, "WALK_MAX_ROWS", walk_max_rows)
+    monkeypatch.setattr(selectors, "SEASON_WALK_MAX_ROWS", season_walk_max_rows)
     page = search(query)
     assert [row.id for row in page.releases] == expected(query), page.plan
 
@@ -79,3 +91,58 @@ def test_every_plan_gives_the_page_a_full_sort_gives(
 def test_common_words_walk_and_rare_ones_use_the_index(releases: None) -> None:
     assert search(SearchQuery(words="alpha", limit=20)).plan == "walk"
     assert search(SearchQuery(words="omega", limit=20)).plan.startswith("bitmap")
+
+
+def test_the_index_is_asked_every_plain_term_when_one_is_uncommon(releases: None) -> None:
+    stats = selectors.term_stats()
+    ask = selectors.index_tsquery
+    # "omega" is uncommon: "alpha" (in half) goes to the index too, the season's
+    # prefix does not.
+    assert ask(SearchQuery(words="omega alpha", episode=Episode(2)), stats) == "'omega' & 'alpha'"
+    # Only common terms: the rarest alone; for a season pack, none (the season
+    # index alone).
+    assert ask(SearchQuery(words="alpha beta"), stats) == "'beta'"
+    assert ask(SearchQuery(words="alpha", episode=Episode(2)), stats) == ""
+
+
+@pytest.mark.parametrize(
+    ("name", "season"),
+    [
+        ("Show.S02E05.720p-GRP", "s02"),
+        ("Show.S02.1080p.WEB-GRP", "s02"),
+        ("Show.s020.Special", "s02"),
+        ("Show.S01E01.S02E02", "*"),
+        ("Show.S02E01.S02E02", "s02"),
+        ("Movie.2020.1080p-GRP", None),
+        ("Show.1x02.Sx1.S1", None),
+    ],
+)
+def test_the_season_index_holds_every_season_a_prefix_matches(
+    name: str, season: str | None
+) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT newznab_season(to_tsvector('simple', newznab_words(%s)))", [name])
+        assert cursor.fetchone()[0] == season
+
+
+@pytest.mark.parametrize("season_walk_max_rows", [0, 30_000])
+def test_a_season_pack_finds_a_name_of_two_seasons(
+    releases: None, season_walk_max_rows: int, monkeypatch: Any
+) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            INSERT INTO catalog_release (key, name, poster, posted, last_posted, size,
+                files_seen, segments_present, segments_expected, has_par2, has_nfo, category,
+                category_version, groups)
+            VALUES ('\\x01', 'Omega.S01E09.S02E01.720p-GRP', 'p', now(), now(), 1, 1, 1, 1,
+                    true, false, 5040, 1, ARRAY['alt.binaries.x'])
+            """
+        )
+    monkeypatch.setattr(selectors, "WALK_MAX_ROWS", 0)
+    monkeypatch.setattr(selectors, "SEASON_WALK_MAX_ROWS", season_walk_max_rows)
+    query = SearchQuery(words="omega", episode=Episode(2), limit=5)
+    page = search(query)
+    assert page.plan.startswith("season walk") == bool(season_walk_max_rows)
+    assert page.releases[0].name == "Omega.S01E09.S02E01.720p-GRP"
+    assert [row.id for row in page.releases] == expected(query)

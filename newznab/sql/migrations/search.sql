@@ -45,3 +45,31 @@ CREATE INDEX catalog_release_posted_brin ON catalog_release USING brin (posted)
 
 -- name: drop_release_posted_brin
 DROP INDEX catalog_release_posted_brin;
+
+-- name: create_release_season
+-- A season pack (tvsearch's season without an episode: the prefix 's02':*)
+-- with a word found in hundreds of thousands of releases: the GIN index
+-- cannot AND a prefix (it merges every s02e… entry into a bitmap and
+-- rechecks each row), and testing the prefix on every row of the word in
+-- the newest window reads a heap page a row. This index gives the window's
+-- rows of one season straight, by date. Its value is the season of the
+-- name's lexemes that begin "s" and two digits ('s02e05' -> 's02'), '*'
+-- when they name two seasons, NULL when none: a row matching 's02':* has
+-- 's02' or '*', so `= ANY('{s02,*}')` loses no match (the tsvector is still
+-- tested). Read from the stored tsvector, so it is the parser's words.
+CREATE FUNCTION newznab_season(words tsvector) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT CASE WHEN min(s) = max(s) THEN min(s) WHEN min(s) IS NOT NULL THEN '*' END
+      FROM (SELECT left(lexeme, 3) AS s
+              FROM unnest(tsvector_to_array(words)) AS lexeme
+             WHERE lexeme COLLATE "C" >= 's00' AND lexeme COLLATE "C" < 's:'
+               AND substr(lexeme, 3, 1) COLLATE "C" BETWEEN '0' AND '9') AS seasons
+$$;
+
+CREATE INDEX catalog_release_season_idx
+    ON catalog_release (newznab_season(search_vector), posted DESC, id DESC)
+ WHERE newznab_season(search_vector) IS NOT NULL;
+
+-- name: drop_release_season
+DROP INDEX catalog_release_season_idx;
+DROP FUNCTION newznab_season(tsvector);
