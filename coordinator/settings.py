@@ -179,6 +179,9 @@ LEASE_CAPTURE_ONLY = env.bool("LEASE_CAPTURE_ONLY", default=False)
 # Where lane snapshots (serialized windows) are kept, and their size limit (413 beyond).
 SNAPSHOT_DIR = env.path("SNAPSHOT_DIR", default=VAR_DIR / "snapshots")
 SNAPSHOT_MAX_BYTES = env.int("SNAPSHOT_MAX_BYTES", default=8 * 2**30)
+# The fault suite's crash points (indexer/crashpoints.py): never read from the
+# environment; only tests/chaos/settings.py turns them on.
+CRASH_POINTS = False
 # Live leases one node may hold at once: range leases (alone or through a
 # lane) and held lanes; beyond, a lease call answers 429 too_many_leases (0: no cap).
 LEASE_MAX_PER_NODE = env.int("LEASE_MAX_PER_NODE", default=64)
