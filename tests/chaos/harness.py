@@ -20,14 +20,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.fleet import Fleet, fresh_database
+from tests.e2e.fleet import LEASE_TTL_SECONDS, Fleet, fresh_database
 from tests.support.inn2 import InnServer
 from tests.support.usenet import make_binary_posts
 
 GROUPS = ("alt.binaries.chaos.a", "alt.binaries.chaos.b")
 PLANNED_DAYS = 10
 RANGE_ARTICLES = 100
-RUN_TIMEOUT = 150.0  # seconds for the agents to finish the plan, faults included
+RUN_TIMEOUT = 150.0
+RESTORES = 3  # snapshot GETs each run makes (the window agent restarted until then)
 
 
 def post_articles(inn: InnServer) -> None:
@@ -278,3 +279,62 @@ def server_errors(fleet: Fleet) -> list[str]:
 def sigterm(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is None:
         process.send_signal(signal.SIGTERM)
+
+
+def run_fleet(
+    inn: InnServer, workdir: Path, kills: dict[str, list[int]], agent_news: str | None = None
+) -> Outcome:
+    """A whole run: plan, agents until done, the outcome and the run's figures.
+
+    `kills` is the crash plan (empty: hits are only counted); `agent_news` is
+    the news server the agents read (a fault proxy), INN2 itself by default.
+    """
+    plan = workdir / "crash-plan.json"
+    workdir.mkdir(parents=True, exist_ok=True)
+    plan.write_text(json.dumps({"kills": kills}))
+    with running_fleet(inn, workdir, {"CRASH_POINT_PLAN": str(plan)}) as fleet:
+        news = f"{inn.url}/?connections=2"
+        if agent_news:  # uncompressed: the proxy finds OVER answers by their text
+            news = f"{agent_news}/?connections=2&compression=0"
+        took = wait_until_done(fleet, news, restores=RESTORES, plan=plan)
+        stuck = stuck_leases(fleet)
+        exits = stop_agents(fleet)
+        outcome = read_outcome(fleet)
+        # A killed PUT leaves its `.part`; the periodic upkeep removes parts
+        # untouched for two lease TTLs (leases/snapshots.py, remove_stale_parts):
+        # run it as `manage.py maintain` would with the fleet's short TTL (which
+        # the system checks refuse to a management command).
+        parts = list((workdir / "snapshots").glob("*.part"))
+        if parts:
+            age = time.time() - newest(parts)
+            time.sleep(max(0.0, 2 * LEASE_TTL_SECONDS + 1 - age))
+            fleet.python(
+                "from leases.snapshots import remove_stale_parts\n"
+                f"remove_stale_parts(older_than={2 * LEASE_TTL_SECONDS})\n"
+            )
+        outcome.extra = {
+            "seconds": took,
+            "exits": exits,
+            "state": crash_state(plan),
+            "stuck_leases": stuck,
+            "parts_left": [p.name for p in (workdir / "snapshots").glob("*.part")],
+            "server_errors": server_errors(fleet),
+            **agent_waits(fleet),
+        }
+        # The figures docs/reliability.md reports, beside the run's logs.
+        state = outcome.extra["state"]
+        deaths = state.get("kills", [])
+        figures = {
+            "kills": len(deaths),
+            "batches_acknowledged": state.get("hits", {}).get("batch.after_commit", 0)
+            - deaths.count("batch.after_commit"),
+            "seconds": round(took, 1),
+            "longest_wait": outcome.extra["longest_wait"],
+            "statuses": outcome.extra["statuses"],
+        }
+        (workdir / "figures.json").write_text(json.dumps(figures))
+        return outcome
+
+
+def newest(paths: list[Path]) -> float:
+    return max(p.stat().st_mtime for p in paths if p.exists()) if paths else 0.0

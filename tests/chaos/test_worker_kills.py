@@ -10,18 +10,15 @@ leased, and no `.part` file outlives the upkeep that removes them.
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from indexer.crashpoints import POINTS
 from tests.chaos import harness
 from tests.chaos.harness import Outcome
-from tests.e2e.fleet import LEASE_TTL_SECONDS
 from tests.support.inn2 import InnServer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chaos]
@@ -36,7 +33,6 @@ KILLS = {
     "snapshot.put.written": (3, 8),
     "snapshot.get.opened": (2, 3),
 }
-RESTORES = 3  # snapshot GETs each run makes (the window agent restarted until then)
 
 
 def kill_plan(seed: int) -> dict[str, list[int]]:
@@ -45,69 +41,8 @@ def kill_plan(seed: int) -> dict[str, list[int]]:
 
 
 @pytest.fixture(scope="module")
-def posted(inn_server: InnServer) -> InnServer:
-    harness.post_articles(inn_server)
-    return inn_server
-
-
-def run(inn: InnServer, workdir: Path, kills: dict[str, list[int]]) -> Outcome:
-    plan = workdir / "crash-plan.json"
-    workdir.mkdir(parents=True, exist_ok=True)
-    plan.write_text(json.dumps({"kills": kills}))
-    with harness.running_fleet(inn, workdir, {"CRASH_POINT_PLAN": str(plan)}) as fleet:
-        news = f"{inn.url}/?connections=2"
-        took = harness.wait_until_done(fleet, news, restores=RESTORES, plan=plan)
-        stuck = harness.stuck_leases(fleet)
-        exits = harness.stop_agents(fleet)
-        outcome = harness.read_outcome(fleet)
-        # A killed PUT leaves its `.part`; the periodic upkeep removes parts
-        # untouched for two lease TTLs (leases/snapshots.py, remove_stale_parts):
-        # run it as `manage.py maintain` would with the fleet's short TTL (which
-        # the system checks refuse to a management command).
-        parts = list((workdir / "snapshots").glob("*.part"))
-        if parts:
-            age = time.time() - newest(parts)
-            time.sleep(max(0.0, 2 * LEASE_TTL_SECONDS + 1 - age))
-            fleet.python(
-                "from leases.snapshots import remove_stale_parts\n"
-                f"remove_stale_parts(older_than={2 * LEASE_TTL_SECONDS})\n"
-            )
-        outcome.extra = {
-            "seconds": took,
-            "exits": exits,
-            "state": harness.crash_state(plan),
-            "stuck_leases": stuck,
-            "parts_left": [p.name for p in (workdir / "snapshots").glob("*.part")],
-            "server_errors": harness.server_errors(fleet),
-            **harness.agent_waits(fleet),
-        }
-        # The figures docs/reliability.md reports, beside the run's logs.
-        state = outcome.extra["state"]
-        deaths = state.get("kills", [])
-        figures = {
-            "kills": len(deaths),
-            "batches_acknowledged": state.get("hits", {}).get("batch.after_commit", 0)
-            - deaths.count("batch.after_commit"),
-            "seconds": round(took, 1),
-            "longest_wait": outcome.extra["longest_wait"],
-            "statuses": outcome.extra["statuses"],
-        }
-        (workdir / "figures.json").write_text(json.dumps(figures))
-        return outcome
-
-
-def newest(paths: list[Path]) -> float:
-    return max(p.stat().st_mtime for p in paths if p.exists()) if paths else 0.0
-
-
-@pytest.fixture(scope="module")
-def reference(posted: InnServer, tmp_path_factory: pytest.TempPathFactory) -> Outcome:
-    return run(posted, tmp_path_factory.mktemp("reference"), {})
-
-
-@pytest.fixture(scope="module")
 def killed(posted: InnServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Outcome]:
-    yield run(posted, tmp_path_factory.mktemp("kills"), kill_plan(SEED))
+    yield harness.run_fleet(posted, tmp_path_factory.mktemp("kills"), kill_plan(SEED))
 
 
 def test_the_reference_run_reaches_every_planned_kill(reference: Outcome) -> None:
@@ -149,7 +84,9 @@ def test_soak_workers_die_at_random_and_every_catalog_equals_the_reference(
     seeds = random.Random()
     while time.monotonic() < deadline:
         seed = seeds.randrange(2**32)
-        outcome = run(posted, tmp_path_factory.mktemp(f"soak-{seed}"), kill_plan(seed))
+        outcome = harness.run_fleet(
+            posted, tmp_path_factory.mktemp(f"soak-{seed}"), kill_plan(seed)
+        )
         assert len(outcome.extra["state"].get("kills", [])) >= 20, seed
         harness.assert_same_outcome(outcome, reference)
         assert outcome.extra["stuck_leases"] == [], seed
