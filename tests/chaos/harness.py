@@ -239,6 +239,9 @@ RETRY = re.compile(
 )
 
 
+NEWS_PAUSE = re.compile(r"the news server failed; waiting ([\d.]+)s")
+
+
 def agent_waits(fleet: Fleet) -> dict[str, Any]:
     """From the agents' logs: the longest a call kept retrying, and the 5xx it met.
 
@@ -251,7 +254,12 @@ def agent_waits(fleet: Fleet) -> dict[str, Any]:
     for name in fleet.agents:
         started: dict[str, float] = {}
         last: dict[str, float] = {}
-        for line in fleet.log(name + ".log").splitlines():
+        log_file = fleet.workdir / f"{name}.log"
+        text = log_file.read_text(errors="replace") if log_file.exists() else ""
+        for line in text.splitlines():
+            paused = NEWS_PAUSE.search(line)
+            if paused:
+                longest = max(longest, float(paused.group(1)))
             match = RETRY.match(line)
             if not match:
                 continue

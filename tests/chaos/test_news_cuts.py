@@ -8,6 +8,7 @@ no segment twice, none missing.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterator
 
@@ -35,9 +36,11 @@ def cut_plan(seed: int) -> CutPlan:
 @pytest.fixture(scope="module")
 def cut(posted: InnServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Outcome]:
     plan = cut_plan(SEED)
+    workdir = tmp_path_factory.mktemp("cuts")
     with NntpCutter((posted.host, posted.port), plan).running() as proxy:
-        outcome = harness.run_fleet(posted, tmp_path_factory.mktemp("cuts"), {}, proxy.url)
+        outcome = harness.run_fleet(posted, workdir, {}, proxy.url)
     outcome.extra["cuts"] = list(plan.cuts)
+    (workdir / "cuts.json").write_text(json.dumps(plan.cuts))  # for docs/reliability.md
     yield outcome
 
 
