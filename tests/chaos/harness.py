@@ -14,8 +14,8 @@ import re
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -290,23 +290,35 @@ def sigterm(process: subprocess.Popen[bytes]) -> None:
 
 
 def run_fleet(
-    inn: InnServer, workdir: Path, kills: dict[str, list[int]], agent_news: str | None = None
+    inn: InnServer,
+    workdir: Path,
+    kills: dict[str, list[int]],
+    agent_news: str | None = None,
+    coordinator_proxy: Callable[[tuple[str, int]], AbstractContextManager[Any]] | None = None,
 ) -> Outcome:
     """A whole run: plan, agents until done, the outcome and the run's figures.
 
     `kills` is the crash plan (empty: hits are only counted); `agent_news` is
-    the news server the agents read (a fault proxy), INN2 itself by default.
+    the news server the agents read (a fault proxy), INN2 itself by default;
+    `coordinator_proxy(upstream)`, if given, is entered and the agents call the
+    coordinator through its `url`.
     """
     plan = workdir / "crash-plan.json"
     workdir.mkdir(parents=True, exist_ok=True)
     plan.write_text(json.dumps({"kills": kills}))
-    with running_fleet(inn, workdir, {"CRASH_POINT_PLAN": str(plan)}) as fleet:
+    with ExitStack() as stack:
+        fleet = stack.enter_context(running_fleet(inn, workdir, {"CRASH_POINT_PLAN": str(plan)}))
+        if coordinator_proxy is not None:
+            proxy = stack.enter_context(coordinator_proxy(("127.0.0.1", fleet.port)))
+            fleet.url = proxy.url  # the agents (and the test's API calls) go through it
         news = f"{inn.url}/?connections=2"
         if agent_news:  # uncompressed: the proxy finds OVER answers by their text
             news = f"{agent_news}/?connections=2&compression=0"
         took = wait_until_done(fleet, news, restores=RESTORES, plan=plan)
         stuck = stuck_leases(fleet)
         exits = stop_agents(fleet)
+        # Stopped gracefully, every agent gave its lanes back.
+        held_lanes = fleet.sql("SELECT id FROM group_lane WHERE node_id IS NOT NULL")
         outcome = read_outcome(fleet)
         # A killed PUT leaves its `.part`; the periodic upkeep removes parts
         # untouched for two lease TTLs (leases/snapshots.py, remove_stale_parts):
@@ -325,6 +337,7 @@ def run_fleet(
             "exits": exits,
             "state": crash_state(plan),
             "stuck_leases": stuck,
+            "held_lanes": held_lanes,
             "parts_left": [p.name for p in (workdir / "snapshots").glob("*.part")],
             "server_errors": server_errors(fleet),
             **agent_waits(fleet),

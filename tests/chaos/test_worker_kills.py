@@ -63,6 +63,7 @@ def test_twenty_workers_die_at_every_point_and_the_catalog_equals_the_reference(
 
 def test_after_the_kills_nothing_is_held_and_no_part_is_left(killed: Outcome) -> None:
     assert killed.extra["stuck_leases"] == []
+    assert killed.extra["held_lanes"] == []
     assert killed.extra["parts_left"] == []
     assert killed.extra["server_errors"] == []
     # Retried answers were 503s at most, never another 5xx.
@@ -90,4 +91,5 @@ def test_soak_workers_die_at_random_and_every_catalog_equals_the_reference(
         assert len(outcome.extra["state"].get("kills", [])) >= 20, seed
         harness.assert_same_outcome(outcome, reference)
         assert outcome.extra["stuck_leases"] == [], seed
+        assert outcome.extra["held_lanes"] == [], seed
         assert outcome.extra["parts_left"] == [], seed
