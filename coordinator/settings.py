@@ -239,6 +239,9 @@ if SNAPSHOT_STORAGE == "s3":
             "default_acl": None,
         },
     }
+# The fault suite's crash points (indexer/crashpoints.py): never read from the
+# environment; only tests/chaos/settings.py turns them on.
+CRASH_POINTS = False
 # Live leases one node may hold at once: range leases (alone or through a
 # lane) and held lanes; beyond, a lease call answers 429 too_many_leases (0: no cap).
 LEASE_MAX_PER_NODE = env.int("LEASE_MAX_PER_NODE", default=64)

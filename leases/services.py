@@ -18,6 +18,7 @@ from typing import IO, Any
 from django.conf import settings
 from django.db import transaction
 
+from indexer.crashpoints import crash_point
 from indexer.errors import Invalid, LeaseLost, NotFound, TooLarge, checked_id
 from indexer.metrics import LEASES
 from indexer.models import AuditAction
@@ -338,6 +339,7 @@ def store_snapshot(
         return _store_snapshot_object(node_id, group_id, lane, epoch, next_article, chunks, length)
     final = snapshots.snapshot_path(group_id, lane)
     part, size = snapshots.write_part(final, chunks, length, limit)
+    crash_point("snapshot.put.written")
     try:
         with snapshots.installing(final), transaction.atomic():
             lane_id = _locked_lane(node_id, group_id, lane, epoch)
@@ -409,6 +411,7 @@ def open_snapshot(
             raise NotFound(
                 f"The snapshot of the {lane} lane of group {group_id} is missing on disk."
             )
+    crash_point("snapshot.get.opened")
     return SnapshotFile(handle, snap_next, os.fstat(handle.fileno()).st_size)
 
 

@@ -166,8 +166,21 @@ class Coordinator:
     def post(self, path: str, body: Mapping[str, Any] | None = None) -> Any:
         """POST JSON; returns the decoded answer (None for 204)."""
         payload = json.dumps(body or {}, separators=(",", ":")).encode("utf-8")
-        response = self._call("POST", path, payload, {"Content-Type": "application/json"})
-        return _read_json(response)
+        backoff = Backoff(cap=self.max_backoff)
+        while True:
+            response = self._call("POST", path, payload, {"Content-Type": "application/json"})
+            try:
+                return _read_json(response)
+            except (OSError, http.client.HTTPException) as exc:
+                # The answer broke off: the call may or may not have taken effect.
+                # Calling again is safe (batches, heartbeats and finish are
+                # idempotent; a lease whose answer was lost runs out its TTL).
+                delay = backoff.next_delay()
+                log.warning(
+                    "POST %s: the answer broke off (%r); calling again in %.1fs", path, exc, delay
+                )
+            if self.abort.wait(delay):
+                raise Aborted(f"POST {path} abandoned: the node is stopping now")
 
     # --- streamed calls ---------------------------------------------------------
 

@@ -86,7 +86,11 @@ class WindowWorker(Worker):
             finally:
                 heartbeat.drop(lease.path)
             if position is None:
-                return True  # lost: someone else holds the lane or the range now
+                # Lost, stopped or the news server failed: give the lane back
+                # (a lane another node holds now refuses, and nothing changes),
+                # or it stays held until its TTL with nobody working it.
+                self.release_lane(lane_path, epoch)
+                return True
             ranges_read += 1
             if self.control.stop.is_set():
                 break
@@ -94,11 +98,14 @@ class WindowWorker(Worker):
                 self.upload_snapshot(lane_path, epoch, window, position)
         if position is not None:
             self.upload_snapshot(lane_path, epoch, window, position)
+        self.release_lane(lane_path, epoch)
+        return ranges_read > 0
+
+    def release_lane(self, lane_path: str, epoch: int) -> None:
         try:
             self.coordinator.post(f"{lane_path}/release", {"epoch": epoch})
         except (LeaseLost, NotFound) as exc:
             log.info("%s: lane release not needed (%s)", self.name, exc.detail)
-        return ranges_read > 0
 
     def read_lane_range(
         self, lease: Lease, window: Window, reporter: Reporter, lane_path: str, epoch: int

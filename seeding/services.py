@@ -17,6 +17,7 @@ from django.db import transaction
 
 from indexer.catalog.services import store_files
 from indexer.catalog.validation import FileReport
+from indexer.crashpoints import crash_point
 from indexer.errors import LeaseLost, NotFound, TooManyLeases
 from indexer.metrics import BATCHES, HEADERS, LEASE_SECONDS, LEASES
 from indexer.models import AuditAction, Group
@@ -189,6 +190,8 @@ def report_batch(
         if row is None:
             raise _lease_lost(node_id, range_id, epoch)
         stored = store_files(row.group_id, range_id, files, fragments)
+        crash_point("batch.in_transaction")
+    crash_point("batch.after_commit")
     BATCHES.inc()
     if row.advanced:
         HEADERS.inc(headers)
@@ -207,6 +210,7 @@ def finish_range(node_id: int, range_id: int, epoch: int) -> None:
         row = queries.fetchone("finish_range", params)
         if row is None:
             raise _lease_lost(node_id, range_id, epoch)
+        crash_point("finish.in_transaction")
         # The lane that handed the range out counts it (leases listens).
         range_finished.send(None, range_id=range_id, group_id=row.group_id, headers=row.headers)
 

@@ -32,6 +32,16 @@ class NodeClient:
         return response.json()["lease"]
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--soak",
+        type=float,
+        default=0.0,
+        metavar="MINUTES",
+        help="run the fault suite's faults (tests/chaos) at random for MINUTES (off by default)",
+    )
+
+
 @pytest.fixture
 def node_client() -> Callable[..., NodeClient]:
     def make(**kwargs: Any) -> NodeClient:

@@ -1,0 +1,56 @@
+"""An answer that breaks off mid-body makes the agent call again, not fail the range.
+
+Found by the fault suite (tests/chaos/test_coordinator_cuts.py): a batch's
+answer cut halfway raised IncompleteRead out of `Coordinator.post`, and the
+range was released as failed. Batches are idempotent, so the call is repeated.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from seed_node.http import Coordinator
+
+
+@pytest.fixture
+def cut_once() -> Iterator[tuple[str, list[str]]]:
+    calls: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            calls.append(self.path)
+            body = json.dumps({"next": 121, "stored": 3, "advanced": True}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            # The first answer breaks off halfway through its body.
+            self.wfile.write(body[: len(body) // 2] if len(calls) == 1 else body)
+            self.close_connection = True
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}", calls
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+
+
+def test_a_batch_answer_cut_halfway_is_asked_for_again(cut_once) -> None:
+    url, calls = cut_once
+    coordinator = Coordinator(url, "token", timeout=10, max_backoff=0.1)
+    answer = coordinator.post("/ranges/17/batch", {"epoch": 1, "next": 121})
+    assert answer == {"next": 121, "stored": 3, "advanced": True}
+    assert calls == ["/api/v1/ranges/17/batch", "/api/v1/ranges/17/batch"]
