@@ -311,6 +311,7 @@ def run_fleet(
         if coordinator_proxy is not None:
             proxy = stack.enter_context(coordinator_proxy(("127.0.0.1", fleet.port)))
             fleet.url = proxy.url  # the agents (and the test's API calls) go through it
+            fleet.agent_urls = [proxy.url]
         news = f"{inn.url}/?connections=2"
         if agent_news:  # uncompressed: the proxy finds OVER answers by their text
             news = f"{agent_news}/?connections=2&compression=0"

@@ -36,6 +36,18 @@ def _content_length(head: bytes) -> int:
     return 0
 
 
+def _closing(head: bytes) -> bytes:
+    """The request head asking the server to close after its answer: one call per
+    connection, so every call's first line passes the proxy (gthread workers keep
+    connections alive otherwise, and later calls would go by unseen)."""
+    lines = [
+        line
+        for line in head[: -len(HEADERS_END)].split(b"\r\n")
+        if not line.lower().startswith(b"connection:")
+    ]
+    return b"\r\n".join([*lines, b"Connection: close"]) + HEADERS_END
+
+
 async def _read_message(reader: asyncio.StreamReader) -> tuple[bytes, bytes] | None:
     """(head with its blank line, body) of one HTTP message with a Content-Length."""
     try:
@@ -63,7 +75,7 @@ class HttpCutter:
     async def _handle(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
         server_w: asyncio.StreamWriter | None = None
         try:
-            head = await asyncio.wait_for(client_r.readuntil(HEADERS_END), timeout=30)
+            head = _closing(await asyncio.wait_for(client_r.readuntil(HEADERS_END), timeout=30))
             line = head.split(b"\r\n", 1)[0]
             server_r, server_w = await asyncio.wait_for(
                 asyncio.open_connection(*self.upstream), timeout=10
