@@ -91,9 +91,9 @@ def _lease_range(node_id: int) -> LeaseOffer:
     (docs/performance.md). A quiet lease thus passes to another node at
     most that much after its TTL.
     """
-    admit_lease(node_id)
     paused = leasing_paused()
     if paused is not None:
+        admit_lease(node_id)
         return LeaseOffer(None, retry_after=settings.LEASE_RETRY_AFTER_SECONDS, paused=paused)
     swept = any(done.task is maintenance.RETIRE for done in maintenance.run_due())
     params = {
@@ -103,7 +103,11 @@ def _lease_range(node_id: int) -> LeaseOffer:
         "urgent_below": settings.DEFAULT_PRIORITY,
         "rule_version": current_rule_version(),
     }
-    row = queries.fetchone("lease_range", params)
+    # The gate (rate and cap) and the claim in one statement; a refused call claims nothing.
+    gated = queries.fetchone("gated_lease_range", {**params, **gate_params(node_id)})
+    assert gated is not None  # the gate's upsert always returns its row
+    check_gate(gated.hits, gated.retry_after, gated.live)
+    row: Record | None = gated if gated.id is not None else None
     if row is None and not swept and maintenance.run_task(maintenance.RETIRE):
         row = queries.fetchone("lease_range", params)
     if row is None:
@@ -116,24 +120,37 @@ def lease_rate_key(node_id: int) -> str:
     return f"lease:{node_id}"
 
 
-def admit_lease(node_id: int, lanes_held: int = 0) -> None:
-    """Count a lease call against the node's rate (Throttled beyond
-    LEASE_RATE_PER_MINUTE) and refuse it (TooManyLeases) when the node already
-    holds LEASE_MAX_PER_NODE live leases: its leased ranges plus `lanes_held`."""
+def gate_params(node_id: int) -> dict[str, Any]:
+    """The lease gate's parameters for a node (sql/ranges.sql: lease_gate)."""
+    return {
+        "key": lease_rate_key(node_id),
+        "window": 60,
+        "node_id": node_id,
+        "cap": settings.LEASE_MAX_PER_NODE,
+        "rate": settings.LEASE_RATE_PER_MINUTE,
+    }
+
+
+def check_gate(hits: int, retry_after: int, live: int) -> None:
+    """Throttled beyond LEASE_RATE_PER_MINUTE; TooManyLeases when `live` reaches the cap."""
+    check_window(Window(hits, retry_after), settings.LEASE_RATE_PER_MINUTE, "lease calls")
     cap = settings.LEASE_MAX_PER_NODE
-    row = queries.fetchone(
-        "lease_gate",
-        {"key": lease_rate_key(node_id), "window": 60, "node_id": node_id, "cap": cap},
-    )
-    assert row is not None  # the upsert always returns its row
-    check_window(Window(row.hits, row.retry_after), settings.LEASE_RATE_PER_MINUTE, "lease calls")
-    live = row.live + lanes_held
     if cap and live >= cap:
         raise TooManyLeases(
             f"This node holds {live} live leases, the most one node may hold "
             f"(LEASE_MAX_PER_NODE={cap}): finish or release one before leasing another.",
             settings.LEASE_RETRY_AFTER_SECONDS,
         )
+
+
+def admit_lease(node_id: int, lanes_held: int = 0) -> None:
+    """Count a lease call against the node's rate (Throttled beyond
+    LEASE_RATE_PER_MINUTE) and refuse it (TooManyLeases) when the node already
+    holds LEASE_MAX_PER_NODE live leases: its leased ranges plus `lanes_held`.
+    (The range lease runs the same gate inside its claim: gated_lease_range.)"""
+    row = queries.fetchone("lease_gate", gate_params(node_id))
+    assert row is not None  # the upsert always returns its row
+    check_gate(row.hits, row.retry_after, row.live + lanes_held)
 
 
 def end_node_leases(node_ids: Sequence[int], **_signal: Any) -> dict[str, int]:

@@ -33,6 +33,31 @@ SELECT h.hits, h.retry_after,
             ELSE 0 END AS live
   FROM rate_hit(%(key)s, %(window)s) AS h;
 
+-- name: gated_lease_range
+-- The lease gate and the claim in one round trip: lease_gate's hit and count
+-- (MATERIALIZED: once), then claim_seed_range only when the gate admits the
+-- call (rate 0 or cap 0: none). OFFSET 0 keeps the subquery whole, so its
+-- WHERE, which reads only the gate, is a one-time filter above the function
+-- and a refused call claims nothing. No row of the claim: nothing queued.
+WITH gate AS MATERIALIZED (
+    SELECT h.hits, h.retry_after,
+           CASE WHEN %(cap)s > 0
+                THEN (SELECT count(*) FROM (SELECT 1 FROM seed_range
+                                             WHERE node_id = %(node_id)s AND status = 'leased'
+                                             LIMIT %(cap)s) AS live)
+                ELSE 0 END AS live
+      FROM rate_hit(%(key)s, %(window)s) AS h
+)
+SELECT gate.hits, gate.retry_after, gate.live,
+       c.out_id AS id, c.out_group AS "group", c.out_next AS start, c.out_end AS "end",
+       c.out_epoch AS epoch, c.out_group_id AS group_id
+  FROM gate
+  LEFT JOIN LATERAL (
+      SELECT * FROM claim_seed_range(%(node_id)s, %(ttl)s, %(urgent_below)s, %(rule_version)s)
+       WHERE (%(rate)s = 0 OR gate.hits <= %(rate)s) AND (%(cap)s = 0 OR gate.live < %(cap)s)
+      OFFSET 0
+  ) AS c ON true;
+
 -- name: end_node_leases
 -- Disabled nodes lose their range leases at once: queued again at their
 -- resume points (the next claim bumps the epoch, fencing the old holder).

@@ -108,3 +108,17 @@ def test_disabling_a_node_ends_its_leases_at_once_and_audits_it(node_client):
     # Its next call is refused, and another node gets the work.
     assert node.post("/api/v1/ranges/lease").status_code == 401
     assert node_client().lease() is not None
+
+
+def test_a_refused_lease_call_claims_nothing_though_gate_and_claim_are_one_statement(
+    node_client, settings
+):
+    # gated_lease_range runs the claim only when the gate admits the call.
+    settings.LEASE_RATE_PER_MINUTE = 1
+    SeedRangeFactory(start_id=1, end_id=999)
+    SeedRangeFactory(start_id=1000, end_id=1999)
+    node = node_client()
+    assert node.post("/api/v1/ranges/lease").status_code == 200
+    refused = node.post("/api/v1/ranges/lease")
+    assert refused.status_code == 429 and refused.json()["error"] == "throttled"
+    assert SeedRange.objects.filter(status="leased").count() == 1

@@ -21,8 +21,8 @@ def test_lease_batch_and_heartbeat_pin_their_query_count(
     node.post("/api/v1/ranges/lease")  # first call writes last_seen_at
     SeedRangeFactory(start_id=6000, end_id=9999)
     maintenance.run_all()  # the periodic upkeep has just run in this process
-    # Authentication (1) + the lease gate: rate and cap (1) + the claim statement (1).
-    with django_assert_num_queries(3):
+    # Authentication (1) + the lease gate (rate and cap) and the claim in one statement (1).
+    with django_assert_num_queries(2):
         lease = node.lease()
     # Authentication + savepoint + the batch statement + release savepoint.
     with django_assert_num_queries(4):
