@@ -7,7 +7,6 @@ groups' "Plan ranges" page is added by the seeding app (seeding/admin.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from django import forms
@@ -21,7 +20,7 @@ from indexer.admin_tools import (
     ConsoleModelAdmin,
     LargeTableAdmin,
     confirm,
-    confirm_then,
+    confirm_set_disabled,
     confirmed,
 )
 from indexer.catalog import admin as _catalog_admin  # noqa: F401  (registers the catalog's pages)
@@ -160,17 +159,12 @@ class NodeAdmin(ConsoleModelAdmin):
     def _set_disabled(
         self, request: HttpRequest, queryset: QuerySet[Node], disabled: bool, question: str
     ) -> HttpResponse | None:
-        verb = "Disable" if disabled else "Enable"
-
-        def act(ids: Iterable[int]) -> str:
-            count = services.set_nodes_disabled(ids, disabled, actor=request.user)
-            return f"{verb}d {count} node(s)."
-
-        return confirm_then(
+        return confirm_set_disabled(
             self,
             request,
-            queryset.filter(disabled=not disabled),
-            act,
-            title=f"{verb} nodes",
+            queryset,
+            disabled,
+            what="node",
             question=question,
+            set_disabled=services.set_nodes_disabled,
         )

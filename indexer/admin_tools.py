@@ -110,6 +110,34 @@ def confirm_then(
     return None
 
 
+def confirm_set_disabled(
+    modeladmin: admin.ModelAdmin,
+    request: HttpRequest,
+    queryset: QuerySet,
+    disabled: bool,
+    *,
+    what: str,
+    question: str,
+    set_disabled: Callable[..., int],
+) -> TemplateResponse | None:
+    """Disable or enable the selected rows (nodes, API keys) after asking:
+    `set_disabled(ids, disabled, actor=...)` is the service that does it."""
+    verb = "Disable" if disabled else "Enable"
+
+    def act(ids: Iterable[int]) -> str:
+        count = set_disabled(ids, disabled, actor=request.user)
+        return f"{verb}d {count} {what}(s)."
+
+    return confirm_then(
+        modeladmin,
+        request,
+        queryset.filter(disabled=not disabled),
+        act,
+        title=f"{verb} {what}s",
+        question=question,
+    )
+
+
 class ConsoleModelAdmin(admin.ModelAdmin):
     """The console's base ModelAdmin: naming an action the user may not run is a 403.
 

@@ -279,7 +279,7 @@ def count_finished_range(range_id: int, group_id: int, headers: int, **_signal: 
 def force_release_lanes(lane_ids: Iterable[int], *, actor: Any = None) -> int:
     """An operator takes lanes back; their holders are fenced. Returns how many were held."""
     ids = list(lane_ids)
-    row = queries.fetchone("force_release_lanes", {"ids": ids})
+    row = queries.fetchone("force_release_lanes", {"ids": ids, "node_ids": []})
     count = int(row.lanes) if row else 0
     detail = {"ids": ids[:100], "ranges_requeued": int(row.ranges) if row else 0}
     record_audit(actor, AuditAction.LEASE_FORCE_RELEASED, "group lane", count, detail)
@@ -288,7 +288,7 @@ def force_release_lanes(lane_ids: Iterable[int], *, actor: Any = None) -> int:
 
 def release_node_lanes(node_ids: Sequence[int], **_signal: Any) -> dict[str, int]:
     """Disabled nodes lose their lanes at once (indexer's `nodes_disabled`)."""
-    row = queries.fetchone("release_node_lanes", {"ids": list(node_ids)})
+    row = queries.fetchone("force_release_lanes", {"ids": [], "node_ids": list(node_ids)})
     return {"lanes_ended": int(row.lanes) if row else 0}
 
 

@@ -4,7 +4,6 @@ permission; today's requests and grabs as annotated columns."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from django import forms
@@ -15,7 +14,12 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import path
 
-from indexer.admin_tools import ConsoleModelAdmin, confirm, confirm_then, confirmed
+from indexer.admin_tools import (
+    ConsoleModelAdmin,
+    confirm,
+    confirm_set_disabled,
+    confirmed,
+)
 from indexer.errors import DomainError
 
 from . import services
@@ -145,17 +149,12 @@ class ApiKeyAdmin(ConsoleModelAdmin):
     def _set_disabled(
         self, request: HttpRequest, queryset: QuerySet[ApiKey], disabled: bool, question: str
     ) -> HttpResponse | None:
-        verb = "Disable" if disabled else "Enable"
-
-        def act(ids: Iterable[int]) -> str:
-            count = services.set_api_keys_disabled(ids, disabled, actor=request.user)
-            return f"{verb}d {count} key(s)."
-
-        return confirm_then(
+        return confirm_set_disabled(
             self,
             request,
-            queryset.filter(disabled=not disabled),
-            act,
-            title=f"{verb} API keys",
+            queryset,
+            disabled,
+            what="API key",
             question=question,
+            set_disabled=services.set_api_keys_disabled,
         )

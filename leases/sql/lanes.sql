@@ -241,32 +241,13 @@ WITH cur AS (
 SELECT (SELECT count(*) FROM cleared) AS lanes, (SELECT count(*) FROM freed) AS ranges;
 
 -- name: force_release_lanes
--- An operator takes lanes back: the epoch moves on, so the holder is fenced.
+-- Lanes taken back, named by id (an operator) or by holder (disabled nodes):
+-- the epoch moves on, so the holder is fenced, and the lane's range in work
+-- is queued again.
 WITH cur AS (
     SELECT id, node_id, range_id FROM group_lane
-     WHERE id = ANY(%(ids)s::bigint[]) AND node_id IS NOT NULL
-       FOR UPDATE
-), freed AS (
-    UPDATE seed_range AS r
-       SET status = 'queued', node_id = NULL
-      FROM cur
-     WHERE r.id = cur.range_id AND r.status = 'leased' AND r.node_id = cur.node_id
-    RETURNING r.id
-), cleared AS (
-    UPDATE group_lane AS gl
-       SET node_id = NULL, range_id = NULL, epoch = gl.epoch + 1, last_held_at = clock_timestamp()
-      FROM cur
-     WHERE gl.id = cur.id
-    RETURNING gl.id
-)
-SELECT (SELECT count(*) FROM cleared) AS lanes, (SELECT count(*) FROM freed) AS ranges;
-
--- name: release_node_lanes
--- Disabled nodes lose their lanes at once: the epoch moves on (the holder is
--- fenced) and the lane's range in work is queued again.
-WITH cur AS (
-    SELECT id, node_id, range_id FROM group_lane
-     WHERE node_id = ANY(%(ids)s::bigint[])
+     WHERE (id = ANY(%(ids)s::bigint[]) OR node_id = ANY(%(node_ids)s::bigint[]))
+       AND node_id IS NOT NULL
        FOR UPDATE
 ), freed AS (
     UPDATE seed_range AS r

@@ -11,12 +11,9 @@ agent does not learn it). What was cut is recorded in `cuts`.
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from tests.support.net import LOOPBACK
+from tests.chaos.proxy import LoopbackProxy
 
 HEADERS_END = b"\r\n\r\n"
 
@@ -64,13 +61,9 @@ async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
         await writer.drain()
 
 
-class HttpCutter:
-    def __init__(self, upstream: tuple[str, int], plan: HttpCutPlan) -> None:
-        self.upstream = upstream
-        self.plan = plan
-        self.port = 0
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+class HttpCutter(LoopbackProxy):
+    scheme = "http"
+    plan: HttpCutPlan
 
     async def _handle(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
         server_w: asyncio.StreamWriter | None = None
@@ -108,29 +101,3 @@ class HttpCutter:
             for writer in (client_w, server_w):
                 if writer is not None:
                     writer.close()
-
-    async def _serve(self) -> asyncio.base_events.Server:
-        return await asyncio.start_server(self._handle, LOOPBACK, 0)
-
-    @property
-    def url(self) -> str:
-        return f"http://{LOOPBACK}:{self.port}"
-
-    @contextmanager
-    def running(self) -> Iterator[HttpCutter]:
-        self.thread.start()
-        server = asyncio.run_coroutine_threadsafe(self._serve(), self.loop).result(10)
-        self.port = server.sockets[0].getsockname()[1]
-        try:
-            yield self
-        finally:
-
-            async def shut() -> None:
-                server.close()
-                for task in asyncio.all_tasks():
-                    if task is not asyncio.current_task():
-                        task.cancel()
-
-            asyncio.run_coroutine_threadsafe(shut(), self.loop).result(10)
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            self.thread.join(10)

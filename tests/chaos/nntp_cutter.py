@@ -10,12 +10,9 @@ middle of its greeting. What was cut is recorded in `cuts`.
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from tests.support.net import LOOPBACK
+from tests.chaos.proxy import LoopbackProxy
 
 OVER_END = b"\r\n.\r\n"
 GREETING_CUT = 7  # bytes of the greeting ("200 ...") sent before the first cut
@@ -81,13 +78,9 @@ async def _pipe_answers(
         await writer.drain()
 
 
-class NntpCutter:
-    def __init__(self, upstream: tuple[str, int], plan: CutPlan) -> None:
-        self.upstream = upstream
-        self.plan = plan
-        self.port = 0
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+class NntpCutter(LoopbackProxy):
+    scheme = "nntp"
+    plan: CutPlan
 
     async def _handle(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
         self.plan.connections += 1
@@ -110,29 +103,3 @@ class NntpCutter:
                 task.cancel()
             for w in (client_w, server_w):
                 w.close()
-
-    async def _serve(self) -> asyncio.base_events.Server:
-        return await asyncio.start_server(self._handle, LOOPBACK, 0)
-
-    @property
-    def url(self) -> str:
-        return f"nntp://{LOOPBACK}:{self.port}"
-
-    @contextmanager
-    def running(self) -> Iterator[NntpCutter]:
-        self.thread.start()
-        server = asyncio.run_coroutine_threadsafe(self._serve(), self.loop).result(10)
-        self.port = server.sockets[0].getsockname()[1]
-        try:
-            yield self
-        finally:
-
-            async def shut() -> None:
-                server.close()
-                for task in asyncio.all_tasks():
-                    if task is not asyncio.current_task():
-                        task.cancel()
-
-            asyncio.run_coroutine_threadsafe(shut(), self.loop).result(10)
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            self.thread.join(10)
