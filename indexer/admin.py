@@ -10,19 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
-from django.template.response import TemplateResponse
-from django.urls import path
+from django.http import HttpRequest
 
-from indexer.admin_tools import (
-    ConsoleModelAdmin,
-    LargeTableAdmin,
-    confirm,
-    confirm_set_disabled,
-    confirmed,
-)
+from indexer.admin_credentials import CredentialAdmin, credential_actions
+from indexer.admin_tools import ConsoleModelAdmin, LargeTableAdmin
 from indexer.catalog import admin as _catalog_admin  # noqa: F401  (registers the catalog's pages)
 from indexer.catalog import release_admin as _release_admin  # noqa: F401  (the releases' pages)
 
@@ -71,100 +64,37 @@ class IssueTokenForm(forms.Form):
 
 
 @admin.register(Node)
-class NodeAdmin(ConsoleModelAdmin):
+class NodeAdmin(CredentialAdmin):
     list_display = ("name", "disabled", "last_seen_at", "created_at")
     list_filter = ("disabled",)
     search_fields = ("name",)
     readonly_fields = ("name", "last_seen_at", "created_at")
     exclude = ("token_hash",)
     actions = ("issue_tokens", "disable_nodes", "enable_nodes")
+    issue_form = IssueTokenForm
+    issue_title, issue_template = "Issue a node token", "admin/indexer/issue_token.html"
+    issued_title, issued_template = "Tokens issued", "admin/indexer/token_issued.html"
+    what, secret = "node", "token"
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # nodes are created by issuing a token (the page below)
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False  # ranges and audit entries name their node: disable it instead
-
-    def get_urls(self) -> list[Any]:
-        return [
-            path("issue/", self.admin_site.admin_view(self.issue_view), name="indexer_node_issue"),
-            *super().get_urls(),
-        ]
-
-    def issue_view(self, request: HttpRequest) -> HttpResponse:
-        if not self.has_change_permission(request):
-            return HttpResponse(status=403)
-        form = IssueTokenForm(request.POST or None)
-        if request.method == "POST" and form.is_valid():
-            node, token, _created = services.issue_token(
-                form.cleaned_data["name"], actor=request.user
-            )
-            verb = "Issued" if _created else "Rotated"
-            self.message_user(request, f"{verb} 1 token ({node.name}).", messages.SUCCESS)
-            return self._show_tokens(request, [(node, token)])
-        context = {
-            **self.admin_site.each_context(request),
-            "title": "Issue a node token",
-            "form": form,
-            "opts": self.model._meta,
-        }
-        return TemplateResponse(request, "admin/indexer/issue_token.html", context)
-
-    def _show_tokens(
-        self, request: HttpRequest, issued: list[tuple[Node, str]]
-    ) -> TemplateResponse:
-        context = {
-            **self.admin_site.each_context(request),
-            "title": "Tokens issued",
-            "issued": issued,
-            "opts": self.model._meta,
-        }
-        response = TemplateResponse(request, "admin/indexer/token_issued.html", context)
-        response["Cache-Control"] = "no-store"
-        return response
-
-    def changelist_view(
-        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
-    ) -> HttpResponse:
-        extra_context = {**(extra_context or {}), "issue_url": "issue/"}
-        return super().changelist_view(request, extra_context)
-
-    @admin.action(
-        description="Issue or rotate tokens (shown once; old tokens stop working)",
-        permissions=["change"],
+    issue_tokens, disable_nodes, enable_nodes = credential_actions(
+        actions,
+        rotate=(
+            "Issue or rotate tokens (shown once; old tokens stop working)",
+            "Rotate the tokens of these nodes? Their current tokens stop working at once.",
+        ),
+        disable=(
+            "Disable the selected nodes",
+            "Disable these nodes? Their calls get 401 until enabled.",
+        ),
+        enable=("Enable the selected nodes", "Enable these nodes?"),
     )
-    def issue_tokens(self, request: HttpRequest, queryset: QuerySet[Node]) -> HttpResponse | None:
-        if not confirmed(self, request):
-            return confirm(
-                self,
-                request,
-                queryset,
-                title="Rotate tokens",
-                question="Rotate the tokens of these nodes? Their current tokens stop working at once.",
-            )
-        issued = [services.issue_token(node.name, actor=request.user)[:2] for node in queryset]
-        self.message_user(request, f"Rotated {len(issued)} token(s).", messages.SUCCESS)
-        return self._show_tokens(request, issued)
 
-    @admin.action(description="Disable the selected nodes", permissions=["change"])
-    def disable_nodes(self, request: HttpRequest, queryset: QuerySet[Node]) -> HttpResponse | None:
-        return self._set_disabled(
-            request, queryset, True, "Disable these nodes? Their calls get 401 until enabled."
-        )
+    def issue(self, request: HttpRequest, data: dict[str, Any]) -> tuple[Node, str, str]:
+        node, token, created = services.issue_token(data["name"], actor=request.user)
+        return node, token, f"{'Issued' if created else 'Rotated'} 1 token ({node.name})."
 
-    @admin.action(description="Enable the selected nodes", permissions=["change"])
-    def enable_nodes(self, request: HttpRequest, queryset: QuerySet[Node]) -> HttpResponse | None:
-        return self._set_disabled(request, queryset, False, "Enable these nodes?")
+    def rotate(self, request: HttpRequest, queryset: QuerySet[Node]) -> list[tuple[Node, str]]:
+        return [services.issue_token(node.name, actor=request.user)[:2] for node in queryset]
 
-    def _set_disabled(
-        self, request: HttpRequest, queryset: QuerySet[Node], disabled: bool, question: str
-    ) -> HttpResponse | None:
-        return confirm_set_disabled(
-            self,
-            request,
-            queryset,
-            disabled,
-            what="node",
-            question=question,
-            set_disabled=services.set_nodes_disabled,
-        )
+    def set_disabled(self, ids: Any, disabled: bool, *, actor: Any) -> int:
+        return services.set_nodes_disabled(ids, disabled, actor=actor)

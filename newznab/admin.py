@@ -7,20 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.db.models import OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce, Now, TruncDate
-from django.http import HttpRequest, HttpResponse
-from django.template.response import TemplateResponse
-from django.urls import path
+from django.http import HttpRequest
 
-from indexer.admin_tools import (
-    ConsoleModelAdmin,
-    confirm,
-    confirm_set_disabled,
-    confirmed,
-)
-from indexer.errors import DomainError
+from indexer.admin_credentials import CredentialAdmin, credential_actions
 
 from . import services
 from .models import ApiKey, ApiKeyDay
@@ -39,7 +31,7 @@ def _today(column: str) -> Coalesce:
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(ConsoleModelAdmin):
+class ApiKeyAdmin(CredentialAdmin):
     list_display = (
         "name", "disabled", "rate_limit", "requests_today", "grabs_today", "created_at", "rotated_at",
     )  # fmt: skip
@@ -49,6 +41,23 @@ class ApiKeyAdmin(ConsoleModelAdmin):
     exclude = ("key_hash",)
     actions = ("rotate_keys", "disable_keys", "enable_keys")
     show_full_result_count = False
+    issue_form = IssueKeyForm
+    issue_title, issue_template = "Issue an API key", "admin/newznab/issue_key.html"
+    issued_title, issued_template = "API keys issued", "admin/newznab/key_issued.html"
+    what, secret = "API key", "key"
+
+    rotate_keys, disable_keys, enable_keys = credential_actions(
+        actions,
+        rotate=(
+            "Rotate the keys (shown once; old keys stop working)",
+            "Rotate these keys? Their current keys stop working at once.",
+        ),
+        disable=(
+            "Disable the selected keys",
+            "Disable these keys? Their calls get error 101 until enabled.",
+        ),
+        enable=("Enable the selected keys", "Enable these keys?"),
+    )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[ApiKey]:
         return (
@@ -65,96 +74,17 @@ class ApiKeyAdmin(ConsoleModelAdmin):
     def grabs_today(self, obj: Any) -> int:
         return int(obj.grabs_today)
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # keys are made on the issue page, which shows the key once
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False  # the day counts name the key: disable it instead
-
-    def get_urls(self) -> list[Any]:
-        issue = self.admin_site.admin_view(self.issue_view)
-        return [path("issue/", issue, name="newznab_apikey_issue"), *super().get_urls()]
-
-    def changelist_view(
-        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
-    ) -> HttpResponse:
-        extra_context = {**(extra_context or {}), "issue_url": "issue/"}
-        return super().changelist_view(request, extra_context)
-
-    def issue_view(self, request: HttpRequest) -> HttpResponse:
-        if not self.has_change_permission(request):
-            return HttpResponse(status=403)
-        form = IssueKeyForm(request.POST or None)
-        if request.method == "POST" and form.is_valid():
-            try:
-                api_key, key = services.issue_api_key(
-                    form.cleaned_data["name"],
-                    rate_limit=form.cleaned_data["rate_limit"],
-                    actor=request.user,
-                )
-            except DomainError as error:
-                form.add_error("name", error.detail)
-            else:
-                self.message_user(request, f"Issued 1 key ({api_key.name}).", messages.SUCCESS)
-                return self._show_keys(request, [(api_key, key)])
-        context = {
-            **self.admin_site.each_context(request),
-            "title": "Issue an API key",
-            "form": form,
-            "opts": self.model._meta,
-        }
-        return TemplateResponse(request, "admin/newznab/issue_key.html", context)
-
-    def _show_keys(
-        self, request: HttpRequest, issued: list[tuple[ApiKey, str]]
-    ) -> TemplateResponse:
-        context = {
-            **self.admin_site.each_context(request),
-            "title": "API keys issued",
-            "issued": issued,
-            "base_url": request.build_absolute_uri("/"),
-            "opts": self.model._meta,
-        }
-        response = TemplateResponse(request, "admin/newznab/key_issued.html", context)
-        response["Cache-Control"] = "no-store"
-        return response
-
-    @admin.action(
-        description="Rotate the keys (shown once; old keys stop working)", permissions=["change"]
-    )
-    def rotate_keys(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> HttpResponse | None:
-        if not confirmed(self, request):
-            return confirm(
-                self,
-                request,
-                queryset,
-                title="Rotate API keys",
-                question="Rotate these keys? Their current keys stop working at once.",
-            )
-        ids = queryset.values_list("id", flat=True)
-        issued = services.rotate_api_keys(ids, actor=request.user)
-        self.message_user(request, f"Rotated {len(issued)} key(s).", messages.SUCCESS)
-        return self._show_keys(request, issued)
-
-    @admin.action(description="Disable the selected keys", permissions=["change"])
-    def disable_keys(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> HttpResponse | None:
-        return self._set_disabled(
-            request, queryset, True, "Disable these keys? Their calls get error 101 until enabled."
+    def issue(self, request: HttpRequest, data: dict[str, Any]) -> tuple[ApiKey, str, str]:
+        api_key, key = services.issue_api_key(
+            data["name"], rate_limit=data["rate_limit"], actor=request.user
         )
+        return api_key, key, f"Issued 1 key ({api_key.name})."
 
-    @admin.action(description="Enable the selected keys", permissions=["change"])
-    def enable_keys(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> HttpResponse | None:
-        return self._set_disabled(request, queryset, False, "Enable these keys?")
+    def rotate(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> list[tuple[ApiKey, str]]:
+        return services.rotate_api_keys(queryset.values_list("id", flat=True), actor=request.user)
 
-    def _set_disabled(
-        self, request: HttpRequest, queryset: QuerySet[ApiKey], disabled: bool, question: str
-    ) -> HttpResponse | None:
-        return confirm_set_disabled(
-            self,
-            request,
-            queryset,
-            disabled,
-            what="API key",
-            question=question,
-            set_disabled=services.set_api_keys_disabled,
-        )
+    def set_disabled(self, ids: Any, disabled: bool, *, actor: Any) -> int:
+        return services.set_api_keys_disabled(ids, disabled, actor=actor)
+
+    def issued_context(self, request: HttpRequest) -> dict[str, Any]:
+        return {"base_url": request.build_absolute_uri("/")}
