@@ -254,9 +254,8 @@ def search(query: SearchQuery) -> SearchPage:
     walk_rows = wanted * min(1.0, in_categories) / max(matching, 1e-9)
     if stats is None or walk_rows <= WALK_MAX_ROWS:
         budget = WALK_MIN_ROWS if stats is None else int(max(WALK_MIN_ROWS, 3 * walk_rows))
-        walk = "search_walk_in_categories" if query.categories else "search_walk"
         rows = queries.fetchall_planned(
-            walk, {**params, "limit": query.limit + 1, "budget": budget}
+            "search_walk", {**params, "limit": query.limit + 1, "budget": budget}
         )
         if len(rows) > query.limit:
             # More than a page among the newest: a common term; its total is not counted.

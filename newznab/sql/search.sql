@@ -3,7 +3,8 @@
 
 -- name: search_walk
 -- Common terms: walk the newest releases down the posted index (the
--- category index when categories are given: the variant below) and test
+-- category index when categories are given: the query is planned for its
+-- values each time, so a NULL %(categories)s folds the test away) and test
 -- each row's stored tsvector, reading at most %(budget)s rows. The outer
 -- LIMIT stops the walk as soon as the page (plus one row, to know there is
 -- more) is found, so a term in every tenth release reads a thousand rows.
@@ -13,22 +14,7 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.category, w.gro
                segments_expected, search_vector
           FROM catalog_release
          WHERE posted >= %(since)s
-         ORDER BY posted DESC, id DESC
-         LIMIT %(budget)s) AS w
-  LEFT JOIN newznab_release_grabs AS g ON g.release_id = w.id
- WHERE w.search_vector @@ to_tsquery('simple', %(tsquery)s)
-   AND w.groups @> %(groups)s::text[]
- ORDER BY w.posted DESC, w.id DESC
- LIMIT %(limit)s OFFSET %(offset)s;
-
--- name: search_walk_in_categories
-SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.category, w.groups,
-       w.segments_present, w.segments_expected, coalesce(g.grabs, 0) AS grabs
-  FROM (SELECT id, name, poster, posted, size, files_seen, category, groups, segments_present,
-               segments_expected, search_vector
-          FROM catalog_release
-         WHERE posted >= %(since)s
-           AND category = ANY(%(categories)s::int[])
+           AND (%(categories)s::int[] IS NULL OR category = ANY(%(categories)s::int[]))
          ORDER BY posted DESC, id DESC
          LIMIT %(budget)s) AS w
   LEFT JOIN newznab_release_grabs AS g ON g.release_id = w.id
