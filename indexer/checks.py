@@ -30,83 +30,63 @@ def check_secret_key(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
     return []
 
 
+# (broken, message, hint, id): a setting out of its range.
+Rule = tuple[bool, str, str | None, str]
+
+
+def _errors(rules: list[Rule]) -> list[Error]:
+    return [Error(message, hint=hint, id=id_) for broken, message, hint, id_ in rules if broken]
+
+
 @register()
 def check_leasing_settings(app_configs: Any, **kwargs: Any) -> list[Error]:
-    errors = []
-    if settings.LEASE_TTL_SECONDS < 10:
-        errors.append(
-            Error("LEASE_TTL_SECONDS is under 10 seconds.", hint="Use minutes.", id="indexer.E001")
-        )
-    if settings.MAX_ATTEMPTS < 1:
-        errors.append(Error("MAX_ATTEMPTS must be at least 1.", id="indexer.E002"))
-    if settings.API_MAX_BODY_BYTES < 1024:
-        errors.append(Error("API_MAX_BODY_BYTES must be at least 1024.", id="indexer.E003"))
-    if settings.DB_MAX_BYTES < 0:
-        errors.append(
-            Error("DB_MAX_BYTES cannot be negative (0 means no limit).", id="indexer.E004")
-        )
-    if settings.CATALOG_MAX_BYTES < 0:
-        errors.append(
-            Error("CATALOG_MAX_BYTES cannot be negative (0 means no limit).", id="indexer.E006")
-        )
-    if settings.RULES_CHECK_SECONDS < 0:
-        errors.append(Error("RULES_CHECK_SECONDS cannot be negative.", id="indexer.E007"))
-    if not 1 <= settings.CATALOG_PAGE_SIZE <= 1000:
-        errors.append(Error("CATALOG_PAGE_SIZE must be 1 to 1000.", id="indexer.E008"))
-    if settings.TAIL_PRIORITY >= settings.DEFAULT_PRIORITY:
-        errors.append(
-            Error(
-                "TAIL_PRIORITY must be more urgent (lower) than DEFAULT_PRIORITY.",
-                hint="A lower priority number is more urgent.",
-                id="indexer.E005",
-            )
-        )
-    if settings.LEASE_PRIORITY_MIN > settings.LEASE_PRIORITY_MAX:
-        errors.append(
-            Error(
-                "LEASE_PRIORITY_MIN is above LEASE_PRIORITY_MAX: the history lane gets no ranges.",
-                id="indexer.E010",
-            )
-        )
-    if settings.SNAPSHOT_MAX_BYTES < 1:
-        errors.append(Error("SNAPSHOT_MAX_BYTES must be at least 1.", id="indexer.E011"))
-    if settings.SNAPSHOT_STORAGE not in ("filesystem", "s3"):
-        errors.append(
-            Error(
-                f"SNAPSHOT_STORAGE is {settings.SNAPSHOT_STORAGE!r}.",
-                hint="Use filesystem (SNAPSHOT_DIR) or s3 (docs/several-hosts.md).",
-                id="indexer.E012",
-            )
-        )
-    if settings.SNAPSHOT_URL_SECONDS < 1:
-        errors.append(Error("SNAPSHOT_URL_SECONDS must be at least 1.", id="indexer.E013"))
-    return errors
+    s = settings
+    storage_hint = "Use filesystem (SNAPSHOT_DIR) or s3 (docs/several-hosts.md)."
+    return _errors([
+        (s.LEASE_TTL_SECONDS < 10, "LEASE_TTL_SECONDS is under 10 seconds.", "Use minutes.",
+         "indexer.E001"),
+        (s.MAX_ATTEMPTS < 1, "MAX_ATTEMPTS must be at least 1.", None, "indexer.E002"),
+        (s.API_MAX_BODY_BYTES < 1024, "API_MAX_BODY_BYTES must be at least 1024.", None,
+         "indexer.E003"),
+        (s.DB_MAX_BYTES < 0, "DB_MAX_BYTES cannot be negative (0 means no limit).", None,
+         "indexer.E004"),
+        (s.CATALOG_MAX_BYTES < 0, "CATALOG_MAX_BYTES cannot be negative (0 means no limit).",
+         None, "indexer.E006"),
+        (s.RULES_CHECK_SECONDS < 0, "RULES_CHECK_SECONDS cannot be negative.", None,
+         "indexer.E007"),
+        (not 1 <= s.CATALOG_PAGE_SIZE <= 1000, "CATALOG_PAGE_SIZE must be 1 to 1000.", None,
+         "indexer.E008"),
+        (s.TAIL_PRIORITY >= s.DEFAULT_PRIORITY,
+         "TAIL_PRIORITY must be more urgent (lower) than DEFAULT_PRIORITY.",
+         "A lower priority number is more urgent.", "indexer.E005"),
+        (s.LEASE_PRIORITY_MIN > s.LEASE_PRIORITY_MAX,
+         "LEASE_PRIORITY_MIN is above LEASE_PRIORITY_MAX: the history lane gets no ranges.",
+         None, "indexer.E010"),
+        (s.SNAPSHOT_MAX_BYTES < 1, "SNAPSHOT_MAX_BYTES must be at least 1.", None,
+         "indexer.E011"),
+        (s.SNAPSHOT_STORAGE not in ("filesystem", "s3"),
+         f"SNAPSHOT_STORAGE is {s.SNAPSHOT_STORAGE!r}.", storage_hint, "indexer.E012"),
+        (s.SNAPSHOT_URL_SECONDS < 1, "SNAPSHOT_URL_SECONDS must be at least 1.", None,
+         "indexer.E013"),
+    ])  # fmt: skip
 
 
 @register()
 def check_news_server(app_configs: Any, **kwargs: Any) -> list[Error]:
     from usenet.nntp.config import NewsServerConfig
 
-    errors = []
+    malformed = ""
     if settings.NEWS_SERVER_URL:
         try:
             NewsServerConfig.from_url(settings.NEWS_SERVER_URL)
         except ValueError as exc:  # the message masks the password
-            errors.append(
-                Error(
-                    f"NEWS_SERVER_URL is malformed: {exc}",
-                    hint="Use nntp://host:119 or nntps://user:pass@host:563/?connections=8.",
-                    id="indexer.E020",
-                )
-            )
-    if settings.PLAN_RANGE_SIZE < 1:
-        errors.append(Error("PLAN_RANGE_SIZE must be at least 1.", id="indexer.E021"))
-    if settings.NNTP_MAX_CONNECTIONS < 0:
-        errors.append(
-            Error(
-                "NNTP_MAX_CONNECTIONS cannot be negative "
-                "(0 means the connections of NEWS_SERVER_URL).",
-                id="indexer.E022",
-            )
-        )
-    return errors
+            malformed = str(exc)
+    return _errors([
+        (bool(malformed), f"NEWS_SERVER_URL is malformed: {malformed}",
+         "Use nntp://host:119 or nntps://user:pass@host:563/?connections=8.", "indexer.E020"),
+        (settings.PLAN_RANGE_SIZE < 1, "PLAN_RANGE_SIZE must be at least 1.", None,
+         "indexer.E021"),
+        (settings.NNTP_MAX_CONNECTIONS < 0,
+         "NNTP_MAX_CONNECTIONS cannot be negative (0 means the connections of NEWS_SERVER_URL).",
+         None, "indexer.E022"),
+    ])  # fmt: skip

@@ -335,18 +335,15 @@ def store_snapshot(
         raise Invalid(snapshots.EMPTY_SNAPSHOT)
     with transaction.atomic():
         _locked_lane(node_id, group_id, lane, epoch)
+    holder = (node_id, group_id, lane, epoch)
     if snapshot_objects.in_object_storage():
-        return _store_snapshot_object(node_id, group_id, lane, epoch, next_article, chunks, length)
+        return _store_snapshot_object(holder, next_article, chunks, length)
     final = snapshots.snapshot_path(group_id, lane)
     part, size = snapshots.write_part(final, chunks, length, limit)
     crash_point("snapshot.put.written")
     try:
         with snapshots.installing(final), transaction.atomic():
-            lane_id = _locked_lane(node_id, group_id, lane, epoch)
-            queries.execute(
-                "record_snapshot",
-                {"lane_id": lane_id, "next": next_article, "size": size, "key": ""},
-            )
+            _record_snapshot(holder, next_article, size, "")
             transaction.on_commit(lambda: snapshots.install(part, final))
     except BaseException:
         part.unlink(missing_ok=True)
@@ -354,26 +351,31 @@ def store_snapshot(
     return size
 
 
+def _record_snapshot(
+    holder: tuple[int, int, str, int], next_article: int, size: int, key: str
+) -> Any:
+    """Record an upload on the lane row, locked and fenced by the holder's epoch
+    (node, group, lane, epoch); returns the row as it was before."""
+    row = _locked_lane_row(*holder)
+    queries.execute(
+        "record_snapshot", {"lane_id": row.id, "next": next_article, "size": size, "key": key}
+    )
+    return row
+
+
 def _store_snapshot_object(
-    node_id: int,
-    group_id: int,
-    lane: str,
-    epoch: int,
+    holder: tuple[int, int, str, int],
     next_article: int,
     chunks: Iterable[bytes],
     length: int | None,
 ) -> int:
     """The upload to an object of its own; the row switches to it in the commit that
     records it (fenced by the epoch), and the object it replaces goes after the commit."""
-    key = snapshot_objects.new_key(group_id, lane)
+    key = snapshot_objects.new_key(holder[1], holder[2])
     size = snapshot_objects.save_object(key, chunks, length, settings.SNAPSHOT_MAX_BYTES)
     try:
         with transaction.atomic():
-            row = _locked_lane_row(node_id, group_id, lane, epoch)
-            queries.execute(
-                "record_snapshot",
-                {"lane_id": row.id, "next": next_article, "size": size, "key": key},
-            )
+            row = _record_snapshot(holder, next_article, size, key)
             replaced = row.snapshot_key
             if replaced:
                 transaction.on_commit(lambda: snapshot_objects.delete_object(replaced))

@@ -281,15 +281,25 @@ def dispatch(request: HttpRequest, as_json: bool) -> HttpResponseBase:
     return handler(request, caller_of(request), as_json)
 
 
-@require_GET
-def api_view(request: HttpRequest) -> HttpResponseBase:
-    as_json = wants_json(request)
-    try:
-        response = dispatch(request, as_json)
-    except NewznabError as error:
-        return error_response(error, as_json)
-    response["Cache-Control"] = "no-store"
-    return response
+def newznab_view(
+    answer: Callable[[HttpRequest, bool], HttpResponseBase],
+) -> Callable[[HttpRequest], HttpResponseBase]:
+    """A GET-only view answering in XML or JSON, its errors as newznab error codes."""
+
+    @require_GET
+    def view(request: HttpRequest) -> HttpResponseBase:
+        as_json = wants_json(request)
+        try:
+            response = answer(request, as_json)
+        except NewznabError as error:
+            return error_response(error, as_json)
+        response["Cache-Control"] = "no-store"
+        return response
+
+    return view
+
+
+api_view = newznab_view(dispatch)
 
 
 def newest_feed(request: HttpRequest, as_json: bool) -> HttpResponse:
@@ -304,12 +314,4 @@ def newest_feed(request: HttpRequest, as_json: bool) -> HttpResponse:
     return feed_response(request, caller, as_json, selectors.newest(query), extended=True)
 
 
-@require_GET
-def rss_view(request: HttpRequest) -> HttpResponseBase:
-    as_json = wants_json(request)
-    try:
-        response = newest_feed(request, as_json)
-    except NewznabError as error:
-        return error_response(error, as_json)
-    response["Cache-Control"] = "no-store"
-    return response
+rss_view = newznab_view(newest_feed)

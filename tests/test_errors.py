@@ -16,17 +16,9 @@ from django.core.management import CommandError, call_command
 from django.test import override_settings
 from django.urls import reverse
 
+from indexer import errors as domain
 from indexer.api.errors import DOMAIN_ERRORS, exception_handler, response_for_unhandled
-from indexer.errors import (
-    DomainError,
-    Invalid,
-    LeaseLost,
-    NotFound,
-    Throttled,
-    TooLarge,
-    TooManyLeases,
-    Unavailable,
-)
+from indexer.errors import DomainError
 from indexer.models import Node
 from indexer.newsserver import close_news_pool
 from newznab.api import error_response as newznab_error_response
@@ -89,13 +81,19 @@ def too_many_leases(node: NodeClient) -> Any:
 
 # (domain error, what makes a real service raise it, status, code, start of the sentence)
 CASES: list[tuple[type[DomainError], Callable[[NodeClient], Any], int, str, str]] = [
-    (Invalid, invalid_lane, 400, "invalid", "lane: 'sideways' is not a lane"),
-    (NotFound, unknown_range, 404, "not_found", "Range 987654321 does not exist."),
-    (LeaseLost, stale_epoch, 409, "lease_lost", "Epoch 2 of range "),
-    (TooLarge, oversized_snapshot, 413, "too_large", "The snapshot is 11 bytes"),
-    (Throttled, too_many_calls, 429, "throttled", "Too many lease calls (1 per window)"),
-    (TooManyLeases, too_many_leases, 429, "too_many_leases", "This node holds 1 live leases"),
-    (Unavailable, no_news_server, 503, "unavailable", "The coordinator has no news server"),
+    (domain.Invalid, invalid_lane, 400, "invalid", "lane: 'sideways' is not a lane"),
+    (domain.NotFound, unknown_range, 404, "not_found", "Range 987654321 does not exist."),
+    (domain.LeaseLost, stale_epoch, 409, "lease_lost", "Epoch 2 of range "),
+    (domain.TooLarge, oversized_snapshot, 413, "too_large", "The snapshot is 11 bytes"),
+    (domain.Throttled, too_many_calls, 429, "throttled", "Too many lease calls (1 per window)"),
+    (
+        domain.TooManyLeases,
+        too_many_leases,
+        429,
+        "too_many_leases",
+        "This node holds 1 live leases",
+    ),
+    (domain.Unavailable, no_news_server, 503, "unavailable", "The coordinator has no news server"),
 ]
 
 

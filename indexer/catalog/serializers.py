@@ -61,7 +61,27 @@ class FileListField(serializers.Field):
         return value
 
 
-class FileListIn(serializers.Serializer):
+class ListQueryIn(serializers.Serializer):
+    """A list's query string: an unknown parameter is an error (a typo must not
+    silently widen the list); the `blank_means_any` ones left empty (an empty
+    search box) are dropped."""
+
+    blank_means_any: tuple[str, ...] = ("group", "q")
+
+    def to_internal_value(self, data: Any) -> Any:
+        unknown = sorted(set(data) - set(self.fields))
+        if unknown:
+            raise serializers.ValidationError(
+                {name: ["is not a parameter of this list."] for name in unknown}
+            )
+        values = dict(super().to_internal_value(data))
+        for name in self.blank_means_any:
+            if values.get(name) == "":
+                del values[name]
+        return values
+
+
+class FileListIn(ListQueryIn):
     group = serializers.CharField(required=False, allow_blank=True, max_length=255)
     complete = serializers.ChoiceField(
         required=False, choices=["true", "false"], help_text="true or false."
@@ -91,15 +111,7 @@ class FileListIn(serializers.Serializer):
         return value
 
     def to_internal_value(self, data: Any) -> Any:
-        unknown = sorted(set(data) - set(self.fields))
-        if unknown:
-            raise serializers.ValidationError(
-                {name: ["is not a parameter of this list."] for name in unknown}
-            )
-        values = dict(super().to_internal_value(data))
-        for name in ("group", "q"):
-            if values.get(name) == "":
-                del values[name]  # an empty search box means no filter
+        values = super().to_internal_value(data)
         if "complete" in values:
             values["complete"] = values["complete"] == "true"
         return values
@@ -149,7 +161,9 @@ CURSOR = re.compile(r"^(\d{1,19})\.(\d{1,19})$")
 MAX_CATEGORIES = 20
 
 
-class ReleaseListIn(serializers.Serializer):
+class ReleaseListIn(ListQueryIn):
+    blank_means_any = ("group", "q", "category")
+
     q = serializers.CharField(
         required=False, allow_blank=True, max_length=200, help_text="Part of the release name."
     )
@@ -182,20 +196,6 @@ class ReleaseListIn(serializers.Serializer):
         if not match or int(match[1]) > MAX_DATE * 1_000_000 or int(match[2]) >= 2**63:
             raise serializers.ValidationError("is not a cursor from a page's next link.")
         return int(match[1]), int(match[2])
-
-    def to_internal_value(self, data: Any) -> Any:
-        unknown = sorted(set(data) - set(self.fields))
-        if unknown:
-            raise serializers.ValidationError(
-                {name: ["is not a parameter of this list."] for name in unknown}
-            )
-        values = dict(super().to_internal_value(data))
-        for name in ("group", "q"):
-            if values.get(name) == "":
-                del values[name]
-        if values.get("category") == "":
-            del values["category"]
-        return values
 
 
 class ReleaseOut(serializers.Serializer):
