@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -70,6 +72,20 @@ class Node(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+def holder_reference(related_name: str, **kwargs: Any) -> models.ForeignKey[Node | None]:
+    """The node holding a lease (a range's, a lane's); null when none does. Nodes
+    are disabled, never deleted, so SET_NULL only matters to a manual delete."""
+    return models.ForeignKey(
+        Node,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name=related_name,
+        db_index=False,
+        **kwargs,
+    )
 
 
 class AuditAction(models.TextChoices):

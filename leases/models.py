@@ -12,7 +12,7 @@ from typing import Any
 from django.db import models
 from django.db.models import F, Q
 
-from indexer.models import Group, Node
+from indexer.models import Group, holder_reference
 from seeding.models import SeedRange
 
 
@@ -38,15 +38,7 @@ def range_reference(**kwargs: Any) -> models.ForeignKey[SeedRange | None]:
 class GroupLane(models.Model):
     group = models.ForeignKey(Group, on_delete=models.CASCADE, related_name="lanes", db_index=False)
     lane = models.CharField(max_length=8, choices=Lane.choices)
-    node = models.ForeignKey(
-        Node,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="lanes",
-        db_index=False,
-        verbose_name="holder",
-    )
+    node = holder_reference("lanes", verbose_name="holder")
     epoch = models.IntegerField(default=0, db_default=0)
     leased_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)

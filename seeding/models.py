@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
-from indexer.models import Group, Node
+from indexer.models import Group, Node, holder_reference
 
 
 class RangeStatus(models.TextChoices):
@@ -43,14 +43,7 @@ class SeedRange(models.Model):
     status = models.CharField(max_length=8, choices=RangeStatus.choices, default=RangeStatus.QUEUED)
     priority = models.IntegerField(default=default_priority)
     capture = models.BooleanField(default=False)
-    node = models.ForeignKey(
-        Node,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="ranges",
-        db_index=False,
-    )
+    node = holder_reference("ranges")
     epoch = models.IntegerField(default=0)
     leased_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
