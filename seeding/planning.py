@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from django.conf import settings
 from django.db import transaction
@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 
 Span = tuple[int, int]
 Progress = Callable[["GroupPlan", int, int], None]
+# Fills in one group's plan from the news server.
+Probe = Callable[[NNTPClient, Group, "GroupPlan"], None]
 
 
 # --- pure planning ----------------------------------------------------------
@@ -171,29 +173,29 @@ def history_span(
 # --- plans ------------------------------------------------------------------
 
 
+class PlanRun(TypedDict, total=False):
+    """How a plan runs: the news server's pool (the coordinator's by default), a
+    progress callback per group probed, and the actor the audit log names."""
+
+    pool: NNTPPool | None
+    progress: Progress | None
+    actor: Any
+
+
 def plan_ranges(
     groups: Iterable[Group | str],
     days: float | None = None,
     size: int | None = None,
     priority: int | None = None,
     dry_run: bool = False,
-    *,
-    pool: NNTPPool | None = None,
-    progress: Progress | None = None,
-    actor: Any = None,
+    **run: Unpack[PlanRun],
 ) -> PlanSummary:
     """Plan the history of `groups` (Group rows or names); see the module docstring.
 
     Unknown names raise UnknownGroups before anything is asked or written.
     """
-    size = settings.PLAN_RANGE_SIZE if size is None else size
-    priority = settings.DEFAULT_PRIORITY if priority is None else priority
-    check_plan_options(days, size, priority)
+    summary = _new_summary(days, size, priority, settings.DEFAULT_PRIORITY, dry_run)
     rows = resolve_groups(groups)
-    summary = PlanSummary(dry_run=dry_run, priority=priority, size=size)
-    if not rows:
-        return summary
-    pool = pool or news_pool()
     _, now = database_now()
     since = None if days is None else int(now - days * 86400)
 
@@ -204,10 +206,7 @@ def plan_ranges(
         else:
             plan.low, plan.high, plan.note = span
 
-    _probe_groups(summary, rows, pool, progress, probe)
-    commit_plan(summary, hand_off_backfill=True)
-    audit_plan(summary, actor, "history")
-    return summary
+    return _run_plan(summary, rows, probe, run, kind="history")
 
 
 def plan_tail(
@@ -215,22 +214,14 @@ def plan_tail(
     size: int | None = None,
     priority: int | None = None,
     dry_run: bool = False,
-    pool: NNTPPool | None = None,
-    progress: Progress | None = None,
-    actor: Any = None,
+    **run: Unpack[PlanRun],
 ) -> PlanSummary:
     """Plan each active group's new articles: beyond the highest planned one up to GROUP's last.
 
     A group with no ranges yet starts where live indexing began.
     """
-    size = settings.PLAN_RANGE_SIZE if size is None else size
-    priority = settings.TAIL_PRIORITY if priority is None else priority
-    check_plan_options(None, size, priority)
+    summary = _new_summary(None, size, priority, settings.TAIL_PRIORITY, dry_run)
     rows = list(Group.objects.filter(active=True).order_by("priority", "name"))
-    summary = PlanSummary(dry_run=dry_run, priority=priority, size=size)
-    if not rows:
-        return summary
-    pool = pool or news_pool()
     highest = {
         row.group_id: row.highest
         for row in queries.fetchall("highest_planned", {"group_ids": [g.id for g in rows]})
@@ -248,9 +239,27 @@ def plan_tail(
         if low > info.last:
             plan.note = "nothing new"
 
-    _probe_groups(summary, rows, pool, progress, probe)
-    commit_plan(summary, hand_off_backfill=False)
-    audit_plan(summary, actor, "tail")
+    return _run_plan(summary, rows, probe, run, kind="tail")
+
+
+def _new_summary(
+    days: float | None, size: int | None, priority: int | None, default: int, dry_run: bool
+) -> PlanSummary:
+    size = settings.PLAN_RANGE_SIZE if size is None else size
+    priority = default if priority is None else priority
+    check_plan_options(days, size, priority)
+    return PlanSummary(dry_run=dry_run, priority=priority, size=size)
+
+
+def _run_plan(
+    summary: PlanSummary, rows: list[Group], probe: Probe, run: PlanRun, *, kind: str
+) -> PlanSummary:
+    """Probe each group, then write the plan (a history plan hands the backfill off)."""
+    if rows:
+        pool = run.get("pool") or news_pool()
+        _probe_groups(summary, rows, pool, run.get("progress"), probe)
+        commit_plan(summary, hand_off_backfill=kind == "history")
+        audit_plan(summary, run.get("actor"), kind)
     return summary
 
 
@@ -259,7 +268,7 @@ def _probe_groups(
     rows: list[Group],
     pool: NNTPPool,
     progress: Progress | None,
-    probe: Callable[[NNTPClient, Group, GroupPlan], None],
+    probe: Probe,
 ) -> None:
     """Ask the news server about each group in turn; `probe` fills in its plan."""
     for index, group in enumerate(rows, 1):
