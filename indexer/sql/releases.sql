@@ -4,14 +4,9 @@
 
 -- name: find_releases
 -- The release of each wanted key whose posting window (widened by a day on
--- each side) overlaps the batch's dates for that key; the earliest such.
-SELECT w.key,
-       (SELECT r.id FROM catalog_release AS r
-         WHERE r.key = w.key
-           AND r.posted <= to_timestamp(w.last) + interval '1 day'
-           AND r.last_posted >= to_timestamp(w.first) - interval '1 day'
-         ORDER BY r.posted, r.id
-         LIMIT 1) AS id
+-- each side) overlaps the batch's dates for that key; the earliest such
+-- (catalog_release_near, migration 0014).
+SELECT w.key, catalog_release_near(w.key, w.first, w.last) AS id
   FROM unnest(%(keys)s::bytea[], %(firsts)s::bigint[], %(lasts)s::bigint[]) AS w(key, first, last);
 
 -- name: lock_release_keys
@@ -32,13 +27,7 @@ WITH wanted AS (
                          %(categories)s::int[])
            AS w(key, name, poster, files_expected, first, last, category)
 ), found AS (
-    SELECT w.*,
-           (SELECT r.id FROM catalog_release AS r
-             WHERE r.key = w.key
-               AND r.posted <= to_timestamp(w.last) + interval '1 day'
-               AND r.last_posted >= to_timestamp(w.first) - interval '1 day'
-             ORDER BY r.posted, r.id
-             LIMIT 1) AS id
+    SELECT w.*, catalog_release_near(w.key, w.first, w.last) AS id
       FROM wanted AS w
 ), created AS (
     INSERT INTO catalog_release (key, name, poster, posted, last_posted, size, files_expected,

@@ -208,3 +208,20 @@ BEGIN
 END
 $$;
 
+
+-- name: create_release_near_function
+-- The release of a key whose posting window, widened by a day on each side,
+-- overlaps first..last (unix times); the earliest such. One definition for
+-- the batch path's lookup and its create-under-lock (sql/releases.sql).
+CREATE OR REPLACE FUNCTION catalog_release_near(k bytea, first_at bigint, last_at bigint)
+RETURNS bigint LANGUAGE sql STABLE PARALLEL SAFE AS $$
+    SELECT r.id FROM catalog_release AS r
+     WHERE r.key = k
+       AND r.posted <= to_timestamp(last_at) + interval '1 day'
+       AND r.last_posted >= to_timestamp(first_at) - interval '1 day'
+     ORDER BY r.posted, r.id
+     LIMIT 1
+$$;
+
+-- name: drop_release_near_function
+DROP FUNCTION IF EXISTS catalog_release_near(bytea, bigint, bigint);
