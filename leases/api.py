@@ -10,15 +10,13 @@ in `indexer.api.errors`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from types import ModuleType
-from typing import Any, ClassVar
+from typing import Any
 
 from django.http import FileResponse, HttpRequest
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
     extend_schema,
-    extend_schema_view,
 )
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -26,7 +24,7 @@ from rest_framework.views import APIView
 
 from indexer.api.edge import ERRORS, ErrorOut, node_id, validated, validated_query
 from indexer.api.parsers import content_length
-from seeding.api import EpochActionView
+from seeding.api import epoch_action_view
 from seeding.serializers import EpochIn
 
 from . import services
@@ -56,24 +54,16 @@ class LaneNextView(APIView):
         return Response(NextOut({"range": handed}).data)
 
 
-@extend_schema_view(post=extend_schema(responses={204: None, **LANE_ERRORS}))
-class LaneEpochView(EpochActionView):
-    """POST {epoch} for a held lane: the service named `action` acts on it."""
-
-    module: ClassVar[ModuleType] = services
-
-    def target(self, **kwargs: Any) -> tuple[Any, ...]:
-        return kwargs["group_id"], kwargs["lane"]
+def _lane(group_id: int, lane: str) -> tuple[int, str]:
+    return group_id, lane
 
 
-@extend_schema_view(post=extend_schema(summary="Keep a lane lease alive"))
-class LaneHeartbeatView(LaneEpochView):
-    action = "heartbeat_lane"
-
-
-@extend_schema_view(post=extend_schema(summary="Give a lane back"))
-class LaneReleaseView(LaneEpochView):
-    action = "release_lane"
+LaneHeartbeatView = epoch_action_view(
+    "LaneHeartbeatView", services.heartbeat_lane, _lane, "Keep a lane lease alive", LANE_ERRORS
+)
+LaneReleaseView = epoch_action_view(
+    "LaneReleaseView", services.release_lane, _lane, "Give a lane back", LANE_ERRORS
+)
 
 
 def body_chunks(request: HttpRequest, length: int | None) -> Iterator[bytes]:

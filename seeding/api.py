@@ -6,7 +6,7 @@ Errors are raised as typed exceptions by the services and mapped to HTTP in
 
 from __future__ import annotations
 
-from types import ModuleType
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from django.http import StreamingHttpResponse
@@ -61,39 +61,42 @@ class RangeBatchView(APIView):
 
 
 class EpochActionView(APIView):
-    """POST {epoch} for a held lease the URL names: `module.<action>(node, *target, epoch)`, 204."""
+    """POST {epoch} for a held lease the URL names: `act(node, *target(**url), epoch)`, 204."""
 
-    module: ClassVar[ModuleType]
-    action: ClassVar[str]
-
-    def target(self, **kwargs: Any) -> tuple[Any, ...]:
-        raise NotImplementedError
+    act: ClassVar[Callable[..., object]]
+    target: ClassVar[Callable[..., tuple[Any, ...]]]
 
     @extend_schema(request=EpochIn, responses={204: None, **ERRORS})
     def post(self, request: Request, **kwargs: Any) -> Response:
         data = validated(EpochIn, request)
-        act = getattr(self.module, self.action)
-        act(node_id(request), *self.target(**kwargs), data["epoch"])
+        type(self).act(node_id(request), *type(self).target(**kwargs), data["epoch"])
         return Response(status=204)
 
 
-class RangeEpochView(EpochActionView):
-    """POST {epoch} for a held range: the service named `action` acts on it."""
+def epoch_action_view(
+    name: str,
+    act: Callable[..., object],
+    target: Callable[..., tuple[Any, ...]],
+    summary: str,
+    errors: dict[int, Any] | None = None,
+) -> type[EpochActionView]:
+    """An EpochActionView calling `act` on the lease `target` finds in the URL."""
+    view = type(name, (EpochActionView,), {"act": act, "target": target, "__doc__": summary})
+    responses = {204: None, **(errors or ERRORS)}
+    schema = extend_schema(summary=summary, responses=responses)
+    return extend_schema_view(post=schema)(view)  # type: ignore[no-any-return]
 
-    module: ClassVar[ModuleType] = services
 
-    def target(self, **kwargs: Any) -> tuple[Any, ...]:
-        return (checked_range_id(kwargs["range_id"]),)
-
-
-@extend_schema_view(post=extend_schema(summary="Keep a lease alive"))
-class RangeHeartbeatView(RangeEpochView):
-    action = "heartbeat_range"
+def _range(range_id: int) -> tuple[int]:
+    return (checked_range_id(range_id),)
 
 
-@extend_schema_view(post=extend_schema(summary="Finish a range"))
-class RangeFinishView(RangeEpochView):
-    action = "finish_range"
+RangeHeartbeatView = epoch_action_view(
+    "RangeHeartbeatView", services.heartbeat_range, _range, "Keep a lease alive"
+)
+RangeFinishView = epoch_action_view(
+    "RangeFinishView", services.finish_range, _range, "Finish a range"
+)
 
 
 class RangeReleaseView(APIView):
