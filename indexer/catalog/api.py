@@ -6,7 +6,7 @@ exceptions mapped to HTTP in `indexer.api.errors`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 from django.http import StreamingHttpResponse
@@ -16,6 +16,7 @@ from rest_framework.authentication import SessionAuthentication
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
 from indexer.api.authentication import NodeTokenAuthentication
@@ -67,18 +68,42 @@ class CatalogView(APIView):
     permission_classes = [IsNodeOrStaff]
 
 
-class FileListView(CatalogView):
-    @extend_schema(
-        parameters=[FileListIn],
-        responses={200: FilePageOut, **ERRORS},
-        summary="List catalog files, newest first",
-        operation_id="files_list",
-    )
+class PageView(CatalogView):
+    """GET one page of a list: the query checked by `query_in`, the page `select`
+    finds, rendered by `page_out` (its context: the request and the query)."""
+
+    query_in: ClassVar[type[Serializer]]
+    page_out: ClassVar[type[Serializer]]
+    select: ClassVar[Callable[..., Any]]
+
     def get(self, request: Request) -> Response:
-        params = validated_query(FileListIn, request)
-        page = selectors.file_page(**params)
-        context = {"request": request, "page": params["page"]}
-        return Response(FilePageOut(page, context=context).data)
+        params = validated_query(self.query_in, request)
+        page = type(self).select(**params)
+        return Response(self.page_out(page, context={"request": request, **params}).data)
+
+
+def page_view(
+    query_in: type[Serializer],
+    page_out: type[Serializer],
+    select: Callable[..., Any],
+    summary: str,
+    operation_id: str,
+) -> type[PageView]:
+    attributes = {"query_in": query_in, "page_out": page_out, "select": select}
+    name = "".join(word.title() for word in operation_id.split("_")) + "View"
+    view = type(name, (PageView,), attributes)
+    schema = extend_schema(
+        parameters=[query_in],
+        responses={200: page_out, **ERRORS},
+        summary=summary,
+        operation_id=operation_id,
+    )
+    return extend_schema_view(get=schema)(view)  # type: ignore[no-any-return]
+
+
+FileListView = page_view(
+    FileListIn, FilePageOut, selectors.file_page, "List catalog files, newest first", "files_list"
+)
 
 
 class FileDetailView(CatalogView):
@@ -134,17 +159,13 @@ def release_nzb_response(release_id: int) -> StreamingHttpResponse:
     return nzb_response(chunks, name)
 
 
-class ReleaseListView(CatalogView):
-    @extend_schema(
-        parameters=[ReleaseListIn],
-        responses={200: ReleasePageOut, **ERRORS},
-        summary="List releases, newest posted first (keyset pagination)",
-        operation_id="releases_list",
-    )
-    def get(self, request: Request) -> Response:
-        params = validated_query(ReleaseListIn, request)
-        page = selectors.release_page(**params)
-        return Response(ReleasePageOut(page, context={"request": request}).data)
+ReleaseListView = page_view(
+    ReleaseListIn,
+    ReleasePageOut,
+    selectors.release_page,
+    "List releases, newest posted first (keyset pagination)",
+    "releases_list",
+)
 
 
 class ReleaseDetailView(CatalogView):

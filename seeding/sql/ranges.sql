@@ -24,13 +24,10 @@ UPDATE seed_range
 -- name: lease_gate
 -- Before a claim: one hit on the node's lease-call bucket (rate_hit, from
 -- indexer's migrations), and its live range leases counted up to the cap
--- through seed_range_live_node_idx (a cap of 0 counts nothing).
+-- through seed_range_live_node_idx (a cap of 0, LIMIT 0, counts nothing).
 SELECT h.hits, h.retry_after,
-       CASE WHEN %(cap)s > 0
-            THEN (SELECT count(*) FROM (SELECT 1 FROM seed_range
-                                         WHERE node_id = %(node_id)s AND status = 'leased'
-                                         LIMIT %(cap)s) AS live)
-            ELSE 0 END AS live
+       (SELECT count(*) FROM (SELECT 1 FROM seed_range WHERE node_id = %(node_id)s
+                               AND status = 'leased' LIMIT %(cap)s) AS l) AS live
   FROM rate_hit(%(key)s, %(window)s) AS h;
 
 -- name: gated_lease_range
@@ -41,11 +38,8 @@ SELECT h.hits, h.retry_after,
 -- and a refused call claims nothing. No row of the claim: nothing queued.
 WITH gate AS MATERIALIZED (
     SELECT h.hits, h.retry_after,
-           CASE WHEN %(cap)s > 0
-                THEN (SELECT count(*) FROM (SELECT 1 FROM seed_range
-                                             WHERE node_id = %(node_id)s AND status = 'leased'
-                                             LIMIT %(cap)s) AS live)
-                ELSE 0 END AS live
+           (SELECT count(*) FROM (SELECT 1 FROM seed_range WHERE node_id = %(node_id)s
+                                   AND status = 'leased' LIMIT %(cap)s) AS l) AS live
       FROM rate_hit(%(key)s, %(window)s) AS h
 )
 SELECT gate.hits, gate.retry_after, gate.live,
