@@ -74,18 +74,19 @@ class Node(models.Model):
         return self.name
 
 
+def optional_reference(to: Any, related_name: str, **kwargs: Any) -> models.ForeignKey[Any]:
+    """A nullable reference with no index of its own (the tables' partial
+    indexes serve their queries); SET_NULL unless `on_delete` says otherwise."""
+    kwargs.setdefault("on_delete", models.SET_NULL)
+    return models.ForeignKey(
+        to, null=True, blank=True, related_name=related_name, db_index=False, **kwargs
+    )
+
+
 def holder_reference(related_name: str, **kwargs: Any) -> models.ForeignKey[Node | None]:
     """The node holding a lease (a range's, a lane's); null when none does. Nodes
     are disabled, never deleted, so SET_NULL only matters to a manual delete."""
-    return models.ForeignKey(
-        Node,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name=related_name,
-        db_index=False,
-        **kwargs,
-    )
+    return optional_reference(Node, related_name, **kwargs)
 
 
 class AuditAction(models.TextChoices):

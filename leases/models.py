@@ -12,7 +12,7 @@ from typing import Any
 from django.db import models
 from django.db.models import F, Q
 
-from indexer.models import Group, holder_reference
+from indexer.models import Group, holder_reference, optional_reference
 from seeding.models import SeedRange
 
 
@@ -23,15 +23,8 @@ class Lane(models.TextChoices):
 
 def range_reference(**kwargs: Any) -> models.ForeignKey[SeedRange | None]:
     """An optional reference to a range, with no constraint: ranges may be deleted in bulk by SQL."""
-    return models.ForeignKey(
-        SeedRange,
-        null=True,
-        blank=True,
-        on_delete=models.DO_NOTHING,
-        db_constraint=False,
-        db_index=False,
-        related_name="+",
-        **kwargs,
+    return optional_reference(
+        SeedRange, "+", on_delete=models.DO_NOTHING, db_constraint=False, **kwargs
     )
 
 
