@@ -291,7 +291,8 @@ def _newest_window(
     while True:
         after = stats.posted_after(share) if stats else None
         since = max(query.since, after) if after is not None else query.since
-        rows = queries.fetchall_planned("search_matches", {**params, "since": since})
+        found = queries.fetchall_planned("search_matches", {**params, "since": since})
+        rows = [row for row in found if row.id is not None]
         windows += 1
         if len(rows) >= query.limit and after is not None and since > query.since:
             # The page is full within the window; more may be older: a capped total.
@@ -299,12 +300,7 @@ def _newest_window(
         if after is None or since <= query.since:
             break
         share *= WIDEN
-    if rows:
-        total = rows[0].total
-    else:
-        counted = queries.fetchall_planned("count_matches", params)[0]
-        total = counted.total if counted else 0
-    return SearchPage(query.offset, total, rows, f"bitmap x{windows}")
+    return SearchPage(query.offset, found[0].total, rows, f"bitmap x{windows}")
 
 
 def forget_term_stats() -> None:

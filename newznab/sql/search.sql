@@ -64,6 +64,7 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.category, w.gro
 -- (newznab_season, migration 0004) then gives the window's rows of that
 -- season, ANDed with the words' bitmap (NULL: the clause is folded away),
 -- or alone when the words are common (index_tsquery '': folded away too).
+-- A page past the end still gives one row: no release (id NULL), the total.
 WITH hits AS MATERIALIZED (
     SELECT id, posted
       FROM catalog_release
@@ -78,26 +79,13 @@ WITH hits AS MATERIALIZED (
     SELECT id, posted FROM hits ORDER BY posted DESC, id DESC LIMIT %(limit)s OFFSET %(offset)s
 )
 SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.category, r.groups,
-       r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs,
-       (SELECT count(*) FROM (SELECT 1 FROM hits LIMIT %(total_cap)s) AS c) AS total
-  FROM page
-  JOIN catalog_release AS r ON r.id = page.id
-  LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id
+       r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs, t.total
+  FROM (SELECT count(*) AS total FROM (SELECT 1 FROM hits LIMIT %(total_cap)s) AS c) AS t
+  LEFT JOIN (page
+             JOIN catalog_release AS r ON r.id = page.id
+             LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id) ON true
  ORDER BY page.posted DESC, page.id DESC;
 
--- name: count_matches
--- The total when a page came back empty from search_matches (past the end).
-SELECT count(*) AS total
-  FROM (SELECT 1
-          FROM catalog_release
-         WHERE (%(index_tsquery)s = '' OR search_vector @@ to_tsquery('simple', %(index_tsquery)s))
-           AND (search_vector || ''::tsvector) @@ to_tsquery('simple', %(tsquery)s)
-           AND posted >= %(since)s
-           AND (%(categories)s::int[] IS NULL OR category + 0 = ANY(%(categories)s::int[]))
-           AND groups @> %(groups)s::text[]
-           AND (%(season)s::text IS NULL
-                OR newznab_season(search_vector) = ANY(ARRAY[%(season)s::text, '*']))
-         LIMIT %(total_cap)s) AS c;
 
 -- name: newest_releases
 -- No words: the newest releases (t=search without q, the RSS feed).
