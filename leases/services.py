@@ -300,10 +300,14 @@ def _locked_lane(node_id: int, group_id: int, lane: str, epoch: int) -> int:
 
 
 def _locked_lane_row(node_id: int, group_id: int, lane: str, epoch: int) -> Any:
-    row = queries.fetchone(
-        "lock_lane_snapshot",
-        {"group_id": group_id, "lane": lane, "node_id": node_id, "epoch": epoch},
-    )
+    return _holders_row("lock_lane_snapshot", node_id, group_id, lane, epoch)
+
+
+def _holders_row(query: str, node_id: int, group_id: int, lane: str, epoch: int) -> Any:
+    """The lane's row as `query` reads it for its holder at `epoch`; LeaseLost if
+    the node does not hold the lane at that epoch."""
+    params = {"group_id": group_id, "lane": lane, "node_id": node_id, "epoch": epoch}
+    row = queries.fetchone(query, params)
     if row is None:
         raise _lane_lost(node_id, group_id, lane, epoch)
     return row
@@ -396,12 +400,7 @@ def open_snapshot(
         return _snapshot_link(node_id, group_id, lane, epoch)
     final = snapshots.snapshot_path(group_id, lane)
     with snapshots.installing(final, shared=True), transaction.atomic():
-        row = queries.fetchone(
-            "read_lane_snapshot",
-            {"group_id": group_id, "lane": lane, "node_id": node_id, "epoch": epoch},
-        )
-        if row is None:
-            raise _lane_lost(node_id, group_id, lane, epoch)
+        row = _holders_row("read_lane_snapshot", node_id, group_id, lane, epoch)
         name, snap_next = row.name, row.snapshot_next
         if snap_next is None:
             raise NotFound(f"The {lane} lane of group {group_id} has no snapshot yet.")
@@ -418,12 +417,7 @@ def open_snapshot(
 
 
 def _snapshot_link(node_id: int, group_id: int, lane: str, epoch: int) -> SnapshotLink:
-    row = queries.fetchone(
-        "read_lane_snapshot",
-        {"group_id": group_id, "lane": lane, "node_id": node_id, "epoch": epoch},
-    )
-    if row is None:
-        raise _lane_lost(node_id, group_id, lane, epoch)
+    row = _holders_row("read_lane_snapshot", node_id, group_id, lane, epoch)
     if row.snapshot_next is None or not row.snapshot_key:
         raise NotFound(f"The {lane} lane of group {group_id} has no snapshot yet.")
     url = snapshot_objects.download_url(row.snapshot_key)
