@@ -10,12 +10,14 @@
   the confirming POST (`check_action_permission`); an action that declares
   none is refused, so a new action cannot forget.
 - `LargeTableAdmin`: a changelist over a table too large to count.
+- `NzbDownloads`: admin pages that download an NZB.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from functools import partial
+from typing import Any, ClassVar
 
 from django import forms
 from django.contrib import admin, messages
@@ -23,9 +25,13 @@ from django.contrib.admin import helpers
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.template.response import TemplateResponse
+from django.urls import path
 from django.utils.functional import cached_property
+
+from indexer.errors import NotFound
 
 COUNT_CAP = 10_000
 
@@ -183,13 +189,43 @@ class InputFilter(admin.SimpleListFilter):
         )
         yield all_choice
 
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        value = (self.value() or "").strip()
+        return self.filtered(queryset, value) if value else queryset
+
+    def filtered(self, queryset: QuerySet, value: str) -> QuerySet:
+        """The rows the typed `value` (stripped, never empty) selects."""
+        raise NotImplementedError
+
 
 class GroupNameFilter(InputFilter):
     title = "group (exact name)"
     parameter_name = "group_name"
 
-    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
-        value = self.value()
-        if value:
-            return queryset.filter(group__name=value.strip())
-        return queryset
+    def filtered(self, queryset: QuerySet, value: str) -> QuerySet:
+        return queryset.filter(group__name=value)
+
+
+class NzbDownloads(admin.ModelAdmin):
+    """Admin pages that download an NZB: `nzb_downloads` maps a route (with
+    <int:pk>) to its URL name and the function of the id that answers it.
+    They need the view permission; a row gone since the page was drawn is a 404."""
+
+    nzb_downloads: ClassVar[dict[str, tuple[str, Callable[[int], HttpResponseBase]]]] = {}
+
+    def get_urls(self) -> list[Any]:
+        downloads = [
+            path(route, self.admin_site.admin_view(partial(self.download_nzb, answer)), name=name)
+            for route, (name, answer) in self.nzb_downloads.items()
+        ]
+        return [*downloads, *super().get_urls()]
+
+    def download_nzb(
+        self, answer: Callable[[int], HttpResponseBase], request: HttpRequest, pk: int
+    ) -> HttpResponseBase:
+        if not self.has_view_permission(request):
+            return HttpResponse(status=403)
+        try:
+            return answer(pk)
+        except NotFound as error:  # deleted or pruned since the page was drawn
+            raise Http404(error.detail) from None

@@ -15,14 +15,15 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest
 from django.http.response import HttpResponseBase
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from indexer.admin_tools import (
     ConsoleModelAdmin,
     LargeTableAdmin,
+    NzbDownloads,
     confirm,
     confirm_then,
     confirmed,
@@ -116,8 +117,16 @@ class RuleSetVersionAdmin(ConsoleModelAdmin):
         obj.created_by = published.created_by
 
 
+def file_nzb(file_id: int) -> HttpResponseBase:
+    return nzb_response(*selectors.file_nzb(file_id))
+
+
+def file_release_nzb(file_id: int) -> HttpResponseBase:
+    return nzb_response(*selectors.release_nzb(file_id))
+
+
 @admin.register(CatalogFile)
-class CatalogFileAdmin(LargeTableAdmin):
+class CatalogFileAdmin(NzbDownloads, LargeTableAdmin):
     list_display = (
         "id",
         "name",
@@ -197,36 +206,10 @@ class CatalogFileAdmin(LargeTableAdmin):
         tail = format_html("<p>… and {} more</p>", more) if more > 0 else ""
         return format_html("<table>{}</table>{}", body, tail)
 
-    def get_urls(self) -> list[Any]:
-        return [
-            path(
-                "<int:file_id>/nzb/",
-                self.admin_site.admin_view(self.nzb_view),
-                name="indexer_catalogfile_nzb",
-            ),
-            path(
-                "<int:file_id>/release-nzb/",
-                self.admin_site.admin_view(self.release_nzb_view),
-                name="indexer_catalogfile_release_nzb",
-            ),
-            *super().get_urls(),
-        ]
-
-    def nzb_view(self, request: HttpRequest, file_id: int) -> HttpResponseBase:
-        if not self.has_view_permission(request):
-            return HttpResponse(status=403)
-        try:
-            return nzb_response(*selectors.file_nzb(file_id))
-        except NotFound as error:  # deleted or pruned since the page was drawn
-            raise Http404(error.detail) from None
-
-    def release_nzb_view(self, request: HttpRequest, file_id: int) -> HttpResponseBase:
-        if not self.has_view_permission(request):
-            return HttpResponse(status=403)
-        try:
-            return nzb_response(*selectors.release_nzb(file_id))
-        except NotFound as error:
-            raise Http404(error.detail) from None
+    nzb_downloads = {
+        "<int:pk>/nzb/": ("indexer_catalogfile_nzb", file_nzb),
+        "<int:pk>/release-nzb/": ("indexer_catalogfile_release_nzb", file_release_nzb),
+    }
 
     @admin.action(description="Download the selected files as one NZB", permissions=["view"])
     def export_nzb(self, request: HttpRequest, queryset: QuerySet[CatalogFile]) -> Any:

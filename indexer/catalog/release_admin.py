@@ -13,12 +13,11 @@ from typing import Any
 
 from django.contrib import admin
 from django.db.models import F, QuerySet
-from django.http import Http404, HttpRequest, HttpResponse
-from django.urls import path, reverse
+from django.http import HttpRequest
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from indexer.admin_tools import InputFilter, LargeTableAdmin
-from indexer.errors import NotFound
+from indexer.admin_tools import GroupNameFilter, LargeTableAdmin, NzbDownloads
 from usenet.categories import CATEGORIES
 
 from . import selectors
@@ -40,15 +39,9 @@ class CategoryFilter(admin.SimpleListFilter):
         return queryset
 
 
-class ReleaseGroupFilter(InputFilter):
-    title = "group (exact name)"
-    parameter_name = "group_name"
-
-    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
-        value = self.value()
-        if value:
-            return queryset.filter(groups__contains=[value.strip()])
-        return queryset
+class ReleaseGroupFilter(GroupNameFilter):
+    def filtered(self, queryset: QuerySet, value: str) -> QuerySet:
+        return queryset.filter(groups__contains=[value])
 
 
 class CompletionFilter(admin.SimpleListFilter):
@@ -71,7 +64,7 @@ class CompletionFilter(admin.SimpleListFilter):
 
 
 @admin.register(Release)
-class ReleaseAdmin(LargeTableAdmin):
+class ReleaseAdmin(NzbDownloads, LargeTableAdmin):
     list_display = ("name", "category_label", "poster", "posted", "files_label",
                     "completion_label", "size", "has_par2", "has_nfo", "nzb_link")  # fmt: skip
     list_filter = (CategoryFilter, ReleaseGroupFilter, CompletionFilter, "posted")
@@ -129,20 +122,4 @@ class ReleaseAdmin(LargeTableAdmin):
         )
         return format_html("<table>{}</table>", body)
 
-    def get_urls(self) -> list[Any]:
-        return [
-            path(
-                "<int:release_id>/nzb/",
-                self.admin_site.admin_view(self.nzb_view),
-                name="indexer_release_nzb",
-            ),
-            *super().get_urls(),
-        ]
-
-    def nzb_view(self, request: HttpRequest, release_id: int) -> HttpResponse:
-        if not self.has_view_permission(request):
-            return HttpResponse(status=403)
-        try:
-            return release_nzb_response(release_id)  # type: ignore[return-value]
-        except NotFound as error:  # its files were pruned since the page was drawn
-            raise Http404(error.detail) from None
+    nzb_downloads = {"<int:pk>/nzb/": ("indexer_release_nzb", release_nzb_response)}
