@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.utils.timezone import now
@@ -24,12 +25,14 @@ from django.views.decorators.http import require_GET
 
 from indexer.catalog.nzb import CONTENT_TYPE as NZB_CONTENT_TYPE
 from indexer.catalog.nzb import content_disposition
+from indexer.api.errors import RETRY_AFTER_UNAVAILABLE
 from indexer.errors import MAX_ROW_ID
 
 from . import feed as rss
 from . import params, selectors, services
 from .categories import display_name, expand, parent_of
 from .errors import (
+    DATABASE_UNAVAILABLE,
     BadApiKey,
     BadParameter,
     FunctionNotAvailable,
@@ -38,6 +41,7 @@ from .errors import (
     NoSuchFunction,
     NoSuchItem,
     RateLimited,
+    Unavailable,
 )
 from .feed import (
     PLAIN_XML_CONTENT_TYPE,
@@ -88,6 +92,21 @@ def error_response(error: NewznabError, as_json: bool) -> HttpResponse:
     if isinstance(error, RateLimited):
         response.status_code = 429
         response["Retry-After"] = str(error.retry_after)
+    elif isinstance(error, Unavailable):
+        response.status_code = 503
+        response["Retry-After"] = RETRY_AFTER_UNAVAILABLE
+    return response
+
+
+def answer(build: Callable[[], HttpResponseBase], as_json: bool) -> HttpResponseBase:
+    """The view's answer, or the error document a newznab or database error becomes."""
+    try:
+        response = build()
+    except NewznabError as error:
+        return error_response(error, as_json)
+    except (OperationalError, InterfaceError):  # a restart or failover: never a 500
+        return error_response(Unavailable(DATABASE_UNAVAILABLE), as_json)
+    response["Cache-Control"] = "no-store"
     return response
 
 
@@ -284,12 +303,7 @@ def dispatch(request: HttpRequest, as_json: bool) -> HttpResponseBase:
 @require_GET
 def api_view(request: HttpRequest) -> HttpResponseBase:
     as_json = wants_json(request)
-    try:
-        response = dispatch(request, as_json)
-    except NewznabError as error:
-        return error_response(error, as_json)
-    response["Cache-Control"] = "no-store"
-    return response
+    return answer(lambda: dispatch(request, as_json), as_json)
 
 
 def newest_feed(request: HttpRequest, as_json: bool) -> HttpResponse:
@@ -307,9 +321,4 @@ def newest_feed(request: HttpRequest, as_json: bool) -> HttpResponse:
 @require_GET
 def rss_view(request: HttpRequest) -> HttpResponseBase:
     as_json = wants_json(request)
-    try:
-        response = newest_feed(request, as_json)
-    except NewznabError as error:
-        return error_response(error, as_json)
-    response["Cache-Control"] = "no-store"
-    return response
+    return answer(lambda: newest_feed(request, as_json), as_json)
