@@ -7,6 +7,7 @@ the routes beside it: the newznab API and feed, and /metrics. The fault suite st
 from __future__ import annotations
 
 from collections.abc import Iterator
+
 import pytest
 from django.db import connection
 from django.test import Client

@@ -8,7 +8,9 @@ services raise each domain error over real HTTP against PostgreSQL.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +24,7 @@ from indexer.errors import (
     Invalid,
     LeaseLost,
     NotFound,
+    StorageFull,
     Throttled,
     TooLarge,
     TooManyLeases,
@@ -31,8 +34,11 @@ from indexer.models import Node
 from indexer.newsserver import close_news_pool
 from newznab.api import error_response as newznab_error_response
 from newznab.errors import NewznabError, RateLimited
+from newznab.errors import Unavailable as NewznabUnavailable
 from tests.conftest import NodeClient
 from tests.factories import GroupFactory, SeedRangeFactory
+from tests.leases.conftest import lane_path, lease_lane
+from tests.support.small_disk import fill, small_disk
 
 pytestmark = pytest.mark.django_db
 
@@ -67,6 +73,22 @@ def oversized_snapshot(node: NodeClient) -> Any:
         )
 
 
+def full_snapshot_disk(node: NodeClient) -> Any:
+    SeedRangeFactory(start_id=1000, end_id=5999)
+    lease = lease_lane(node)["lease"]
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        small_disk(Path(tmp) / "snapshots", "16k") as directory,
+        override_settings(SNAPSHOT_DIR=directory),
+    ):
+        fill(directory)
+        return node.http.put(
+            lane_path(lease, "snapshot") + f"?epoch={lease['epoch']}&next=1000",
+            b"x" * 5000,
+            content_type="application/gzip",
+        )
+
+
 def no_news_server(node: NodeClient) -> Any:
     lease = leased_range(node)
     query = f"epoch={lease['epoch']}&from={lease['start']}&to={lease['start']}"
@@ -96,6 +118,7 @@ CASES: list[tuple[type[DomainError], Callable[[NodeClient], Any], int, str, str]
     (Throttled, too_many_calls, 429, "throttled", "Too many lease calls (1 per window)"),
     (TooManyLeases, too_many_leases, 429, "too_many_leases", "This node holds 1 live leases"),
     (Unavailable, no_news_server, 503, "unavailable", "The coordinator has no news server"),
+    (StorageFull, full_snapshot_disk, 507, "storage_full", "The coordinator's snapshot storage"),
 ]
 
 
@@ -155,7 +178,8 @@ def test_every_newznab_error_answers_as_the_spec_error_with_its_code() -> None:
     for cls in [NewznabError, *all_subclasses(NewznabError)]:
         error = cls("A sentence.", 30) if cls is RateLimited else cls("A sentence.")
         response = newznab_error_response(error, as_json=False)
-        assert response.status_code == (429 if cls is RateLimited else 200), cls
+        status = {RateLimited: 429, NewznabUnavailable: 503}.get(cls, 200)
+        assert response.status_code == status, cls
         assert f'code="{cls.code}"'.encode() in response.content, cls
 
 

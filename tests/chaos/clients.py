@@ -10,6 +10,7 @@ so a test can say which answers were seen while a fault was on.
 
 from __future__ import annotations
 
+import hashlib
 import http.client
 import json
 import threading
@@ -39,6 +40,7 @@ class Call:
     seconds: float = 0.0
     failure: str = ""  # a timeout or a dropped connection
     body: Any = None
+    digest: str = ""  # sha256 of a body that is not JSON (a snapshot)
 
 
 def call(
@@ -76,6 +78,8 @@ def call(
             record.body = json.loads(text) if text else None
             if isinstance(record.body, dict):
                 record.code = str(record.body.get("error", ""))
+        else:
+            record.digest = hashlib.sha256(text).hexdigest()
     except (OSError, http.client.HTTPException) as exc:
         record.failure = f"{type(exc).__name__}: {exc}"
     finally:
@@ -152,7 +156,9 @@ def probe(fleet: Fleet, every: float = 0.25) -> Any:
                 recorder.add(call(fleet.url, method, path, who="probe", token=node, body=body))
             # An unknown token is looked up in the database too (authentication).
             unknown = "sn_" + "x" * 40
-            recorder.add(call(fleet.url, "GET", "/api/v1/files", who="probe-bad-token", token=unknown))
+            recorder.add(
+                call(fleet.url, "GET", "/api/v1/files", who="probe-bad-token", token=unknown)
+            )
             recorder.stop.wait(every)
 
     return loop
@@ -166,7 +172,7 @@ SELECT r.id, n.name, r.epoch, r.next_id, r.end_id FROM seed_range r
 """
 HELD_LANES = """
 SELECT l.group_id, l.lane, n.name, l.epoch FROM group_lane l
-  JOIN seed_node n ON n.id = l.node_id WHERE l.epoch > 1
+  JOIN seed_node n ON n.id = l.node_id WHERE l.epoch >= 1
 """
 # A file no post has: stored by a stale batch, it would show in the catalog.
 INTRUDER = {
@@ -207,14 +213,23 @@ def troublemaker(fleet: Fleet, every: float = 0.3) -> Any:
             except psycopg.Error:
                 pass  # the database is down: go on with what was read last
             for range_id, node, epoch, next_id, end_id in known["ranges"][:2]:
-                if node not in fleet.tokens or epoch < 2:
+                if node not in fleet.tokens or epoch < 1:  # epoch 0 is valid, and stale
                     continue
                 send_range_calls(recorder, fleet, as_node(node), range_id, epoch, next_id, end_id)
             for group_id, lane, node, epoch in known["lanes"][:1]:
                 if node in fleet.tokens:
-                    path = f"/api/v1/groups/{group_id}/lanes/{lane}/snapshot?epoch={epoch - 1}&next=1"
+                    path = (
+                        f"/api/v1/groups/{group_id}/lanes/{lane}/snapshot?epoch={epoch - 1}&next=1"
+                    )
                     recorder.add(
-                        call(fleet.url, "PUT", path, who="stale", token=as_node(node), raw=b"\x1f\x8b")
+                        call(
+                            fleet.url,
+                            "PUT",
+                            path,
+                            who="stale",
+                            token=as_node(node),
+                            raw=b"\x1f\x8b",
+                        )
                     )
             recorder.stop.wait(every)
 
@@ -222,13 +237,30 @@ def troublemaker(fleet: Fleet, every: float = 0.3) -> Any:
 
 
 def send_range_calls(
-    recorder: Recorder, fleet: Fleet, node_token: str, range_id: int, epoch: int, next_id: int, end_id: int
+    recorder: Recorder,
+    fleet: Fleet,
+    node_token: str,
+    range_id: int,
+    epoch: int,
+    next_id: int,
+    end_id: int,
 ) -> None:
     base = f"/api/v1/ranges/{range_id}"
     stale = {"epoch": epoch - 1, "next": end_id + 1, "headers": 5000, "files": [INTRUDER]}
-    recorder.add(call(fleet.url, "POST", f"{base}/batch", who="stale", token=node_token, body=stale))
     recorder.add(
-        call(fleet.url, "POST", f"{base}/heartbeat", who="stale", token=node_token, body={"epoch": epoch - 1})
+        call(fleet.url, "POST", f"{base}/batch", who="stale", token=node_token, body=stale)
+    )
+    recorder.add(
+        call(
+            fleet.url,
+            "POST",
+            f"{base}/heartbeat",
+            who="stale",
+            token=node_token,
+            body={"epoch": epoch - 1},
+        )
     )
     replay = {"epoch": epoch, "next": next_id, "headers": 0, "files": []}
-    recorder.add(call(fleet.url, "POST", f"{base}/batch", who="replay", token=node_token, body=replay))
+    recorder.add(
+        call(fleet.url, "POST", f"{base}/batch", who="replay", token=node_token, body=replay)
+    )

@@ -24,6 +24,10 @@ DATABASE = "chaos_fleet"
 
 
 class RestartablePostgres(SystemPostgres):
+    def __enter__(self) -> RestartablePostgres:
+        self.start()
+        return self
+
     def pg_ctl(self, *args: str) -> None:
         self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), *args)
 
@@ -37,7 +41,8 @@ class RestartablePostgres(SystemPostgres):
     @contextmanager
     def database(self) -> Iterator[tuple[str, dict[str, Any]]]:
         """The fleet's database on this cluster: (DATABASE_URL, psycopg connect kwargs)."""
-        with psycopg.connect(**self.conninfo(), autocommit=True) as conn:
+        info: dict[str, Any] = dict(self.conninfo())
+        with psycopg.connect(**info, autocommit=True) as conn:
             conn.execute(f'CREATE DATABASE "{DATABASE}"')
         yield self.url(DATABASE), self.conninfo(DATABASE)
 
