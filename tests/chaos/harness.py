@@ -229,7 +229,20 @@ def holds_a_snapshotted_lane(fleet: Fleet, node: str) -> bool:
 
 
 def stop_agents(fleet: Fleet) -> dict[str, int]:
+    for name in fleet.agents:
+        wait_started(fleet, name)
     return {name: fleet.stop_agent(name, timeout=30) for name in list(fleet.agents)}
+
+
+def wait_started(fleet: Fleet, name: str, timeout: float = 15.0) -> None:
+    """Until the agent has logged its first line (its SIGTERM handler is in place by then):
+    an agent started just before the plan ran out would otherwise die of the SIGTERM."""
+    log = fleet.workdir / f"{name}.log"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and fleet.agents[name].poll() is None:
+        if log.exists() and log.stat().st_size > 0:
+            return
+        time.sleep(0.1)
 
 
 def stuck_leases(fleet: Fleet) -> list[tuple[Any, ...]]:
