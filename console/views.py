@@ -5,9 +5,12 @@ from __future__ import annotations
 import hmac
 
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST
+
+from indexer.api.errors import RETRY_AFTER_UNAVAILABLE
 
 from .metrics import address_allowed, render_metrics
 
@@ -45,4 +48,10 @@ def metrics_view(request: HttpRequest) -> HttpResponse:
         return response
     if not allowed:
         return HttpResponse("Forbidden: see docs/console.md (metrics).\n", status=403)
-    return HttpResponse(render_metrics(), content_type=CONTENT_TYPE_LATEST)
+    try:
+        body = render_metrics()
+    except (OperationalError, InterfaceError):  # the gauges need the database
+        response = HttpResponse("The database is unavailable; scrape again later.\n", status=503)
+        response["Retry-After"] = RETRY_AFTER_UNAVAILABLE
+        return response
+    return HttpResponse(body, content_type=CONTENT_TYPE_LATEST)

@@ -50,6 +50,10 @@ class Unavailable(DomainError):
     """Something the coordinator depends on (database, disk, news server) failed: retry."""
 
 
+class StorageFull(Unavailable):
+    """The disk (or quota) an upload goes to is full: nothing was kept; the old file stays."""
+
+
 # A row id past PostgreSQL's bigint cannot exist (and would overflow the query).
 MAX_ROW_ID = 2**63 - 1
 

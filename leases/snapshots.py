@@ -12,6 +12,7 @@ empty body, a disconnect, the size limit, a failed commit) removes the
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import re
@@ -24,7 +25,7 @@ from typing import BinaryIO
 
 from django.conf import settings
 
-from indexer.errors import DomainError, Invalid, TooLarge, Unavailable
+from indexer.errors import DomainError, Invalid, StorageFull, TooLarge, Unavailable
 
 from .models import Lane
 
@@ -117,10 +118,24 @@ def _writing(final: Path) -> Iterator[tuple[Path, BinaryIO]]:
         with open(handle, "wb") as out:
             yield Path(name), out
     except OSError as exc:
-        raise Unavailable(
-            f"The coordinator could not write the snapshot ({exc.strerror or exc}); "
-            "try again later."
-        ) from exc
+        raise disk_error(exc, "write the snapshot") from exc
+
+
+# A full disk or quota: no retry helps until space is freed (507, not 503).
+FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
+def disk_error(exc: OSError, doing: str) -> Unavailable:
+    """The domain error a failing disk becomes: StorageFull when it is full."""
+    if exc.errno in FULL:
+        return StorageFull(
+            f"The coordinator's snapshot storage is full ({exc.strerror}): it could not "
+            f"{doing}. Nothing was kept and the lane keeps its last snapshot; upload "
+            "again later (an operator has to free space)."
+        )
+    return Unavailable(
+        f"The coordinator could not {doing} ({exc.strerror or exc}); try again later."
+    )
 
 
 def remove_stale_parts(older_than: float | None = None) -> int:
@@ -156,9 +171,7 @@ def installing(final: Path, *, shared: bool = False) -> Iterator[None]:
         final.parent.mkdir(parents=True, exist_ok=True)
         lock = open(final.with_name(f".{final.name}.lock"), "a")
     except OSError as exc:
-        raise Unavailable(
-            f"The coordinator could not lock the snapshot ({exc.strerror or exc}); try again later."
-        ) from exc
+        raise disk_error(exc, "lock the snapshot") from exc
     with lock:
         fcntl.flock(lock, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         try:

@@ -17,11 +17,13 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.utils.timezone import now
 from django.views.decorators.http import require_GET
 
+from indexer.api.errors import RETRY_AFTER_UNAVAILABLE
 from indexer.catalog.nzb import CONTENT_TYPE as NZB_CONTENT_TYPE
 from indexer.catalog.nzb import content_disposition
 from indexer.errors import MAX_ROW_ID
@@ -30,6 +32,7 @@ from . import feed as rss
 from . import params, selectors, services
 from .categories import display_name, expand, parent_of
 from .errors import (
+    DATABASE_UNAVAILABLE,
     BadApiKey,
     BadParameter,
     FunctionNotAvailable,
@@ -38,6 +41,7 @@ from .errors import (
     NoSuchFunction,
     NoSuchItem,
     RateLimited,
+    Unavailable,
 )
 from .feed import (
     PLAIN_XML_CONTENT_TYPE,
@@ -88,6 +92,21 @@ def error_response(error: NewznabError, as_json: bool) -> HttpResponse:
     if isinstance(error, RateLimited):
         response.status_code = 429
         response["Retry-After"] = str(error.retry_after)
+    elif isinstance(error, Unavailable):
+        response.status_code = 503
+        response["Retry-After"] = RETRY_AFTER_UNAVAILABLE
+    return response
+
+
+def answer(build: Callable[[], HttpResponseBase], as_json: bool) -> HttpResponseBase:
+    """The view's answer, or the error document a newznab or database error becomes."""
+    try:
+        response = build()
+    except NewznabError as error:
+        return error_response(error, as_json)
+    except (OperationalError, InterfaceError):  # a restart or failover: never a 500
+        return error_response(Unavailable(DATABASE_UNAVAILABLE), as_json)
+    response["Cache-Control"] = "no-store"
     return response
 
 
@@ -282,19 +301,14 @@ def dispatch(request: HttpRequest, as_json: bool) -> HttpResponseBase:
 
 
 def newznab_view(
-    answer: Callable[[HttpRequest, bool], HttpResponseBase],
+    build: Callable[[HttpRequest, bool], HttpResponseBase],
 ) -> Callable[[HttpRequest], HttpResponseBase]:
     """A GET-only view answering in XML or JSON, its errors as newznab error codes."""
 
     @require_GET
     def view(request: HttpRequest) -> HttpResponseBase:
         as_json = wants_json(request)
-        try:
-            response = answer(request, as_json)
-        except NewznabError as error:
-            return error_response(error, as_json)
-        response["Cache-Control"] = "no-store"
-        return response
+        return answer(lambda: build(request, as_json), as_json)
 
     return view
 

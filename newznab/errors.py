@@ -48,3 +48,16 @@ class RateLimited(NewznabError):
     def __init__(self, detail: str, retry_after: int) -> None:
         super().__init__(detail)
         self.retry_after = retry_after
+
+
+class Unavailable(NewznabError):
+    """The database does not answer (a restart, a failover): HTTP 503 with Retry-After.
+
+    The spec has no code for "try again later"; 900 (unknown error) carries the
+    sentence, and the status tells a client to retry.
+    """
+
+    code = 900
+
+
+DATABASE_UNAVAILABLE = "The indexer's database is unavailable; retry in a few seconds."

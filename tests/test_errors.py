@@ -8,7 +8,9 @@ services raise each domain error over real HTTP against PostgreSQL.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,8 +25,11 @@ from indexer.models import Node
 from indexer.newsserver import close_news_pool
 from newznab.api import error_response as newznab_error_response
 from newznab.errors import NewznabError, RateLimited
+from newznab.errors import Unavailable as NewznabUnavailable
 from tests.conftest import NodeClient
 from tests.factories import GroupFactory, SeedRangeFactory
+from tests.leases.conftest import lane_path, lease_lane
+from tests.support.small_disk import fill, small_disk
 
 pytestmark = pytest.mark.django_db
 
@@ -55,6 +60,22 @@ def oversized_snapshot(node: NodeClient) -> Any:
         return node.http.put(
             "/api/v1/groups/1/lanes/history/snapshot?epoch=1&next=1",
             b"x" * 11,
+            content_type="application/gzip",
+        )
+
+
+def full_snapshot_disk(node: NodeClient) -> Any:
+    SeedRangeFactory(start_id=1000, end_id=5999)
+    lease = lease_lane(node)["lease"]
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        small_disk(Path(tmp) / "snapshots", "16k") as directory,
+        override_settings(SNAPSHOT_DIR=directory),
+    ):
+        fill(directory)
+        return node.http.put(
+            lane_path(lease, "snapshot") + f"?epoch={lease['epoch']}&next=1000",
+            b"x" * 5000,
             content_type="application/gzip",
         )
 
@@ -94,6 +115,13 @@ CASES: list[tuple[type[DomainError], Callable[[NodeClient], Any], int, str, str]
         "This node holds 1 live leases",
     ),
     (domain.Unavailable, no_news_server, 503, "unavailable", "The coordinator has no news server"),
+    (
+        domain.StorageFull,
+        full_snapshot_disk,
+        507,
+        "storage_full",
+        "The coordinator's snapshot storage",
+    ),
 ]
 
 
@@ -153,7 +181,8 @@ def test_every_newznab_error_answers_as_the_spec_error_with_its_code() -> None:
     for cls in [NewznabError, *all_subclasses(NewznabError)]:
         error = cls("A sentence.", 30) if cls is RateLimited else cls("A sentence.")
         response = newznab_error_response(error, as_json=False)
-        assert response.status_code == (429 if cls is RateLimited else 200), cls
+        status = {RateLimited: 429, NewznabUnavailable: 503}.get(cls, 200)
+        assert response.status_code == status, cls
         assert f'code="{cls.code}"'.encode() in response.content, cls
 
 

@@ -22,6 +22,7 @@ from indexer.errors import (
     Invalid,
     LeaseLost,
     NotFound,
+    StorageFull,
     Throttled,
     TooLarge,
     TooManyLeases,
@@ -31,6 +32,7 @@ from indexer.errors import (
 logger = logging.getLogger(__name__)
 
 RETRY_AFTER_UNAVAILABLE = "5"
+RETRY_AFTER_STORAGE_FULL = "60"  # space comes back when an operator frees it
 
 # Status and code of each domain error (docs/api.md, "Errors"). A subclass
 # (NewsServerNotConfigured, UnknownGroups) answers as its nearest listed base.
@@ -42,6 +44,7 @@ DOMAIN_ERRORS: dict[type[DomainError], tuple[int, str]] = {
     Throttled: (429, "throttled"),
     TooManyLeases: (429, "too_many_leases"),
     Unavailable: (503, "unavailable"),
+    StorageFull: (507, "storage_full"),
 }
 
 
@@ -61,6 +64,8 @@ def error_response(
         response["Retry-After"] = str(retry_after)
     elif status == 503:
         response["Retry-After"] = RETRY_AFTER_UNAVAILABLE
+    elif status == 507:
+        response["Retry-After"] = RETRY_AFTER_STORAGE_FULL
     if status == 401:
         response["WWW-Authenticate"] = 'Bearer realm="api"'
     return response

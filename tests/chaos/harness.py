@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import psycopg
+
 from tests.e2e.fleet import LEASE_TTL_SECONDS, Fleet, fresh_database
 from tests.support.inn2 import InnServer
 from tests.support.usenet import make_binary_posts
@@ -111,17 +113,26 @@ def assert_same_outcome(run: Outcome, reference: Outcome) -> None:
         assert not missing and not extra, f"{key}: missing {missing[:3]}, extra {extra[:3]}"
 
 
+Database = Callable[[], AbstractContextManager[tuple[str, dict[str, Any]]]]
+
+
 @contextmanager
 def running_fleet(
-    inn: InnServer, workdir: Path, extra_env: dict[str, str] | None = None
+    inn: InnServer,
+    workdir: Path,
+    extra_env: dict[str, str] | None = None,
+    database: Database | None = None,
 ) -> Iterator[ChaosFleet]:
-    """A migrated coordinator with the plan made; stopped (agents too) on the way out."""
+    """A migrated coordinator with the plan made; stopped (agents too) on the way out.
+
+    `database` makes the fleet's database (a fresh one on the session's server by default).
+    """
     workdir.mkdir(parents=True, exist_ok=True)
     env = {
         "SNAPSHOT_DIR": str(workdir / "snapshots"),
         **(extra_env or {}),
     }
-    with fresh_database() as (url, conninfo):
+    with (database or fresh_database)() as (url, conninfo):
         fleet = ChaosFleet(url, conninfo, workdir, news_server_url=inn.url, extra_env=env)
         try:
             fleet.start()
@@ -132,7 +143,7 @@ def running_fleet(
 
 
 def agent_args(news: str) -> dict[str, list[str]]:
-    """Two range agents and a window agent, all reading the news server directly."""
+    """Three range agents and a window agent, all reading the news server directly."""
     common = ["--news-server", news, "--batch-headers", "20", "--http-timeout", "10"]
     window = ["--mode", "window", "--lane", "history", "--snapshot-every", "1"]
     window += ["--max-headers-per-second", "80"]
@@ -140,6 +151,7 @@ def agent_args(news: str) -> dict[str, list[str]]:
         "window": [*window, *common],
         "ranges-1": ["--mode", "ranges", *common],
         "ranges-2": ["--mode", "ranges", *common],
+        "ranges-3": ["--mode", "ranges", *common],
     }
 
 
@@ -173,8 +185,12 @@ def wait_until_done(
             restarted >= window_restarts
             or crash_state(plan).get("hits", {}).get("snapshot.get.opened", 0) >= restores
         ):
-            start_agents(fleet, news, ("ranges-1", "ranges-2"))
-        ((left,),) = fleet.sql("SELECT count(*) FROM seed_range WHERE status <> 'done'")
+            start_agents(fleet, news, ("ranges-1", "ranges-2", "ranges-3"))
+        try:
+            ((left,),) = fleet.sql("SELECT count(*) FROM seed_range WHERE status <> 'done'")
+            snapshotted = holds_a_snapshotted_lane(fleet, "window")
+        except psycopg.OperationalError:  # a fault took the database down: look again
+            left, snapshotted = -1, False
         if left == 0:
             return time.monotonic() - began
         opened = crash_state(plan).get("hits", {}).get("snapshot.get.opened", 0)
@@ -182,7 +198,7 @@ def wait_until_done(
             opened < restores
             and restarted < window_restarts
             and "holding lane" in fleet.log("window.log")  # this process, not the last
-            and holds_a_snapshotted_lane(fleet, "window")
+            and snapshotted
         ):
             assert fleet.stop_agent("window", timeout=30) == 0, fleet.log("window.log")
             fleet.start_agent("window", *agent_args(news)["window"])
@@ -214,7 +230,20 @@ def holds_a_snapshotted_lane(fleet: Fleet, node: str) -> bool:
 
 
 def stop_agents(fleet: Fleet) -> dict[str, int]:
+    for name in fleet.agents:
+        wait_started(fleet, name)
     return {name: fleet.stop_agent(name, timeout=30) for name in list(fleet.agents)}
+
+
+def wait_started(fleet: Fleet, name: str, timeout: float = 15.0) -> None:
+    """Until the agent has logged its first line (its SIGTERM handler is in place by then):
+    an agent started just before the plan ran out would otherwise die of the SIGTERM."""
+    log = fleet.workdir / f"{name}.log"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and fleet.agents[name].poll() is None:
+        if log.exists() and log.stat().st_size > 0:
+            return
+        time.sleep(0.1)
 
 
 def stuck_leases(fleet: Fleet) -> list[tuple[Any, ...]]:
@@ -234,7 +263,7 @@ def crash_state(plan: Path | None) -> dict[str, Any]:
 
 
 RETRY = re.compile(
-    r"^(\S+ \S+),\d+ WARNING \S+ seed_node.http: (\S+ \S+): coordinator "
+    r"^(\S+ \S+),\d+ WARNING \S+ seed_node.http: (\S+ \S+): coordinator (?:\S+ )?"
     r"(unreachable|unavailable) \((.*)\); retrying in ([\d.]+)s"
 )
 
@@ -295,19 +324,27 @@ def run_fleet(
     kills: dict[str, list[int]],
     agent_news: str | None = None,
     coordinator_proxy: Callable[[tuple[str, int]], AbstractContextManager[Any]] | None = None,
+    *,
+    database: Database | None = None,
+    during: dict[str, Callable[[ChaosFleet], AbstractContextManager[Any]]] | None = None,
 ) -> Outcome:
     """A whole run: plan, agents until done, the outcome and the run's figures.
 
     `kills` is the crash plan (empty: hits are only counted); `agent_news` is
     the news server the agents read (a fault proxy), INN2 itself by default;
     `coordinator_proxy(upstream)`, if given, is entered and the agents call the
-    coordinator through its `url`.
+    coordinator through its `url`. `database` makes the fleet's database
+    (see running_fleet). Each of `during` (a fault, a client beside the agents)
+    is entered once the agents could start and left once the plan is done;
+    what it yields is in the outcome's `extra[name]`.
     """
     plan = workdir / "crash-plan.json"
     workdir.mkdir(parents=True, exist_ok=True)
     plan.write_text(json.dumps({"kills": kills}))
     with ExitStack() as stack:
-        fleet = stack.enter_context(running_fleet(inn, workdir, {"CRASH_POINT_PLAN": str(plan)}))
+        fleet = stack.enter_context(
+            running_fleet(inn, workdir, {"CRASH_POINT_PLAN": str(plan)}, database)
+        )
         if coordinator_proxy is not None:
             proxy = stack.enter_context(coordinator_proxy(("127.0.0.1", fleet.port)))
             fleet.url = proxy.url  # the agents (and the test's API calls) go through it
@@ -315,7 +352,9 @@ def run_fleet(
         news = f"{inn.url}/?connections=2"
         if agent_news:  # uncompressed: the proxy finds OVER answers by their text
             news = f"{agent_news}/?connections=2&compression=0"
-        took = wait_until_done(fleet, news, restores=RESTORES, plan=plan)
+        with ExitStack() as faults:
+            beside = {name: faults.enter_context(f(fleet)) for name, f in (during or {}).items()}
+            took = wait_until_done(fleet, news, restores=RESTORES, plan=plan)
         stuck = stuck_leases(fleet)
         exits = stop_agents(fleet)
         # Stopped gracefully, every agent gave its lanes back.
@@ -342,6 +381,7 @@ def run_fleet(
             "parts_left": [p.name for p in (workdir / "snapshots").glob("*.part")],
             "server_errors": server_errors(fleet),
             **agent_waits(fleet),
+            **beside,
         }
         # The figures docs/reliability.md reports, beside the run's logs.
         state = outcome.extra["state"]

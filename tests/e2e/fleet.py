@@ -155,10 +155,10 @@ class Fleet:
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: kill_server takes the workers too
         )
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60  # a busy shared machine: the schema takes seconds
         while time.monotonic() < deadline:
             try:
-                urllib.request.urlopen(self.url + "/api/v1/schema/", timeout=2).close()
+                urllib.request.urlopen(self.url + "/api/v1/schema/", timeout=15).close()
                 return
             except (urllib.error.URLError, OSError):
                 assert self.gunicorn.poll() is None, self.log("gunicorn.log")

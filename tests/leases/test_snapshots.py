@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import errno
+import hashlib
+import os
 import threading
 
 import pytest
@@ -13,6 +16,7 @@ from leases.models import GroupLane
 from leases.snapshots import file_stem, legacy_snapshot_path, snapshot_path
 from tests.factories import GroupFactory, SeedRangeFactory
 from tests.leases.conftest import lane_path, lease_lane
+from tests.support.small_disk import fill, small_disk
 from tests.support.threads import run_threads
 
 # Committed for real: the file replaces the old one only after the commit.
@@ -104,7 +108,7 @@ def test_a_disk_that_fails_is_a_503_and_keeps_the_old_snapshot(
     assert put(node, lease, b"old", next_id=10).status_code == 204
 
     def full_disk(**_kwargs):
-        raise OSError(28, "No space left on device")
+        raise OSError(errno.EIO, "Input/output error")
 
     monkeypatch.setattr(snapshots.tempfile, "mkstemp", full_disk)
     response = put(node, lease, b"new", next_id=20)
@@ -114,6 +118,39 @@ def test_a_disk_that_fails_is_a_503_and_keeps_the_old_snapshot(
     response = get(node, lease)
     assert b"".join(response.streaming_content) == b"old"
     assert response["X-Snapshot-Next"] == "10"
+
+
+@pytest.fixture
+def small_snapshot_dir(settings, tmp_path):
+    with small_disk(tmp_path / "small", "64k") as directory:
+        settings.SNAPSHOT_DIR = directory
+        yield directory
+
+
+def test_a_full_disk_is_a_507_leaves_no_part_and_keeps_the_old_snapshot(
+    node_client, small_snapshot_dir
+):
+    node, lease = held_lane(node_client, name="alt.binaries.full")
+    old = os.urandom(20_000)
+    assert put(node, lease, old, next_id=10).status_code == 204
+    response = put(node, lease, os.urandom(200_000), next_id=20)
+    assert response.status_code == 507
+    assert response.json()["error"] == "storage_full"
+    assert "storage is full" in response.json()["detail"]
+    assert response["Retry-After"]
+    assert not list(small_snapshot_dir.glob("*.part"))
+    response = get(node, lease)
+    assert response["X-Snapshot-Next"] == "10"
+    served = b"".join(response.streaming_content)
+    assert hashlib.sha256(served).digest() == hashlib.sha256(old).digest()
+    row = GroupLane.objects.get(group_id=lease["group"]["id"], lane="history")
+    assert (row.snapshot_next, row.snapshot_size) == (10, len(old))
+    # Full to the last byte, even a small upload fails; once space is freed it goes in.
+    filler = fill(small_snapshot_dir)
+    assert put(node, lease, b"small", next_id=30).status_code == 507
+    filler.unlink()
+    assert put(node, lease, b"small", next_id=30).status_code == 204
+    assert b"".join(get(node, lease).streaming_content) == b"small"
 
 
 def test_a_malformed_content_length_is_a_400(node_client, snapshot_dir):
