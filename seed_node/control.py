@@ -103,14 +103,15 @@ class Stats:
 
 def timing_lines(stats: dict[str, float]) -> list[str]:
     """``--stats``: where the workers' time went, as lines for the log."""
-    reading = stats["news_seconds"] + stats["parse_seconds"] + stats["handoff_seconds"]
-    busy = reading + stats["call_seconds"]
-    share = (lambda s: f"{100 * s / busy:5.1f}%") if busy else (lambda s: "    -")
+    waits = (
+        ("waiting on the news server", stats["news_seconds"]),
+        ("parsing and aggregating", stats["parse_seconds"]),
+        ("waiting on batch answers", stats["handoff_seconds"]),
+        ("waiting on lease and finish calls", stats["call_seconds"]),
+    )
+    busy = sum(seconds for _, seconds in waits) or 1.0
     return [
-        f"headers read                  {int(stats['headers']):>12,}",
-        f"waiting on the news server    {stats['news_seconds']:10.2f}s {share(stats['news_seconds'])}",
-        f"parsing and aggregating       {stats['parse_seconds']:10.2f}s {share(stats['parse_seconds'])}",
-        f"handing batches to reporter   {stats['handoff_seconds']:10.2f}s {share(stats['handoff_seconds'])}",
-        f"coordinator (lease, finish)   {stats['call_seconds']:10.2f}s {share(stats['call_seconds'])}",
-        f"coordinator (batches, beside) {stats['batch_seconds']:10.2f}s",
+        f"headers read: {int(stats['headers'])}",
+        *(f"{label}: {seconds:.2f}s ({100 * seconds / busy:.1f}%)" for label, seconds in waits),
+        f"posting batches (reporter thread, beside the reading): {stats['batch_seconds']:.2f}s",
     ]
