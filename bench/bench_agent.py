@@ -1,19 +1,28 @@
 """Throughput of the seed node agent's fetch -> parse -> aggregate -> batch path.
 
 Bare parse + aggregate beside the agent's reader fed from memory and from the
-in-repo NNTP server (docs/performance.md, "The node agent's pipeline").
+in-repo NNTP server; then the whole ``seed-node`` process (lease, OVER, parse,
+aggregate, JSON batches over HTTP, finish) with one worker and with two worker
+processes, against a loopback NNTP server and coordinator that cost next to no
+CPU (docs/performance.md, "The node agent's pipeline" and "Worker processes").
 
-Run: ``.venv/bin/python bench/bench_agent.py [--lines 300000]``
+Run: ``.venv/bin/python bench/bench_agent.py [--lines 300000] [--leases 8]``
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
+import resource
+import socket
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -101,15 +110,200 @@ def run_agent(source: Any, count: int, batch_headers: int) -> tuple[float, Encod
     return time.perf_counter() - start, reporter
 
 
+# --- worker processes: the real agent, one worker against two ---------------------
+
+HEADERS = re.compile(rb'"headers":(\d+)')
+NNTP_GREETING = b"200 bench news server ready\r\n"
+CAPABILITIES = b"101 Capability list:\r\nVERSION 2\r\nREADER\r\nOVER\r\n.\r\n"
+
+
+class BlockNewsServer:
+    """A loopback NNTP server that answers OVER from pre-built blocks (next to no CPU).
+
+    It serves the same ``lines`` for any lease of the group: each lease is the same
+    articles under a new range id, so the agent's work grows with the lease count
+    while the server's memory does not.
+    """
+
+    def __init__(self, lines: list[bytes]) -> None:
+        self.wire = [
+            (b"." + line if line.startswith(b".") else line).rstrip(b"\r\n") + b"\r\n"
+            for line in lines
+        ]
+        self.blocks: dict[tuple[int, int], bytes] = {}
+        self.lock = threading.Lock()
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def block(self, first: int, last: int) -> bytes:
+        with self.lock:
+            if (first, last) not in self.blocks:
+                wanted = self.wire[max(0, first - FIRST_ARTICLE) : last - FIRST_ARTICLE + 1]
+                self.blocks[first, last] = b"224 overview\r\n" + b"".join(wanted) + b".\r\n"
+            return self.blocks[first, last]
+
+    def _accept(self) -> None:
+        while True:
+            connection, _ = self.sock.accept()
+            threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
+
+    def _serve(self, connection: socket.socket) -> None:
+        last = FIRST_ARTICLE + len(self.wire) - 1
+        with connection, connection.makefile("rb") as commands:
+            connection.sendall(NNTP_GREETING)
+            for raw in commands:
+                words = raw.decode().split()
+                verb = words[0].upper() if words else ""
+                if verb == "CAPABILITIES":
+                    connection.sendall(CAPABILITIES)
+                elif verb == "GROUP":
+                    answer = f"211 {len(self.wire)} {FIRST_ARTICLE} {last} {words[1]}\r\n"
+                    connection.sendall(answer.encode())
+                elif verb in ("OVER", "XOVER"):
+                    first, _, end = words[1].partition("-")
+                    connection.sendall(self.block(int(first), int(end or last)))
+                elif verb == "QUIT":
+                    connection.sendall(b"205 bye\r\n")
+                    return
+                else:
+                    connection.sendall(b"500 what?\r\n")
+
+
+class BenchCoordinator:
+    """Hands out ``leases`` range leases of the same articles and takes every call.
+
+    Records when the first lease went out and the last range was finished, and
+    the headers the batches count: the agent's rate between those two moments.
+    """
+
+    def __init__(self, leases: int, articles: int) -> None:
+        self.leases, self.articles = leases, articles
+        self.handed = self.finished = self.headers = 0
+        self.first_lease = self.last_finish = 0.0
+        self.lock = threading.Lock()
+        bench = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                data = json.dumps(bench.answer(self.path.removeprefix("/api/v1"), body)).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def answer(self, path: str, body: bytes) -> dict[str, Any]:
+        with self.lock:
+            if path == "/ranges/lease":
+                if self.handed == self.leases:
+                    return {"lease": None, "retry_after": None, "paused": None}
+                self.handed += 1
+                if self.handed == 1:
+                    self.first_lease = time.perf_counter()
+                end = FIRST_ARTICLE + self.articles - 1
+                lease = {"id": self.handed, "group": GROUP, "start": FIRST_ARTICLE, "end": end}
+                return {"lease": {**lease, "epoch": 1}, "retry_after": None, "paused": None}
+            if path.endswith("/batch"):
+                # Not json.loads: a batch is megabytes, and this process must stay idle.
+                found = HEADERS.search(body[:200]) or HEADERS.search(body)
+                assert found is not None
+                self.headers += int(found[1])
+                return {"next": 0, "stored": 0}
+            if path.endswith("/finish"):
+                self.finished += 1
+                self.last_finish = time.perf_counter()
+            return {}
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def run_node(
+    workers: int, lines: list[bytes], news: BlockNewsServer, leases: int
+) -> tuple[float, float]:
+    """seed-node with ``workers`` workers through ``leases`` leases: lines/s, lines/CPU-s."""
+    coordinator = BenchCoordinator(leases, len(lines))
+    token = Path(tempfile.mkdtemp()) / "token"
+    token.write_text("sn_bench\n")
+    code = "import sys\nfrom seed_node.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+    argv = [
+        *("--coordinator", coordinator.url, "--token-file", str(token)),
+        *("--news-server", f"nntp://127.0.0.1:{news.port}/?connections={workers}"),
+        *("--workers", str(workers), "--exit-when-idle", "--batch-seconds", "3600"),
+        *("--log-interval", "3600", "--log-level", "WARNING"),
+    ]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-c", code, *argv], cwd=ROOT, capture_output=True, text=True
+        )
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        assert result.returncode == 0, result.stderr
+        assert coordinator.finished == leases, result.stderr
+        assert coordinator.headers == leases * len(lines), (coordinator.headers, result.stderr)
+        cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+        elapsed = coordinator.last_finish - coordinator.first_lease
+        return coordinator.headers / elapsed, coordinator.headers / cpu
+    finally:
+        coordinator.close()
+
+
+def bench_processes(lines: list[bytes], leases: int, repeat: int) -> None:
+    news = BlockNewsServer(lines)
+    runs: dict[int, list[tuple[float, float]]] = {1: [], 2: []}
+    for _ in range(repeat):  # interleaved, so that noise from other load hits both
+        for workers in runs:
+            runs[workers].append(run_node(workers, lines, news, leases))
+    # The largest process the runs had (a worker; the parent of two holds no window).
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    one = max(rate for rate, _ in runs[1])
+    print(
+        f"\nseed-node processes, {leases} leases of {len(lines):,} articles "
+        f"(loopback NNTP from pre-built blocks, coordinator in this process), best of {repeat}:"
+    )
+    print("| workers | lines/s (best) | all runs, lines/s | lines per CPU-second | x one worker |")
+    print("|---|---:|---|---:|---:|")
+    for workers, results in runs.items():
+        best = max(rate for rate, _ in results)
+        listed = ", ".join(f"{rate:,.0f}" for rate, _ in results)
+        per_cpu = max(cpu for _, cpu in results)
+        print(f"| {workers} | {best:,.0f} | {listed} | {per_cpu:,.0f} | {best / one:.2f}x |")
+    print(f"peak RSS of a seed-node process: {peak:.0f} MB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=300_000)
     parser.add_argument("--batch-headers", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=3, help="best of this many runs")
+    parser.add_argument(
+        "--leases", type=int, default=8, help="leases of --lines articles per seed-node run"
+    )
+    parser.add_argument(
+        "--processes-only", action="store_true", help="only the one-against-two-workers table"
+    )
     args = parser.parse_args()
 
     lines = generate_lines(args.lines)
     print(f"{len(lines):,} overview lines, {sum(map(len, lines)) / len(lines):.0f} bytes each")
+    if not args.processes_only:
+        bench_in_process(lines, args)
+    bench_processes(lines, args.leases, args.repeat)
+
+
+def bench_in_process(lines: list[bytes], args: argparse.Namespace) -> None:
     bare = min(bench_window(lines)[0] for _ in range(args.repeat))
     memory = min(
         (run_agent(ListSource(lines), len(lines), args.batch_headers) for _ in range(args.repeat)),

@@ -22,6 +22,7 @@ from usenet.nntp import NewsServerConfig, NNTPPool
 
 from .control import EXIT_UNEXPECTED, EXIT_USAGE, Control, Settings, Stats
 from .http import Coordinator
+from .processes import log_timing, run_processes
 from .ranges import RangeWorker
 from .sources import NewsServerSource, OverviewSource, RelaySource
 from .window import WindowWorker
@@ -142,6 +143,12 @@ def _add_tuning_options(parser: argparse.ArgumentParser) -> None:
         default=_env_flag("EXIT_WHEN_IDLE"),
         help="exit 0 when the coordinator has nothing to hand out",
     )
+    add(
+        "--stats",
+        action="store_true",
+        default=_env_flag("STATS"),
+        help="log at exit where the workers' time went (news server, parsing, coordinator)",
+    )
     add("--duplicate-batches", action="store_true", help=argparse.SUPPRESS)  # for tests
     add("--log-level", default=_env("LOG_LEVEL", "INFO"))
 
@@ -203,10 +210,7 @@ def _main(argv: Sequence[str] | None, control: Control) -> int:
     except UsageError as exc:
         print(f"seed-node: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    logging.basicConfig(
-        level=getattr(logging, str(args.log_level).upper(), logging.INFO),
-        format="%(asctime)s %(levelname)s %(threadName)s %(name)s: %(message)s",
-    )
+    configure_logging(args.log_level)
     try:
         return run(args, control)
     except UsageError as exc:
@@ -217,8 +221,19 @@ def _main(argv: Sequence[str] | None, control: Control) -> int:
         return EXIT_UNEXPECTED
 
 
+def configure_logging(level: str) -> None:
+    logging.basicConfig(
+        level=getattr(logging, str(level).upper(), logging.INFO),
+        format="%(asctime)s %(levelname)s %(processName)s %(threadName)s %(name)s: %(message)s",
+    )
+
+
+def coordinator_urls(args: argparse.Namespace) -> list[str]:
+    return list(args.coordinator or [_env("COORDINATOR") or ""])
+
+
 def run(args: argparse.Namespace, control: Control) -> int:
-    urls = args.coordinator or [_env("COORDINATOR") or ""]
+    urls = coordinator_urls(args)
     if not any(url.strip() for url in urls):
         raise UsageError("give --coordinator URL (or SEED_COORDINATOR)")
     if not args.relay and not args.news_server:
@@ -238,21 +253,28 @@ def run(args: argparse.Namespace, control: Control) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     source, described = open_source(args, coordinator)
-    stats = Stats()
-    workers = make_workers(args, coordinator, source, settings, control, stats)
     log.info(
-        "seed-node: %s mode, %s worker(s), coordinator %s, overviews from %s",
+        "seed-node: %s mode, %s worker%s, coordinator %s, overviews from %s",
         args.mode,
         args.workers,
+        " processes" if args.workers > 1 else "",
         ", ".join(coordinator.base_urls),
         described,
     )
-    threads = [threading.Thread(target=w.run, name=w.name, daemon=True) for w in workers]
-    for thread in threads:
-        thread.start()
-    report_progress(threads, stats, args.log_interval)
+    if args.workers > 1:
+        source.close()
+        code = run_processes(args, token, control)
+        log.info("seed-node: stopped (exit %s)", code)
+        return code
+    stats = Stats()
+    worker = make_worker(args, 1, coordinator, source, settings, control, stats)
+    thread = threading.Thread(target=worker.run, name=worker.name, daemon=True)
+    thread.start()
+    report_progress([thread], stats, args.log_interval)
     source.close()
     log.info("seed-node: stopped (exit %s); %s", control.exit_code, stats.snapshot())
+    if args.stats:
+        log_timing(stats)
     return control.exit_code
 
 
@@ -264,38 +286,29 @@ def open_source(args: argparse.Namespace, coordinator: Coordinator) -> tuple[Ove
         config = NewsServerConfig.from_url(args.news_server)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    # One pool for all workers, no larger than the provider allows.
-    source = NewsServerSource(NNTPPool(config))
-    if args.workers > config.connections:
-        log.warning(
-            "%s workers share %s news-server connections: some will wait",
-            args.workers,
-            config.connections,
-        )
-    return source, str(config)
+    # In-process (one worker): a pool no larger than the provider allows. Worker
+    # processes open their own (seed_node/processes.py).
+    return NewsServerSource(NNTPPool(config)), str(config)
 
 
-def make_workers(
+def make_worker(
     args: argparse.Namespace,
+    number: int,
     coordinator: Coordinator,
     source: OverviewSource,
     settings: Settings,
     control: Control,
     stats: Stats,
-) -> list[Worker]:
-    workers: list[Worker] = []
-    for number in range(1, args.workers + 1):
-        name = f"worker-{number}"
-        if args.mode == "window":
-            workers.append(
-                WindowWorker(name, coordinator, source, settings, control, stats, lane=args.lane)
-            )
-        else:
-            workers.append(RangeWorker(name, coordinator, source, settings, control, stats))
-    return workers
+) -> Worker:
+    name = f"worker-{number}"
+    if args.mode == "window":
+        return WindowWorker(name, coordinator, source, settings, control, stats, lane=args.lane)
+    return RangeWorker(name, coordinator, source, settings, control, stats)
 
 
-def install_signal_handlers(control: Control) -> dict[int, Any]:
+def install_signal_handlers(
+    control: Control, signals: tuple[int, ...] = (signal.SIGTERM, signal.SIGINT)
+) -> dict[int, Any]:
     """First SIGTERM/SIGINT: report, release and stop. A second one: stop waiting on calls."""
 
     def handle(signum: int, frame: FrameType | None) -> None:
@@ -308,7 +321,7 @@ def install_signal_handlers(control: Control) -> dict[int, Any]:
 
     previous: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGTERM, signal.SIGINT):
+        for signum in signals:
             previous[signum] = signal.signal(signum, handle)
     return previous
 

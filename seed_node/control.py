@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable, MutableSequence, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,32 +48,70 @@ class Control:
         self.stop.set()
 
 
+# Counters (whole numbers) and timers (seconds, for ``--stats``) of a node's workers.
+STAT_NAMES = (
+    "headers",
+    "ranges",
+    "batches",
+    "files",
+    "fragments",
+    "skipped",
+    "snapshot_resets",  # unreadable lane snapshots replaced by an empty window
+    "news_seconds",  # the reading loop waiting on the news server (or the relay)
+    "parse_seconds",  # the reading loop parsing, aggregating and building batches
+    "handoff_seconds",  # the reading loop blocked handing batches to the reporter
+    "call_seconds",  # the worker waiting on its own calls: lease, next, finish, release
+    "batch_seconds",  # the reporter thread posting batches (overlaps the reading)
+)
+_TIMERS = frozenset(name for name in STAT_NAMES if name.endswith("_seconds"))
+
+
 class Stats:
-    """Counters across workers for the periodic log line."""
+    """Counters across a process's workers, kept in ``values`` (one slot per STAT_NAMES).
 
-    def __init__(self) -> None:
+    ``values`` may be shared memory (a ``multiprocessing`` RawArray of doubles):
+    a worker process then adds to it and the parent reads it (seed_node/processes.py).
+    """
+
+    def __init__(self, values: MutableSequence[float] | None = None) -> None:
         self._lock = threading.Lock()
-        self.headers = 0
-        self.ranges = 0
-        self.batches = 0
-        self.files = 0
-        self.fragments = 0
-        self.skipped = 0
-        self.snapshot_resets = 0  # unreadable lane snapshots replaced by an empty window
+        self.values = values if values is not None else [0.0] * len(STAT_NAMES)
+        self._index = {name: index for index, name in enumerate(STAT_NAMES)}
 
-    def add(self, **amounts: int) -> None:
+    def add(self, **amounts: float) -> None:
         with self._lock:
             for name, amount in amounts.items():
-                setattr(self, name, getattr(self, name) + amount)
+                self.values[self._index[name]] += amount
 
     def snapshot(self) -> dict[str, int]:
+        """The counters (timers left out): the periodic log line's figures."""
+        return {k: int(v) for k, v in self.everything().items() if k not in _TIMERS}
+
+    def everything(self) -> dict[str, float]:
         with self._lock:
-            return {
-                "headers": self.headers,
-                "ranges": self.ranges,
-                "batches": self.batches,
-                "files": self.files,
-                "fragments": self.fragments,
-                "skipped": self.skipped,
-                "snapshot_resets": self.snapshot_resets,
-            }
+            return dict(zip(STAT_NAMES, self.values, strict=True))
+
+    @classmethod
+    def summed(cls, parts: Iterable[Sequence[float]]) -> Stats:
+        """One Stats holding the sums of several processes' values."""
+        total = [0.0] * len(STAT_NAMES)
+        for values in parts:
+            for index, value in enumerate(values):
+                total[index] += value
+        return cls(total)
+
+
+def timing_lines(stats: dict[str, float]) -> list[str]:
+    """``--stats``: where the workers' time went, as lines for the log."""
+    waits = (
+        ("waiting on the news server", stats["news_seconds"]),
+        ("parsing and aggregating", stats["parse_seconds"]),
+        ("waiting on batch answers", stats["handoff_seconds"]),
+        ("waiting on lease and finish calls", stats["call_seconds"]),
+    )
+    busy = sum(seconds for _, seconds in waits) or 1.0
+    return [
+        f"headers read: {int(stats['headers'])}",
+        *(f"{label}: {seconds:.2f}s ({100 * seconds / busy:.1f}%)" for label, seconds in waits),
+        f"posting batches (reporter thread, beside the reading): {stats['batch_seconds']:.2f}s",
+    ]

@@ -22,7 +22,7 @@ class RangeWorker(Worker):
 
     def loop(self, reporter: Reporter, heartbeat: Heartbeat) -> None:
         while not self.control.stop.is_set():
-            offer = self.coordinator.post("/ranges/lease")
+            offer = self.call("/ranges/lease")
             data = offer.get("lease")
             if data is None:
                 if not self.idle(offer):

@@ -63,6 +63,7 @@ class RangeReader:
         self._batch_due = time.monotonic() + settings.batch_seconds
         self._pace_start = time.monotonic()
         self._paced = 0
+        self.handoff = 0.0  # seconds blocked handing batches to the reporter
 
     def read(self) -> None:
         """Read to the end of the range; raises Stopped when told to stop or the lease is lost."""
@@ -76,6 +77,18 @@ class RangeReader:
             self._check()
 
     def _read_span(self, first: int, last: int) -> None:
+        started, waited, handed = time.perf_counter(), self.source.waited, self.handoff
+        try:
+            self._parse_span(first, last)
+        finally:
+            # --stats: the span's time is waiting on the source, handing batches
+            # over, and the rest (parsing, aggregating, building batches).
+            news = self.source.waited - waited
+            handoff = self.handoff - handed
+            parse = time.perf_counter() - started - news - handoff
+            self.stats.add(news_seconds=news, parse_seconds=max(0.0, parse))
+
+    def _parse_span(self, first: int, last: int) -> None:
         window = self.window
         add = window.add
         append = self._numbers.append
@@ -181,11 +194,19 @@ class RangeReader:
             "files": files,
             "fragments": fragments,
         }
+        started = time.perf_counter()
         self.reporter.submit(self.lease, body)
+        self._handed(time.perf_counter() - started)
+
+    def _handed(self, seconds: float) -> None:
+        self.handoff += seconds
+        self.stats.add(handoff_seconds=seconds)
 
     def settle(self) -> None:
         """Wait for the reporter; raise Stopped if the lease was lost meanwhile."""
+        started = time.perf_counter()
         self.reporter.flush()
+        self._handed(time.perf_counter() - started)
         if self.lease.lost:
             raise Stopped
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from typing import Any
 
 # The coordinator's File limits: a file that breaks one would make the whole
@@ -61,6 +62,7 @@ class Reporter:
                 self._queue.task_done()
 
     def _send(self, lease: Lease, body: dict[str, Any]) -> None:
+        started = time.perf_counter()
         try:
             for _ in range(2 if self.duplicate else 1):
                 self.coordinator.post(f"{lease.path}/batch", body)
@@ -81,6 +83,8 @@ class Reporter:
             lease.rejected = f"batch failed: {exc!r}"
         else:
             self.stats.add(batches=1, files=len(body["files"]), fragments=len(body["fragments"]))
+        finally:
+            self.stats.add(batch_seconds=time.perf_counter() - started)
 
 
 def reportable(files: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:

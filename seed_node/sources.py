@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import http.client
 import logging
+import time
 import zlib
 from collections.abc import Iterator
 from typing import Protocol
@@ -36,6 +37,8 @@ class RangeRef(Protocol):
 
 
 class OverviewSource(Protocol):
+    waited: float  # seconds spent waiting for the overviews' bytes, all spans so far
+
     def lines(self, lease: RangeRef, first: int, last: int) -> Iterator[bytes]: ...
 
     def close(self) -> None: ...
@@ -46,6 +49,7 @@ class NewsServerSource:
 
     def __init__(self, pool: NNTPPool) -> None:
         self.pool = pool
+        self.waited = 0.0
 
     def __repr__(self) -> str:
         return f"<NewsServerSource {self.pool.config}>"
@@ -53,12 +57,15 @@ class NewsServerSource:
     def lines(self, lease: RangeRef, first: int, last: int) -> Iterator[bytes]:
         try:
             with self.pool.connection() as client:
-                if client.current_group != lease.group:
-                    client.group(lease.group)
+                waited = client.recv_seconds
                 try:
+                    if client.current_group != lease.group:
+                        client.group(lease.group)
                     yield from client.over(first, last)
                 except NoArticles:
                     return  # the whole span is a hole
+                finally:
+                    self.waited += client.recv_seconds - waited
         except NNTPError as exc:
             raise NewsServerFailure(f"news server {self.pool.config}: {exc}") from exc
 
@@ -75,6 +82,7 @@ class RelaySource:
 
     def __init__(self, coordinator: Coordinator) -> None:
         self.coordinator = coordinator
+        self.waited = 0.0
 
     def __repr__(self) -> str:
         return f"<RelaySource {self.coordinator.base_url}>"
@@ -92,7 +100,7 @@ class RelaySource:
             except CoordinatorError as exc:
                 raise NewsServerFailure(f"overview relay: {exc}") from exc
             try:
-                for line in _gunzip_lines(response):
+                for line in _gunzip_lines(response, self):
                     yield line
                     number = line.split(b"\t", 1)[0]
                     if number.isdigit():
@@ -118,11 +126,13 @@ class RelaySource:
         pass
 
 
-def _gunzip_lines(response: http.client.HTTPResponse) -> Iterator[bytes]:
+def _gunzip_lines(response: http.client.HTTPResponse, source: RelaySource) -> Iterator[bytes]:
     inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
     pending = b""
     while True:
+        started = time.perf_counter()
         chunk = response.read(_READ_SIZE)
+        source.waited += time.perf_counter() - started
         if not chunk:
             break
         data = pending + inflater.decompress(chunk)

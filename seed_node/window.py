@@ -34,7 +34,7 @@ class WindowWorker(Worker):
     def loop(self, reporter: Reporter, heartbeat: Heartbeat) -> None:
         while not self.control.stop.is_set():
             try:
-                offer = self.coordinator.post("/groups/lease", {"lane": self.lane})
+                offer = self.call("/groups/lease", {"lane": self.lane})
             except NotFound as exc:
                 # A coordinator without window indexing: say so and try again later.
                 self.pause_after_failure(f"group leases are not served here ({exc.detail})")
@@ -68,7 +68,7 @@ class WindowWorker(Worker):
         position: int | None = (data.get("snapshot") or {}).get("next")
         log.info("%s: holding lane %s of %s", self.name, data["lane"], group)
         while not self.control.stop.is_set():
-            answer = self.coordinator.post(f"{lane_path}/next", {"epoch": epoch})
+            answer = self.call(f"{lane_path}/next", {"epoch": epoch})
             item = answer.get("range")
             if item is None:
                 log.info("%s: lane %s of %s is caught up", self.name, data["lane"], group)
@@ -103,7 +103,7 @@ class WindowWorker(Worker):
 
     def release_lane(self, lane_path: str, epoch: int) -> None:
         try:
-            self.coordinator.post(f"{lane_path}/release", {"epoch": epoch})
+            self.call(f"{lane_path}/release", {"epoch": epoch})
         except (LeaseLost, NotFound) as exc:
             log.info("%s: lane release not needed (%s)", self.name, exc.detail)
 

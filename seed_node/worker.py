@@ -7,6 +7,7 @@ each implement ``loop``.
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from .aggregate import Window
@@ -62,6 +63,14 @@ class Worker:
     def loop(self, reporter: Reporter, heartbeat: Heartbeat) -> None:
         raise NotImplementedError
 
+    def call(self, path: str, body: dict[str, Any] | None = None) -> Any:
+        """POST to the coordinator from the worker itself, timed for ``--stats``."""
+        started = time.perf_counter()
+        try:
+            return self.coordinator.post(path, body)
+        finally:
+            self.stats.add(call_seconds=time.perf_counter() - started)
+
     def idle(self, offer: dict[str, Any]) -> bool:
         """Nothing handed out: wait (True) or, with exit_when_idle, stop (False)."""
         if offer.get("paused"):
@@ -78,7 +87,7 @@ class Worker:
         if error:
             body["error"] = error[:2000]
         try:
-            self.coordinator.post(f"{lease.path}/release", body)
+            self.call(f"{lease.path}/release", body)
         except (LeaseLost, NotFound) as exc:
             log.info("range %s: release not needed (%s)", lease.id, exc.detail)
 
@@ -109,7 +118,7 @@ class Worker:
         if lease.rejected:
             self.release(lease, lease.rejected, uncounted=False)
             return False
-        self.coordinator.post(f"{lease.path}/finish", {"epoch": lease.epoch})
+        self.call(f"{lease.path}/finish", {"epoch": lease.epoch})
         self.stats.add(ranges=1)
         self.backoff.reset()
         return True

@@ -11,6 +11,7 @@ import calendar
 import logging
 import socket
 import ssl
+import time
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -90,6 +91,7 @@ class NNTPClient:
         self._inflater: zlib._Decompress | None = None
         self._deflater: zlib._Compress | None = None
         self._reading_multiline = False
+        self.recv_seconds = 0.0  # time spent waiting for the server's bytes
 
     @classmethod
     def from_config(cls, config: NewsServerConfig, **overrides: object) -> NNTPClient:
@@ -416,6 +418,7 @@ class NNTPClient:
     def _recv(self) -> bytes:
         if self._sock is None:
             raise NNTPConnectionError(f"not connected to {self.host}:{self.port}")
+        started = time.perf_counter()
         try:
             data = self._sock.recv(_RECV_SIZE)
         except TimeoutError:
@@ -427,6 +430,8 @@ class NNTPClient:
             self.close()
             address = f"{self.host}:{self.port}"
             raise NNTPConnectionError(f"reading from {address} failed: {exc}") from None
+        finally:
+            self.recv_seconds += time.perf_counter() - started
         if not data:
             self.close()
             raise NNTPConnectionError(f"{self.host}:{self.port} closed the connection")
