@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_aggregate import GROUP, bench_window, generate_lines  # noqa: E402
 
 from seed_node.aggregate import Window  # noqa: E402
-from seed_node.control import Control, Settings, Stats  # noqa: E402
+from seed_node.control import Context, Control, Settings, Stats  # noqa: E402
 from seed_node.leases import Lease  # noqa: E402
 from seed_node.reading import RangeReader  # noqa: E402
 from seed_node.sources import NewsServerSource, RangeRef  # noqa: E402
@@ -94,15 +94,13 @@ def run_agent(source: Any, count: int, batch_headers: int) -> tuple[float, Encod
     lease = Lease(id=1, group=GROUP, start=FIRST_ARTICLE, end=FIRST_ARTICLE + count - 1, epoch=1)
     reporter = EncodingReporter()
     settings = Settings(batch_headers=batch_headers, batch_seconds=3600, fragment_lag=50_000)
+    context = Context(source, settings, Control(), Stats())
     reader = RangeReader(
         lease,
         Window(RuleSet.default(), GROUP),
-        source,
-        reporter,  # type: ignore[arg-type]
-        settings,
-        Control(),
-        Stats(),
-        carry=False,
+        reporter,
+        context,
+        carry=False,  # type: ignore[arg-type]
     )
     start = time.perf_counter()
     reader.read()

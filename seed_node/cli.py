@@ -20,9 +20,9 @@ from typing import Any
 
 from usenet.nntp import NewsServerConfig, NNTPPool
 
-from .control import EXIT_UNEXPECTED, EXIT_USAGE, Control, Settings, Stats
+from .control import EXIT_UNEXPECTED, EXIT_USAGE, Context, Control, Settings, Stats
 from .http import Coordinator
-from .processes import log_timing, run_processes
+from .processes import log_progress, log_timing, run_processes
 from .ranges import RangeWorker
 from .sources import NewsServerSource, OverviewSource, RelaySource
 from .window import WindowWorker
@@ -267,7 +267,7 @@ def run(args: argparse.Namespace, control: Control) -> int:
         log.info("seed-node: stopped (exit %s)", code)
         return code
     stats = Stats()
-    worker = make_worker(args, 1, coordinator, source, settings, control, stats)
+    worker = make_worker(args, 1, coordinator, Context(source, settings, control, stats))
     thread = threading.Thread(target=worker.run, name=worker.name, daemon=True)
     thread.start()
     report_progress([thread], stats, args.log_interval)
@@ -292,18 +292,12 @@ def open_source(args: argparse.Namespace, coordinator: Coordinator) -> tuple[Ove
 
 
 def make_worker(
-    args: argparse.Namespace,
-    number: int,
-    coordinator: Coordinator,
-    source: OverviewSource,
-    settings: Settings,
-    control: Control,
-    stats: Stats,
+    args: argparse.Namespace, number: int, coordinator: Coordinator, context: Context
 ) -> Worker:
     name = f"worker-{number}"
     if args.mode == "window":
-        return WindowWorker(name, coordinator, source, settings, control, stats, lane=args.lane)
-    return RangeWorker(name, coordinator, source, settings, control, stats)
+        return WindowWorker(name, coordinator, context, lane=args.lane)
+    return RangeWorker(name, coordinator, context)
 
 
 def install_signal_handlers(
@@ -337,15 +331,7 @@ def report_progress(threads: list[threading.Thread], stats: Stats, interval: flo
         now = time.monotonic()
         if now >= next_log:
             current = stats.snapshot()
-            elapsed = now - last_time
-            log.info(
-                "%.0f headers/s, %s ranges done, %s batches, %s files, %s fragments",
-                (current["headers"] - last["headers"]) / elapsed,
-                current["ranges"],
-                current["batches"],
-                current["files"],
-                current["fragments"],
-            )
+            log_progress(last, current, now - last_time)
             last, last_time, next_log = current, now, now + interval
 
 

@@ -6,6 +6,10 @@ import threading
 from collections.abc import Iterable, MutableSequence, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .sources import OverviewSource
 
 # seed-node's exit codes (docs/seed-node.md); systemd units rely on 2 and 3.
 EXIT_OK = 0
@@ -30,6 +34,17 @@ class Settings:
     max_headers_per_second: float = 0.0
     work_dir: Path | None = None
     max_backoff: float = 60.0
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a worker and the readers it makes share: where overviews come
+    from, the run's settings, the stop request, the counters."""
+
+    source: OverviewSource
+    settings: Settings
+    control: Control
+    stats: Stats
 
 
 class Control:

@@ -25,7 +25,7 @@ from typing import Any
 from usenet.nntp import NewsServerConfig, NNTPPool
 from usenet.nntp.errors import PoolExhausted
 
-from .control import EXIT_UNEXPECTED, STAT_NAMES, Control, Stats, timing_lines
+from .control import EXIT_UNEXPECTED, STAT_NAMES, Context, Control, Stats, timing_lines
 from .http import Coordinator
 from .sources import NewsServerSource, OverviewSource, RelaySource
 
@@ -163,7 +163,8 @@ def worker_process(
         abort=control.abort,
     )
     source = _source(args, coordinator, gate)
-    worker = cli.make_worker(args, number, coordinator, source, settings, control, Stats(shared))
+    context = Context(source, settings, control, Stats(shared))
+    worker = cli.make_worker(args, number, coordinator, context)
     thread = threading.Thread(target=worker.run, name=worker.name, daemon=True)
     thread.start()
     while thread.is_alive():

@@ -15,10 +15,10 @@ from usenet.limits import MAX_BATCH_BYTES, MAX_FILES_PER_BATCH
 from usenet.overview import parse_over_line
 
 from .aggregate import Window
-from .control import Control, Settings, Stats
+from .control import Context
 from .leases import Lease
 from .reporting import Reporter, reportable
-from .sources import CHUNK, OverviewSource
+from .sources import CHUNK
 
 _CHECK_EVERY = 512  # lines between looks at the clock, the stop flag and the batch size
 
@@ -36,31 +36,17 @@ class RangeReader:
     """
 
     def __init__(
-        self,
-        lease: Lease,
-        window: Window,
-        source: OverviewSource,
-        reporter: Reporter,
-        settings: Settings,
-        control: Control,
-        stats: Stats,
-        *,
-        carry: bool,
+        self, lease: Lease, window: Window, reporter: Reporter, context: Context, *, carry: bool
     ) -> None:
-        self.lease = lease
-        self.window = window
-        self.source = source
-        self.reporter = reporter
-        self.settings = settings
-        self.control = control
-        self.stats = stats
-        self.carry = carry
+        self.lease, self.window, self.reporter, self.carry = lease, window, reporter, carry
+        self.source, self.settings = context.source, context.settings
+        self.control, self.stats = context.control, context.stats
         self.reported = lease.start  # the `next` of the last batch handed to the reporter
         self.read_to = lease.start - 1  # every article up to here has been read
         self.fetched = False
         self._numbers = array("q")  # article numbers read and not yet below a reported next
         self._headers_at_batch = window.headers
-        self._batch_due = time.monotonic() + settings.batch_seconds
+        self._batch_due = time.monotonic() + self.settings.batch_seconds
         self._pace_start = time.monotonic()
         self._paced = 0
         self.handoff = 0.0  # seconds blocked handing batches to the reporter

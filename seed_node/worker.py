@@ -11,12 +11,11 @@ import time
 from typing import Any
 
 from .aggregate import Window
-from .control import EXIT_UNAUTHENTICATED, EXIT_UNEXPECTED, Control, Settings, Stats
+from .control import EXIT_UNAUTHENTICATED, EXIT_UNEXPECTED, Context
 from .http import Aborted, Backoff, Coordinator, LeaseLost, NotFound, Unauthenticated
 from .leases import Heartbeat, Lease
 from .reading import RangeReader
 from .reporting import Reporter
-from .sources import OverviewSource
 
 log = logging.getLogger(__name__)
 
@@ -24,22 +23,11 @@ log = logging.getLogger(__name__)
 class Worker:
     """One worker thread; ``loop`` (range or window mode) leases and reads until the node stops."""
 
-    def __init__(
-        self,
-        name: str,
-        coordinator: Coordinator,
-        source: OverviewSource,
-        settings: Settings,
-        control: Control,
-        stats: Stats,
-    ) -> None:
-        self.name = name
-        self.coordinator = coordinator
-        self.source = source
-        self.settings = settings
-        self.control = control
-        self.stats = stats
-        self.backoff = Backoff(base=1.0, cap=settings.max_backoff)
+    def __init__(self, name: str, coordinator: Coordinator, context: Context) -> None:
+        self.name, self.coordinator, self.context = name, coordinator, context
+        self.source, self.settings = context.source, context.settings
+        self.control, self.stats = context.control, context.stats
+        self.backoff = Backoff(base=1.0, cap=self.settings.max_backoff)
 
     def run(self) -> None:
         reporter = Reporter(
@@ -94,16 +82,7 @@ class Worker:
     def reader(
         self, lease: Lease, window: Window, reporter: Reporter, *, carry: bool
     ) -> RangeReader:
-        return RangeReader(
-            lease,
-            window,
-            self.source,
-            reporter,
-            self.settings,
-            self.control,
-            self.stats,
-            carry=carry,
-        )
+        return RangeReader(lease, window, reporter, self.context, carry=carry)
 
     def finish_range(self, reader: RangeReader) -> bool:
         """Read the range to its end, report it and finish it.

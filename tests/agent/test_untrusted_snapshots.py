@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from seed_node.aggregate import Window
-from seed_node.control import Control, Settings, Stats
+from seed_node.control import Context, Control, Settings, Stats
 from seed_node.http import Coordinator
 from seed_node.window import WindowWorker
 from tests.factories import GroupFactory, NodeFactory, SeedRangeFactory
@@ -76,15 +76,9 @@ def lane(live_server, settings, tmp_path):
     client = Coordinator(live_server.url, node.token, timeout=30)
     offer = client.post("/groups/lease", {"lane": "history"})["lease"]
     path = f"/groups/{group.id}/lanes/history"
-    worker = WindowWorker(
-        "w1",
-        client,
-        None,  # no news server: restoring reads only the coordinator
-        Settings(work_dir=tmp_path, max_open=1000),
-        Control(),
-        Stats(),
-        lane="history",
-    )
+    # No news server: restoring reads only the coordinator.
+    context = Context(None, Settings(work_dir=tmp_path, max_open=1000), Control(), Stats())  # type: ignore[arg-type]
+    worker = WindowWorker("w1", client, context, lane="history")
     return worker, path, offer["epoch"], tmp_path
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from leases.models import GroupLane
-from seed_node.control import Control, Settings, Stats
+from seed_node.control import Context, Control, Settings, Stats
 from seed_node.http import Coordinator
 from seed_node.window import WindowWorker
 from tests.factories import GroupFactory, NodeFactory, SeedRangeFactory
@@ -35,9 +35,8 @@ def test_a_range_that_breaks_off_gives_the_lane_back(live_server, settings, tmp_
     node = NodeFactory()
     client = Coordinator(live_server.url, node.token, timeout=30)
     offer = client.post("/groups/lease", {"lane": "history"})["lease"]
-    worker = WindowWorker(
-        "w1", client, None, Settings(work_dir=tmp_path), Control(), Stats(), lane="history"
-    )
+    context = Context(None, Settings(work_dir=tmp_path), Control(), Stats())  # type: ignore[arg-type]
+    worker = WindowWorker("w1", client, context, lane="history")
     # The range read breaks off the way a stop or a news-server failure ends it.
     worker.read_lane_range = lambda *args: None  # type: ignore[method-assign]
     path = f"/groups/{group.id}/lanes/history"

@@ -21,7 +21,7 @@ import pytest
 
 from leases.models import GroupLane
 from seed_node.aggregate import Window
-from seed_node.control import Control, Settings, Stats
+from seed_node.control import Context, Control, Settings, Stats
 from seed_node.http import Coordinator, LeaseLost
 from seed_node.window import WindowWorker
 from tests.factories import GroupFactory, NodeFactory, SeedRangeFactory
@@ -93,15 +93,8 @@ def lane(live_server, bucket, tmp_path):
     node = NodeFactory()
     client = Coordinator(live_server.url, node.token, timeout=30)
     offer = client.post("/groups/lease", {"lane": "history"})["lease"]
-    worker = WindowWorker(
-        "w1",
-        client,
-        None,
-        Settings(work_dir=tmp_path, max_open=1000),
-        Control(),
-        Stats(),
-        lane="history",
-    )
+    context = Context(None, Settings(work_dir=tmp_path, max_open=1000), Control(), Stats())  # type: ignore[arg-type]
+    worker = WindowWorker("w1", client, context, lane="history")
     return worker, f"/groups/{group.id}/lanes/history", offer["epoch"], group
 
 
