@@ -49,8 +49,10 @@ class GroupLane(models.Model):
     )
     epoch = models.IntegerField(default=0, db_default=0)
     leased_at = models.DateTimeField(null=True, blank=True)
+    # The holder's last heartbeat (`next`, snapshot and release stamp it too):
+    # "unheld the longest" runs from here.
     heartbeat_at = models.DateTimeField(null=True, blank=True)
-    # When the lane was last taken or given back: "unheld the longest" first.
+    # When the lane was last taken or given back (shown; the choice reads heartbeat_at).
     last_held_at = models.DateTimeField(null=True, blank=True)
     # The range the lane's `next` handed out last.
     range = range_reference(verbose_name="range in work")
