@@ -21,24 +21,38 @@ def paused_reason() -> str | None:
     return leasing_paused()
 
 
+NODE_COUNTS = (
+    "live_leases",
+    "quiet_leases",
+    "headers_last_hour",
+    "headers_total",
+    "ranges_finished_last_hour",
+    "finished_headers_last_hour",
+)
+
+
 def seed_status() -> dict[str, Any]:
     nodes = [
         {
             "name": row["name"],
             "last_seen": row["last_seen_at"].isoformat() if row["last_seen_at"] else None,
             "disabled": row["disabled"],
-            "live_leases": int(row["live_leases"]),
-            "headers_last_hour": int(row["headers_last_hour"]),
+            **{key: int(row[key]) for key in NODE_COUNTS},
         }
         for row in queries.fetchdicts("nodes_status", {"ttl": settings.LEASE_TTL_SECONDS})
     ]
     last_hour = queries.fetchone("headers_since", {"seconds": 3600})
+    finished = {
+        "ranges": sum(n["ranges_finished_last_hour"] for n in nodes),
+        "headers": sum(n["finished_headers_last_hour"] for n in nodes),
+    }
     return {
         "ranges": range_totals(),
         "catalog": catalog_totals().as_dict(),
         "nodes": nodes,
         "lanes": lanes_status(),
         "headers_last_hour": int(last_hour.headers) if last_hour else 0,
+        "finished_last_hour": finished,
         "paused": paused_reason(),
         "catalog_full": catalog_full(),
     }

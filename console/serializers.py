@@ -21,8 +21,16 @@ class NodeStatusOut(serializers.Serializer):
     name = serializers.CharField()
     last_seen = serializers.DateTimeField(allow_null=True)
     disabled = serializers.BooleanField()
-    live_leases = serializers.IntegerField()
+    live_leases = serializers.IntegerField(help_text="Range leases with a live heartbeat.")
+    quiet_leases = serializers.IntegerField(
+        help_text="Range leases past the lease TTL, not taken back yet."
+    )
     headers_last_hour = serializers.IntegerField()
+    headers_total = serializers.IntegerField(help_text="Headers its batches reported, all time.")
+    ranges_finished_last_hour = serializers.IntegerField()
+    finished_headers_last_hour = serializers.IntegerField(
+        help_text="Headers of the ranges it finished in the last hour."
+    )
 
 
 class LaneStatusOut(serializers.Serializer):
@@ -48,11 +56,17 @@ class CatalogTotalsOut(serializers.Serializer):
     newest = serializers.DateTimeField(allow_null=True, help_text="The newest post date.")
 
 
+class FinishedOut(serializers.Serializer):
+    ranges = serializers.IntegerField()
+    headers = serializers.IntegerField(help_text="The headers those ranges counted.")
+
+
 class StatusOut(serializers.Serializer):
     ranges = serializers.DictField(child=RangeTotalsOut(), help_text="Totals by range status.")
     catalog = CatalogTotalsOut(help_text="The catalog's exact totals (docs/catalog.md, Totals).")
     nodes = NodeStatusOut(many=True)
     lanes = LaneStatusOut(many=True)
     headers_last_hour = serializers.IntegerField()
+    finished_last_hour = FinishedOut(help_text="Ranges finished in the last hour.")
     paused = serializers.CharField(allow_null=True, help_text="Why range leasing is paused.")
     catalog_full = serializers.CharField(allow_null=True, help_text="Why the catalog is full.")

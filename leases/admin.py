@@ -33,6 +33,8 @@ class GroupLaneAdmin(LargeTableAdmin):
         "headers",
         "planned_articles",
         "urgent_priority",
+        "claimable_articles",
+        "claimable_priority",
     )
     list_filter = ("lane", ("node", admin.RelatedOnlyFieldListFilter))
     list_select_related = ("group", "node", "range")

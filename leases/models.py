@@ -34,8 +34,10 @@ class GroupLane(models.Model):
     node = holder_reference("lanes", verbose_name="holder")
     epoch = models.IntegerField(default=0, db_default=0)
     leased_at = models.DateTimeField(null=True, blank=True)
+    # The holder's last heartbeat (`next`, snapshot and release stamp it too):
+    # "unheld the longest" runs from here.
     heartbeat_at = models.DateTimeField(null=True, blank=True)
-    # When the lane was last taken or given back: "unheld the longest" first.
+    # When the lane was last taken or given back (shown; the choice reads heartbeat_at).
     last_held_at = models.DateTimeField(null=True, blank=True)
     # The range the lane's `next` handed out last.
     range = range_reference(verbose_name="range in work")
@@ -56,6 +58,13 @@ class GroupLane(models.Model):
     # Maintained by the seed_range trigger: open work of the lane.
     planned_articles = models.BigIntegerField(default=0, db_default=0)
     urgent_priority = models.IntegerField(null=True, blank=True)
+    # Also by the trigger: what the lane's `next` could take now, its queued
+    # ranges with articles left, by those articles (next..end) and the most
+    # urgent of their priorities (NULL: nothing to take, the lane is not offered).
+    claimable_articles = models.BigIntegerField(default=0, db_default=0)
+    claimable_priority = models.IntegerField(null=True, blank=True)
+    # The group's priority, copied by triggers: the choice's last tie-break.
+    group_priority = models.IntegerField(default=0, db_default=0)
 
     class Meta:
         db_table = "group_lane"
@@ -67,23 +76,26 @@ class GroupLane(models.Model):
             ),
         ]
         indexes = [
-            # The two turns of the choice, each an index probe in urgency order;
-            # held lanes are few and are filtered on the way.
+            # The two turns of the choice, each an index probe in urgency order
+            # (of the lane's claimable work); held lanes are few and are filtered
+            # on the way. Ties go to the more urgent group.
             models.Index(
                 F("lane"),
-                F("urgent_priority"),
-                F("planned_articles").desc(),
+                F("claimable_priority"),
+                F("claimable_articles").desc(),
+                F("group_priority"),
                 F("id"),
-                condition=Q(urgent_priority__isnull=False),
-                name="group_lane_most_planned_idx",
+                condition=Q(claimable_priority__isnull=False),
+                name="group_lane_largest_idx",
             ),
             models.Index(
                 F("lane"),
-                F("urgent_priority"),
-                F("last_held_at").asc(nulls_first=True),
+                F("claimable_priority"),
+                F("heartbeat_at").asc(nulls_first=True),
+                F("group_priority"),
                 F("id"),
-                condition=Q(urgent_priority__isnull=False),
-                name="group_lane_unheld_idx",
+                condition=Q(claimable_priority__isnull=False),
+                name="group_lane_unheard_idx",
             ),
             models.Index(
                 fields=["node"], condition=Q(node__isnull=False), name="group_lane_node_idx"
@@ -106,6 +118,9 @@ class GroupLaneWork(models.Model):
     priority = models.IntegerField()
     ranges = models.BigIntegerField(default=0)
     articles = models.BigIntegerField(default=0)
+    # Of those, the queued ones with articles left, and those articles (next..end).
+    claimable_ranges = models.BigIntegerField(default=0, db_default=0)
+    claimable_articles = models.BigIntegerField(default=0, db_default=0)
 
     class Meta:
         db_table = "group_lane_work"

@@ -25,6 +25,7 @@ from indexer.models import AuditAction
 from indexer.rulesets import current_rules
 from indexer.services import record_audit
 from indexer.space import leasing_paused, room
+from seeding import maintenance
 from seeding.services import Offer, admit_lease
 
 from . import snapshot_objects, snapshots
@@ -159,13 +160,9 @@ def lease_lane(node_id: int, lane: str) -> LaneOffer:
     with transaction.atomic():
         queries.fetchone("lock_group_leases", {"key": LEASE_LOCK_KEY})
         ensure_lane_config()
-        turn = queries.fetchone("next_turn", {})
-        by_size = turn is not None and turn.turn % 2 == 1
-        pick = "pick_most_planned" if by_size else "pick_unheld_longest"
-        chosen = queries.fetchone(pick, {"lane": lane, "ttl": ttl})
-        if chosen is None:
+        lane_id = _choose_lane(lane, ttl)
+        if lane_id is None:
             return LaneOffer(None, retry_after=retry)
-        lane_id = chosen.id
         free = queries.fetchone("lock_free_lane", {"lane_id": lane_id, "ttl": ttl})
         if free is None:  # cannot happen under the lock; say "retry" rather than fail
             return LaneOffer(None, retry_after=retry)
@@ -197,6 +194,22 @@ def lease_lane(node_id: int, lane: str) -> LaneOffer:
             snapshot=snapshot,
         )
     )
+
+
+def _choose_lane(lane: str, ttl: int) -> int | None:
+    """The free lane this turn goes to (odd turns by size, even by age), or None.
+
+    Quiet range leases count as claimable once the sweep queues them: when
+    nothing is claimable the sweep runs (as for a range lease) and the turn
+    looks again.
+    """
+    turn = queries.fetchone("next_turn", {})
+    by_size = turn is not None and turn.turn % 2 == 1
+    pick = "pick_most_planned" if by_size else "pick_unheld_longest"
+    chosen = queries.fetchone(pick, {"lane": lane, "ttl": ttl})
+    if chosen is None and maintenance.run_task(maintenance.RETIRE):
+        chosen = queries.fetchone(pick, {"lane": lane, "ttl": ttl})
+    return None if chosen is None else int(chosen.id)
 
 
 def _lane_lost(node_id: int, group_id: int, lane: str, epoch: int) -> Exception:

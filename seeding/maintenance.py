@@ -115,11 +115,22 @@ def mark_all_run() -> None:
 
 
 def retire_quiet_ranges() -> int:
-    """Take quiet leases back: done if fully reported, failed if out of attempts, else queued."""
-    return queries.execute(
+    """Take quiet leases back: done if fully reported, failed if out of attempts, else queued.
+
+    Queued ranges with nothing left (resume point past the end) are swept to done too.
+    """
+    retired = queries.execute(
         "retire_quiet_ranges",
         {"ttl": settings.LEASE_TTL_SECONDS, "max_attempts": settings.MAX_ATTEMPTS},
     )
+    return retired + queries.execute("sweep_read_ranges", {})
+
+
+def fold_node_totals() -> int:
+    """Add the rollup's minutes up to ten minutes ago to each node's all-time headers."""
+    queries.execute("ensure_header_fold", {})
+    row = queries.fetchone("fold_node_totals", {})
+    return int(row.folded) if row else 0
 
 
 def fold_rollup_hours() -> int:
@@ -147,7 +158,13 @@ RETIRE = register(
 FOLD = register(
     "fold_rollup_hours", "rollup hours folded", fold_rollup_hours, every=FOLD_INTERVAL_SECONDS
 )
-# After the fold in each round, so no minute is dropped before its hour is folded.
+NODE_TOTALS = register(
+    "fold_node_totals",
+    "rollup minutes folded into node totals",
+    fold_node_totals,
+    every=FOLD_INTERVAL_SECONDS,
+)
+# After the folds in each round, so no minute is dropped before it is folded.
 PRUNE = register(
     "prune_rollup_minutes",
     "rollup minutes pruned",

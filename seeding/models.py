@@ -104,6 +104,12 @@ class SeedRange(models.Model):
             models.Index(
                 fields=["node"], condition=Q(node__isnull=False), name="seed_range_node_idx"
             ),
+            # Queued ranges with nothing left (normally none): the sweep that makes them done.
+            models.Index(
+                fields=["id"],
+                condition=Q(status="queued") & Q(next_id__gt=F("end_id")),
+                name="seed_range_read_queued_idx",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -118,6 +124,9 @@ class HeaderRollup(models.Model):
     group = models.ForeignKey(Group, on_delete=models.CASCADE, db_index=False)
     headers = models.BigIntegerField(default=0)
     batches = models.IntegerField(default=0)
+    # Ranges the node finished in the minute, and the headers those ranges counted.
+    ranges_finished = models.IntegerField(default=0, db_default=0)
+    finished_headers = models.BigIntegerField(default=0, db_default=0)
 
     class Meta:
         db_table = "header_rollup"
@@ -177,3 +186,37 @@ class RollupHour(models.Model):
 
     def __str__(self) -> str:
         return f"{self.hour:%Y-%m-%d %H}:00 {self.headers} headers"
+
+
+class NodeHeaderTotal(models.Model):
+    """A node's headers of all time, folded from header_rollup minutes before `HeaderFold`'s mark.
+
+    All time = this row + the node's minutes at or after the mark (a few minutes'
+    rows), so the status never sums a node's history (docs/console.md).
+    """
+
+    node = models.OneToOneField(
+        Node, on_delete=models.CASCADE, primary_key=True, related_name="+", db_constraint=True
+    )
+    headers = models.BigIntegerField(default=0)
+    batches = models.BigIntegerField(default=0)
+
+    class Meta:
+        db_table = "node_header_total"
+
+    def __str__(self) -> str:
+        return f"node {self.node_id}: {self.headers} headers"
+
+
+class HeaderFold(models.Model):
+    """Where the per-node totals stop (one row, id 1): minutes before it are folded."""
+
+    id = models.IntegerField(primary_key=True, default=1)
+    folded_before = models.DateTimeField()
+
+    class Meta:
+        db_table = "header_fold"
+        constraints = [models.CheckConstraint(condition=Q(id=1), name="header_fold_one_row")]
+
+    def __str__(self) -> str:
+        return f"folded before {self.folded_before}"

@@ -60,6 +60,48 @@ BEGIN
 END
 $$;
 
+-- name: create_claimable_pick_unheld_function
+-- As the function above (migration 0004), asking only free lanes with
+-- something to claim (claimable_priority set; leases migration 0008), most
+-- urgent and most claimable first, and taking only a range with articles
+-- left: an empty span is never handed out.
+CREATE OR REPLACE FUNCTION seed_range_pick_unheld(p_ttl integer) RETURNS bigint
+LANGUAGE plpgsql
+SET plan_cache_mode = force_generic_plan
+AS $$
+DECLARE
+    cfg group_lane_config%ROWTYPE;
+    lane_row record;
+    picked bigint;
+BEGIN
+    SELECT * INTO cfg FROM group_lane_config WHERE id = 1;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    FOR lane_row IN
+        SELECT gl.group_id, gl.lane
+          FROM group_lane AS gl
+         WHERE gl.claimable_priority IS NOT NULL
+           AND NOT (gl.node_id IS NOT NULL
+                    AND gl.heartbeat_at >= now() - make_interval(secs => p_ttl))
+         ORDER BY gl.claimable_priority, gl.claimable_articles DESC, gl.id
+    LOOP
+        SELECT s.id INTO picked
+          FROM seed_range AS s
+         WHERE s.group_id = lane_row.group_id
+           AND s.status = 'queued'
+           AND s.next_id <= s.end_id
+           AND group_lane_of(s.priority, s.capture, cfg.tail_max, cfg.history_min,
+                             cfg.history_max, cfg.capture_only) = lane_row.lane
+         ORDER BY s.start_id DESC
+         LIMIT 1
+           FOR UPDATE SKIP LOCKED;
+        EXIT WHEN picked IS NOT NULL;
+    END LOOP;
+    RETURN picked;
+END
+$$;
+
 -- name: drop_pick_unheld_function
 -- Backwards from 0004: seeding's empty hook is created again after this.
 DROP FUNCTION IF EXISTS seed_range_pick_unheld(integer);

@@ -27,9 +27,12 @@ LOCK TABLE seed_range IN SHARE MODE;
 DELETE FROM group_lane_work;
 
 -- name: fill_lane_work
-INSERT INTO group_lane_work (group_id, lane, priority, ranges, articles)
-SELECT group_id, lane, priority, count(*), sum(end_id - start_id + 1)
-  FROM (SELECT group_id, priority, start_id, end_id,
+INSERT INTO group_lane_work (group_id, lane, priority, ranges, articles,
+                             claimable_ranges, claimable_articles)
+SELECT group_id, lane, priority, count(*), sum(end_id - start_id + 1),
+       count(*) FILTER (WHERE status = 'queued' AND next_id <= end_id),
+       coalesce(sum(end_id - next_id + 1) FILTER (WHERE status = 'queued' AND next_id <= end_id), 0)
+  FROM (SELECT group_id, priority, start_id, end_id, next_id, status,
                group_lane_of(priority, capture, %(tail_max)s, %(history_min)s,
                              %(history_max)s, %(capture_only)s) AS lane
           FROM seed_range
@@ -50,35 +53,43 @@ ON CONFLICT (group_id, lane) DO NOTHING;
 
 -- name: summarize_lanes
 UPDATE group_lane AS gl
-   SET planned_articles = coalesce(s.planned, 0), urgent_priority = s.urgent
+   SET planned_articles = coalesce(s.planned, 0), urgent_priority = s.urgent,
+       claimable_articles = coalesce(s.claimable, 0), claimable_priority = s.claimable_urgent
   FROM group_lane AS k
-  LEFT JOIN (SELECT group_id, lane, sum(articles) AS planned, min(priority) AS urgent
+  LEFT JOIN (SELECT group_id, lane, sum(articles) AS planned, min(priority) AS urgent,
+                    coalesce(sum(claimable_articles) FILTER (WHERE claimable_ranges > 0), 0)
+                        AS claimable,
+                    min(priority) FILTER (WHERE claimable_ranges > 0) AS claimable_urgent
                FROM group_lane_work
               WHERE ranges > 0
               GROUP BY 1, 2) AS s
     ON s.group_id = k.group_id AND s.lane = k.lane
  WHERE gl.id = k.id
    AND (gl.planned_articles IS DISTINCT FROM coalesce(s.planned, 0)
-        OR gl.urgent_priority IS DISTINCT FROM s.urgent);
+        OR gl.urgent_priority IS DISTINCT FROM s.urgent
+        OR gl.claimable_articles IS DISTINCT FROM coalesce(s.claimable, 0)
+        OR gl.claimable_priority IS DISTINCT FROM s.claimable_urgent);
 
 -- name: next_turn
 SELECT nextval('group_lane_turn_seq') AS turn;
 
 -- name: pick_most_planned
--- The free lane (sql/migrations/free_lanes.sql) with the most urgent open
--- range, then the most planned articles: an index probe on
--- group_lane_most_planned_idx; held lanes are filtered on the way.
+-- The free lane with something to claim (sql/migrations/claimable.sql) whose
+-- most urgent claimable range is the most urgent, then the most articles
+-- left to claim, then the most urgent group: an index probe on
+-- group_lane_largest_idx; held lanes are filtered on the way.
 SELECT id
   FROM group_lane_free(%(lane)s, %(ttl)s)
- ORDER BY lane, urgent_priority, planned_articles DESC, id
+ ORDER BY lane, claimable_priority, claimable_articles DESC, group_priority, id
  LIMIT 1;
 
 -- name: pick_unheld_longest
--- As pick_most_planned, then the lane unheld the longest (never held first):
--- group_lane_unheld_idx.
+-- As pick_most_planned, then the lane whose holder was heard from the
+-- longest ago (its last heartbeat; never held first), then the most urgent
+-- group: group_lane_unheard_idx.
 SELECT id
   FROM group_lane_free(%(lane)s, %(ttl)s)
- ORDER BY lane, urgent_priority, last_held_at ASC NULLS FIRST, id
+ ORDER BY lane, claimable_priority, heartbeat_at ASC NULLS FIRST, group_priority, id
  LIMIT 1;
 
 -- name: lock_free_lane
@@ -97,7 +108,7 @@ SELECT gl.group_id, gl.node_id, gl.range_id
 -- snapshot's article on, the window's ranges (the last holder's range in
 -- work, quiet leases, done since the snapshot, or read past it) restart at
 -- max(start, snapshot next), and their counters go back to what that point
--- had counted: zero from the range's start, the snapshot's record for the
+-- had counted (a range left read to its end is done, never queued empty): zero from the range's start, the snapshot's record for the
 -- range it was taken in (kept as they were when there is no record). A range
 -- done before the snapshot stays done. Without a snapshot, the window's
 -- leased ranges are queued at their resume points. Finished ranges that go
@@ -110,9 +121,11 @@ WITH lane AS (
      WHERE group_id = %(group_id)s AND lane = %(lane)s
 ), reset AS (
     UPDATE seed_range AS r
-       SET status = 'queued',
+       SET status = CASE WHEN (lane.s IS NULL OR r.end_id < lane.s) AND r.next_id > r.end_id
+                         THEN 'done' ELSE 'queued' END,
            node_id = NULL,
-           done_at = NULL,
+           done_at = CASE WHEN (lane.s IS NULL OR r.end_id < lane.s) AND r.next_id > r.end_id
+                          THEN coalesce(r.done_at, now()) END,
            next_id = CASE WHEN lane.s IS NOT NULL AND r.end_id >= lane.s
                           THEN GREATEST(r.start_id, lane.s) ELSE r.next_id END,
            headers = CASE WHEN lane.s IS NULL OR r.end_id < lane.s THEN r.headers
@@ -177,8 +190,8 @@ SELECT g.id, gl.node_id, gl.epoch
 -- name: next_lane_range
 -- The holder's own range in work while it is leased to it; otherwise the
 -- lane's lowest queued range in article order, claimed in one statement.
--- Only queued ranges are claimed, so a range under a live range lease is
--- never taken.
+-- Only queued ranges with articles left are claimed, so a range under a
+-- live range lease is never taken, nor an empty span.
 WITH own AS (
     SELECT id FROM seed_range
      WHERE id = %(range_id)s AND group_id = %(group_id)s
@@ -188,6 +201,7 @@ WITH own AS (
       FROM seed_range AS r
      WHERE r.group_id = %(group_id)s
        AND r.status = 'queued'
+       AND r.next_id <= r.end_id
        AND group_lane_of(r.priority, r.capture, %(tail_max)s, %(history_min)s,
                          %(history_max)s, %(capture_only)s) = %(lane)s
        AND NOT EXISTS (SELECT 1 FROM own)
@@ -219,21 +233,26 @@ SELECT r.id, r.start_id, r.end_id, r.next_id, r.epoch FROM seed_range AS r JOIN 
 UPDATE group_lane SET range_id = %(range_id)s WHERE id = %(lane_id)s;
 
 -- name: release_lane
--- The lane's range in work goes back to queued at its resume point and the
--- holder is cleared; the answer is 1 when the lane was this node's.
+-- The lane's range in work goes back to queued at its resume point (done
+-- when it was read to its end) and the holder is cleared; the holder was
+-- heard now (heartbeat_at: "unheld the longest" runs from there). The answer
+-- is 1 when the lane was this node's.
 WITH cur AS (
     SELECT id, range_id FROM group_lane
      WHERE group_id = %(group_id)s AND lane = %(lane)s AND node_id = %(node_id)s AND epoch = %(epoch)s
        FOR UPDATE
 ), freed AS (
     UPDATE seed_range AS r
-       SET status = 'queued', node_id = NULL
+       SET status = CASE WHEN r.next_id > r.end_id THEN 'done' ELSE 'queued' END,
+           node_id = CASE WHEN r.next_id > r.end_id THEN r.node_id END,
+           done_at = CASE WHEN r.next_id > r.end_id THEN now() END
       FROM cur
      WHERE r.id = cur.range_id AND r.status = 'leased' AND r.node_id = %(node_id)s
     RETURNING r.id
 ), cleared AS (
     UPDATE group_lane AS gl
-       SET node_id = NULL, range_id = NULL, last_held_at = clock_timestamp()
+       SET node_id = NULL, range_id = NULL, last_held_at = clock_timestamp(),
+           heartbeat_at = clock_timestamp()
       FROM cur
      WHERE gl.id = cur.id
     RETURNING gl.id
@@ -243,7 +262,8 @@ SELECT (SELECT count(*) FROM cleared) AS lanes, (SELECT count(*) FROM freed) AS 
 -- name: force_release_lanes
 -- Lanes taken back, named by id (an operator) or by holder (disabled nodes):
 -- the epoch moves on, so the holder is fenced, and the lane's range in work
--- is queued again.
+-- is queued again (done when it was read to its end). The heartbeat stays:
+-- the holder was last heard then.
 WITH cur AS (
     SELECT id, node_id, range_id FROM group_lane
      WHERE (id = ANY(%(ids)s::bigint[]) OR node_id = ANY(%(node_ids)s::bigint[]))
@@ -251,7 +271,9 @@ WITH cur AS (
        FOR UPDATE
 ), freed AS (
     UPDATE seed_range AS r
-       SET status = 'queued', node_id = NULL
+       SET status = CASE WHEN r.next_id > r.end_id THEN 'done' ELSE 'queued' END,
+           node_id = CASE WHEN r.next_id > r.end_id THEN r.node_id END,
+           done_at = CASE WHEN r.next_id > r.end_id THEN now() END
       FROM cur
      WHERE r.id = cur.range_id AND r.status = 'leased' AND r.node_id = cur.node_id
     RETURNING r.id

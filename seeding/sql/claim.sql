@@ -48,6 +48,31 @@ BEGIN
 END
 $$;
 
+-- name: create_unread_first_claimable_function
+-- As create_first_claimable_function (migration 0008), and only ranges with
+-- articles left (resume point at or before the end): an empty span is never
+-- handed out. Installed by migration 0010.
+CREATE OR REPLACE FUNCTION seed_range_first_claimable(p_ttl integer, p_min_priority integer)
+RETURNS TABLE (claimable_id bigint, claimable_priority integer)
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    RETURN QUERY
+    SELECT r.id, r.priority FROM seed_range AS r
+     WHERE r.status = 'queued'
+       AND r.priority >= p_min_priority
+       AND r.next_id <= r.end_id
+       AND NOT EXISTS (SELECT 1 FROM seed_range_hold AS h
+                        WHERE h.group_id = r.group_id
+                          AND r.priority BETWEEN h.priority_min AND h.priority_max
+                          AND (r.capture OR NOT h.capture_only)
+                          AND h.heartbeat_at >= now() - make_interval(secs => p_ttl))
+     ORDER BY r.priority, r.id
+     LIMIT 1
+       FOR UPDATE OF r SKIP LOCKED;
+END
+$$;
+
 -- name: create_claim_function
 -- Claim one queued range for a node, in one UPDATE of the picked row.
 -- `head` is the first claimable range (most urgent, then plan order). When

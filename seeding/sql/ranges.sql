@@ -21,6 +21,14 @@ UPDATE seed_range
  WHERE status = 'leased'
    AND heartbeat_at < now() - make_interval(secs => %(ttl)s);
 
+-- name: sweep_read_ranges
+-- Queued ranges with nothing left (resume point past the end: reported to
+-- the end, then queued again by a path that predates the checks) are done.
+-- seed_range_read_queued_idx holds only these, so the sweep reads nothing else.
+UPDATE seed_range
+   SET status = 'done', done_at = now()
+ WHERE status = 'queued' AND next_id > end_id;
+
 -- name: lease_gate
 -- Before a claim: one hit on the node's lease-call bucket (rate_hit, from
 -- indexer's migrations), and its live range leases counted up to the cap
@@ -54,9 +62,12 @@ SELECT gate.hits, gate.retry_after, gate.live,
 
 -- name: end_node_leases
 -- Disabled nodes lose their range leases at once: queued again at their
--- resume points (the next claim bumps the epoch, fencing the old holder).
+-- resume points (the next claim bumps the epoch, fencing the old holder);
+-- a range reported to its end is done (nothing is left to hand out).
 UPDATE seed_range
-   SET status = 'queued', node_id = NULL
+   SET status = CASE WHEN next_id > end_id THEN 'done' ELSE 'queued' END,
+       node_id = CASE WHEN next_id > end_id THEN node_id END,
+       done_at = CASE WHEN next_id > end_id THEN now() END
  WHERE node_id = ANY(%(ids)s::bigint[]) AND status = 'leased';
 
 -- name: lease_range
@@ -100,28 +111,47 @@ UPDATE seed_range
  WHERE id = %(range_id)s AND status = 'leased' AND node_id = %(node_id)s AND epoch = %(epoch)s;
 
 -- name: finish_range
-UPDATE seed_range
-   SET status = 'done', done_at = now(), next_id = end_id + 1, heartbeat_at = now()
- WHERE id = %(range_id)s AND status = 'leased' AND node_id = %(node_id)s AND epoch = %(epoch)s
-RETURNING group_id, headers;
+-- The range is done; the minute's rollup row of the node and group counts
+-- it and its headers (the status's "finished in the last hour").
+WITH finished AS (
+    UPDATE seed_range
+       SET status = 'done', done_at = now(), next_id = end_id + 1, heartbeat_at = now()
+     WHERE id = %(range_id)s AND status = 'leased' AND node_id = %(node_id)s AND epoch = %(epoch)s
+    RETURNING group_id, headers
+), rolled AS (
+    INSERT INTO header_rollup AS h (bucket, node_id, group_id, headers, batches,
+                                    ranges_finished, finished_headers)
+    SELECT date_trunc('minute', now()), %(node_id)s, group_id, 0, 0, 1, headers
+      FROM finished
+    ON CONFLICT (bucket, node_id, group_id)
+    DO UPDATE SET ranges_finished = h.ranges_finished + 1,
+                  finished_headers = h.finished_headers + excluded.finished_headers
+)
+SELECT group_id, headers FROM finished;
 
 -- name: release_range
 -- Queued again, or failed once the attempts are used up. `uncounted` (the
 -- node never started) gives the attempt back and always queues, but only
 -- max_uncounted times per range: past that it counts like any release, so
--- repeating it cannot keep a range busy forever.
+-- repeating it cannot keep a range busy forever. A range reported to its end
+-- is done instead: nothing of it is left to hand out.
 WITH r AS (
-    SELECT id, %(uncounted)s AND uncounted_releases < %(max_uncounted)s AS given_back
+    SELECT id, %(uncounted)s AND uncounted_releases < %(max_uncounted)s AS given_back,
+           next_id > end_id AS read
       FROM seed_range
      WHERE id = %(range_id)s AND status = 'leased' AND node_id = %(node_id)s AND epoch = %(epoch)s
      FOR UPDATE
 )
 UPDATE seed_range AS s
-   SET status = CASE WHEN NOT r.given_back AND attempts >= %(max_attempts)s THEN 'failed' ELSE 'queued' END,
+   SET status = CASE WHEN r.read THEN 'done'
+                     WHEN NOT r.given_back AND attempts >= %(max_attempts)s THEN 'failed'
+                     ELSE 'queued' END,
        attempts = CASE WHEN r.given_back THEN GREATEST(attempts - 1, 0) ELSE attempts END,
        uncounted_releases = uncounted_releases + CASE WHEN %(uncounted)s THEN 1 ELSE 0 END,
-       done_at = CASE WHEN NOT r.given_back AND attempts >= %(max_attempts)s THEN now() END,
-       node_id = CASE WHEN NOT r.given_back AND attempts >= %(max_attempts)s THEN node_id END,
+       done_at = CASE WHEN r.read OR (NOT r.given_back AND attempts >= %(max_attempts)s)
+                      THEN now() END,
+       node_id = CASE WHEN r.read OR (NOT r.given_back AND attempts >= %(max_attempts)s)
+                      THEN node_id END,
        error = COALESCE(left(%(error)s, 2000), error)
   FROM r
  WHERE s.id = r.id
@@ -132,11 +162,14 @@ RETURNING s.status, r.given_back;
 SELECT status, node_id, epoch, start_id, end_id FROM seed_range WHERE id = %(range_id)s;
 
 -- name: requeue_ranges
+-- A range read to its end is queued again only from its start (otherwise
+-- nothing of it would be left to hand out).
 UPDATE seed_range
    SET status = 'queued', node_id = NULL, done_at = NULL, attempts = 0, error = '',
        uncounted_releases = 0,
        next_id = CASE WHEN %(from_start)s THEN start_id ELSE next_id END
- WHERE id = ANY(%(ids)s::bigint[]) AND status <> 'queued';
+ WHERE id = ANY(%(ids)s::bigint[]) AND status <> 'queued'
+   AND (%(from_start)s OR next_id <= end_id);
 
 -- name: fail_ranges
 UPDATE seed_range

@@ -213,7 +213,7 @@ def test_status_reads_totals_from_the_summary_and_nodes_from_their_last_hour(nod
 
 
 def test_folding_the_hours_then_pruning_drops_minutes_older_than_kept(settings):
-    from seeding.maintenance import fold_rollup_hours, prune_rollup_minutes
+    from seeding.maintenance import fold_node_totals, fold_rollup_hours, prune_rollup_minutes
 
     settings.ROLLUP_MINUTES_KEEP_HOURS = 48
     rng = SeedRangeFactory()
@@ -226,6 +226,8 @@ def test_folding_the_hours_then_pruning_drops_minutes_older_than_kept(settings):
                 [hours, node.id, rng.group_id],
             )
     assert fold_rollup_hours() > 0
+    assert prune_rollup_minutes() == 0  # not in the node totals yet: nothing is dropped
+    assert fold_node_totals() == 4
     assert prune_rollup_minutes() == 2
     with connection.cursor() as cursor:
         cursor.execute(

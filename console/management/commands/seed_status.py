@@ -31,7 +31,10 @@ class Command(BaseCommand):
 
 RANGE_COLUMNS = ["status", "ranges", "articles", "reached", "headers", "files"]
 CATALOG_COLUMNS = ["catalog files", "complete", "segments", "bytes", "conflicts", "newest post"]
-NODE_COLUMNS = ["node", "last seen", "", "live leases", "headers, last hour"]
+NODE_COLUMNS = [
+    "node", "last seen", "", "live leases", "quiet leases", "headers, last hour",
+    "headers, all time", "ranges finished, last hour", "their headers",
+]  # fmt: skip
 LANE_COLUMNS = [
     "group", "lane", "holder", "epoch", "range", "snapshot next", "age", "size", "ranges done",
     "headers",
@@ -45,6 +48,11 @@ def render_status(status: dict[str, Any]) -> str:
         out += ["", lane_table(status["lanes"])]
     out.append("")
     out.append(f"Headers in the last hour: {status['headers_last_hour']:,}")
+    finished = status["finished_last_hour"]
+    out.append(
+        f"Ranges finished in the last hour: {finished['ranges']:,}"
+        f" ({finished['headers']:,} headers)"
+    )
     out.append(f"Leasing paused: {status['paused']}" if status["paused"] else "Leasing: open")
     if status.get("catalog_full"):
         out.append(f"Catalog full: {status['catalog_full']}")
@@ -73,7 +81,11 @@ def node_table(nodes: list[dict[str, Any]]) -> str:
             n["last_seen"] or "never",
             "disabled" if n["disabled"] else "",
             n["live_leases"],
+            n["quiet_leases"],
             f"{n['headers_last_hour']:,}",
+            f"{n['headers_total']:,}",
+            n["ranges_finished_last_hour"],
+            f"{n['finished_headers_last_hour']:,}",
         ]
         for n in nodes
     ]

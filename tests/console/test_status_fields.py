@@ -1,0 +1,98 @@
+"""Per node in the status: all-time headers beside the last hour, ranges finished in the
+last hour with their headers, and quiet leases apart from live ones (docs/api.md, Status)."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from seeding.maintenance import fold_node_totals
+from tests.factories import SeedRangeFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def old_minute(node, group_id, hours_ago, headers):
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO header_rollup (bucket, node_id, group_id, headers, batches)"
+            " VALUES (date_trunc('minute', now()) - make_interval(hours => %s), %s, %s, %s, 1)",
+            [hours_ago, node.node.id, group_id, headers],
+        )
+
+
+def batch(client, lease, next_id, headers):
+    body = {"epoch": lease["epoch"], "next": next_id, "headers": headers}
+    response = client.post(f"/api/v1/ranges/{lease['id']}/batch", body)
+    assert response.status_code == 200, response.content
+
+
+def nodes_of(status):
+    return {n["name"]: n for n in status["nodes"]}
+
+
+def test_headers_of_all_time_sit_beside_the_last_hour_and_survive_the_fold(node_client):
+    rng = SeedRangeFactory(start_id=1, end_id=100)
+    busy = node_client(name="busy")
+    old_minute(busy, rng.group_id, 5, 1000)
+    old_minute(busy, rng.group_id, 30, 300)
+    lease = busy.lease()  # the lease path may run the fold itself (when due)
+    batch(busy, lease, 41, 40)
+    node = nodes_of(busy.get("/api/v1/status").json())["busy"]
+    assert (node["headers_last_hour"], node["headers_total"]) == (40, 1340)
+    fold_node_totals()
+    node = nodes_of(busy.get("/api/v1/status").json())["busy"]
+    assert (node["headers_last_hour"], node["headers_total"]) == (40, 1340)
+    assert fold_node_totals() == 0  # each minute is folded once; this one is too new
+
+
+def test_ranges_finished_in_the_last_hour_and_their_headers(node_client):
+    SeedRangeFactory(start_id=1, end_id=100)
+    SeedRangeFactory(start_id=101, end_id=200)
+    node = node_client(name="finisher")
+    other = node_client(name="other")
+    lease = node.lease()
+    batch(node, lease, 101, 95)
+    assert node.post(
+        f"/api/v1/ranges/{lease['id']}/finish", {"epoch": lease["epoch"]}
+    ).status_code in (200, 204)
+    busy = other.lease()
+    batch(other, busy, 150, 49)
+    status = node.get("/api/v1/status").json()
+    nodes = nodes_of(status)
+    assert nodes["finisher"]["ranges_finished_last_hour"] == 1
+    assert nodes["finisher"]["finished_headers_last_hour"] == 95
+    assert nodes["other"]["ranges_finished_last_hour"] == 0
+    assert nodes["other"]["finished_headers_last_hour"] == 0
+    assert status["finished_last_hour"] == {"ranges": 1, "headers": 95}
+
+
+def test_quiet_leases_are_counted_apart_from_live_ones(node_client, backdate, settings):
+    first = SeedRangeFactory(start_id=1, end_id=100)
+    SeedRangeFactory(start_id=101, end_id=200)
+    node = node_client(name="half-quiet")
+    assert node.lease()["id"] == first.id
+    node.lease()
+    backdate(first.id, settings.LEASE_TTL_SECONDS + 1)
+    row = nodes_of(node.get("/api/v1/status").json())["half-quiet"]
+    assert (row["live_leases"], row["quiet_leases"]) == (1, 1)
+
+
+def test_seed_status_shows_the_new_figures_in_text_and_json(node_client, backdate, settings):
+    first = SeedRangeFactory(start_id=1, end_id=100)
+    node = node_client(name="shown")
+    lease = node.lease()
+    batch(node, lease, 101, 77)
+    old_minute(node, first.group_id, 3, 1000)
+    node.post(f"/api/v1/ranges/{lease['id']}/finish", {"epoch": lease["epoch"]})
+    status = json.loads(call_command("seed_status", "--json", stdout=StringIO()))
+    row = nodes_of(status)["shown"]
+    assert (row["headers_total"], row["ranges_finished_last_hour"]) == (1077, 1)
+    assert row["quiet_leases"] == 0
+    text = call_command("seed_status", stdout=StringIO())
+    assert "quiet leases" in text and "headers, all time" in text and "1,077" in text
+    assert "Ranges finished in the last hour: 1 (77 headers)" in text
