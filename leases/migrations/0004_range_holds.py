@@ -1,4 +1,4 @@
-"""Held lanes keep range leases away: the claim's hooks filled from sql/holds.sql.
+"""Held lanes keep range leases away: the claim's hooks filled from sql/migrations/holds.sql.
 
 Backwards, seeding's empty hooks come back (nothing held).
 """

@@ -1,4 +1,4 @@
-"""Superseded by 0008, which installs the claim from sql/claim.sql.
+"""Superseded by 0008, which installs the claim from sql/migrations/claim.sql.
 
 This migration once installed a claim that read the leases app's tables
 itself. It is kept, empty, so that databases that ran it keep a whole

@@ -1,4 +1,4 @@
-"""The range claim and its hooks, read from sql/claim.sql.
+"""The range claim and its hooks, read from sql/migrations/claim.sql.
 
 The claim skips ranges under a live hold (the `seed_range_hold` view) and
 leaves a crowded queue to `seed_range_pick_unheld`; both hold nothing here,

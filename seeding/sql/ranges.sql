@@ -71,7 +71,7 @@ UPDATE seed_range
  WHERE node_id = ANY(%(ids)s::bigint[]) AND status = 'leased';
 
 -- name: lease_range
--- Claim one queued range: the function claim_seed_range (sql/claim.sql).
+-- Claim one queued range: the function claim_seed_range (sql/migrations/claim.sql).
 SELECT out_id AS id, out_group AS "group", out_next AS start, out_end AS "end",
        out_epoch AS epoch, out_group_id AS group_id
   FROM claim_seed_range(%(node_id)s, %(ttl)s, %(urgent_below)s, %(rule_version)s);

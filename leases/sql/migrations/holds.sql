@@ -1,4 +1,4 @@
--- The range claim's hooks (seeding/sql/claim.sql), filled with the lanes:
+-- The range claim's hooks (seeding/sql/migrations/claim.sql), filled with the lanes:
 -- a lane held by a live group lease keeps range leases off its ranges.
 -- Installed by leases' migrations (0004); a block a migration has run is
 -- never edited: a change is a new block and a new migration.
