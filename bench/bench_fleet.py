@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -30,7 +31,6 @@ from typing import Any
 from django_setup import ROOT, setup
 
 DATABASE = "bench_fleet"
-GROUPS = 50
 RANGE_SIZE = 1500  # 3 batches of 20 files of 25 segments
 LOAD_GROUPS = (
     "INSERT INTO news_group (name, active, priority, created_at) "
@@ -53,7 +53,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, default=10.0, help="length of each measured run")
     parser.add_argument("--think", type=float, default=2.0, help="pause after each call, paced")
     parser.add_argument("--think-nodes", type=int, nargs="*", default=[64, 250])
-    parser.add_argument("--ranges-per-group", type=int, default=1000)
+    parser.add_argument("--groups", type=int, default=400, help="more than the lane holders")
+    parser.add_argument("--ranges-per-group", type=int, default=150)
     parser.add_argument("--workers", type=int, default=None, help="gunicorn workers (WEB_WORKERS)")
     parser.add_argument("--threads", type=int, default=None, help="threads each (WEB_THREADS)")
     parser.add_argument("--timeout", type=float, default=60.0, help="a call's client timeout")
@@ -71,12 +72,12 @@ def sql(statement: str, params: Any = None) -> Any:
         return cursor.fetchall() if cursor.description else None
 
 
-def load(ranges_per_group: int, nodes: int) -> list[str]:
+def load(groups: int, ranges_per_group: int, nodes: int) -> list[str]:
     """Empty the coordinator's tables, plan the ranges, issue `nodes` tokens."""
     from indexer.services import issue_token
 
     sql("TRUNCATE news_group, seed_node, rate_bucket RESTART IDENTITY CASCADE")
-    sql(LOAD_GROUPS, [GROUPS])
+    sql(LOAD_GROUPS, [groups])
     sql(LOAD_RANGES, {"size": RANGE_SIZE, "per_group": ranges_per_group})
     sql("VACUUM ANALYZE seed_range")
     tokens = [issue_token(f"sim-{i}")[1] for i in range(nodes)]
@@ -213,6 +214,7 @@ def goals(results: dict[tuple[str, int], Any], think: float) -> list[str]:
 
 def main() -> None:
     args = parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop the server on the way out
     setup(DATABASE)
     from console.fleet_simulator import (
         CPU_HEADER,
@@ -224,9 +226,9 @@ def main() -> None:
         table,
     )
 
-    tokens = load(args.ranges_per_group, max(args.nodes + args.think_nodes))
+    tokens = load(args.groups, args.ranges_per_group, max(args.nodes + args.think_nodes))
     print(
-        f"{GROUPS} groups x {args.ranges_per_group} ranges of {RANGE_SIZE} articles; "
+        f"{args.groups} groups x {args.ranges_per_group} ranges of {RANGE_SIZE} articles; "
         f"batches of {args.files} files x {args.segments} segments; {args.rounds} rounds "
         f"of {args.seconds:g} s per kind, alternating",
         flush=True,

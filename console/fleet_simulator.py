@@ -255,6 +255,7 @@ class Node:
         self.stats = stats
         self.deadline = deadline
         self.rng = random.Random(name)
+        self.held: dict[str, int] = {}  # path of the range or lane held -> its epoch
 
     def running(self) -> bool:
         return time.monotonic() < self.deadline
@@ -302,6 +303,18 @@ class Node:
                 await self.hold_lane()
             else:
                 await self.lease_range()
+        await self.stop()
+
+    async def stop(self) -> None:
+        """Hand back what is held, uncounted, as an agent does when it stops (else the
+        leases stay live for LEASE_TTL_SECONDS and the next run finds them held)."""
+        for path, epoch in reversed(list(self.held.items())):
+            body = json.dumps({"epoch": epoch, "uncounted": True}).encode()
+            try:
+                await self.conn.request("POST", f"{path}/release", body)
+            except CallFailed:
+                pass
+        self.held.clear()
         self.conn.close()
 
     async def lease_range(self) -> None:
@@ -320,6 +333,7 @@ class Node:
         """Batches over start..end, heartbeats between, then finish (or release); False
         when the lease was lost."""
         path = f"/api/v1/ranges/{range_id}"
+        self.held[path] = epoch
         span = max((end - start + 1) // self.profile.batches_per_range, 1)
         position = start
         for number in range(1, self.profile.batches_per_range + 1):
@@ -328,6 +342,7 @@ class Node:
             last = number == self.profile.batches_per_range
             upto = end + 1 if last else min(position + span, end + 1)
             if not await self.batch(path, epoch, position, upto):
+                self.held.pop(path, None)
                 return False
             position = upto
             if number % self.profile.heartbeat_every == 0 and not last:
@@ -336,6 +351,7 @@ class Node:
             await self.call("release", "POST", f"{path}/release", {"epoch": epoch})
         else:
             await self.call("finish", "POST", f"{path}/finish", {"epoch": epoch})
+        self.held.pop(path, None)
         return True
 
     async def batch(self, path: str, epoch: int, start: int, upto: int) -> bool:
@@ -366,12 +382,17 @@ class Node:
         lease = offer["lease"]
         path = f"/api/v1/groups/{lease['group']['id']}/lanes/history"
         epoch = lease["epoch"]
+        self.held[path] = epoch
         if lease["snapshot"] is not None:
             await self.call("snapshot_get", "GET", f"{path}/snapshot?epoch={epoch}")
         for _ in range(self.profile.lane_ranges):
-            if not self.running() or not await self.lane_range(path, epoch):
+            if not self.running():
+                return
+            if not await self.lane_range(path, epoch):
+                self.held.pop(path, None)  # caught up (released) or lost
                 return
         await self.call("lane_release", "POST", f"{path}/release", {"epoch": epoch})
+        self.held.pop(path, None)
 
     async def lane_range(self, path: str, epoch: int) -> bool:
         """The lane's next range read, its snapshot uploaded; False when the lane is
@@ -462,6 +483,16 @@ def _ticks(pid: int) -> int:
     # utime + stime, and cutime + cstime: the reaped children's (a backend that
     # exited leaves the tree, its time stays counted on its parent).
     return sum(int(f) for f in fields[11:15])
+
+
+def _machine_busy() -> int:
+    """Busy ticks of every CPU since boot (/proc/stat: all but idle and iowait)."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = [int(f) for f in stat.readline().split()[1:]]
+    except OSError:
+        return 0
+    return sum(fields[:8]) - fields[3] - fields[4]
 
 
 def _children() -> dict[int, list[int]]:
