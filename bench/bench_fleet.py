@@ -12,7 +12,7 @@ simulate_fleet --url …`). Method, goals and figures: docs/performance.md,
 Run: .venv/bin/python bench/bench_fleet.py [--nodes 10 64 250] [--seconds 10]
      [--think 2] [--think-nodes 64 250] [--workers 3 --threads 8]
 The big run: --nodes 10 64 250 1000 --think-nodes 64 250 1000 (windows grow with
-the node count: at least nodes/25 seconds, after nodes/100 seconds of warm-up).
+the node count: at least nodes/15 seconds, after nodes/100 seconds of warm-up).
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ def measure(
     # Nodes start spread over a second or more, then the queue fills before the window
     # opens: with 1,000 nodes and no pause a call waits seconds in gunicorn's queue.
     ramp = min(5.0, 0.5 + nodes / 250) + nodes / 100
-    seconds = max(args.seconds, nodes / 25)  # several calls per node in every window
+    seconds = max(args.seconds, nodes / 15)  # several calls per node in every window
 
     async def go() -> Any:
         task = asyncio.ensure_future(

@@ -533,9 +533,9 @@ class CpuMeter:
 
     def sample(self) -> dict[str, int]:
         # Workers come and go (restarts); each sample walks the trees again.
-        return {
-            name: sum(_ticks(p) for p in process_tree(root)) for name, root in self.roots.items()
-        }
+        ticks = {name: sum(_ticks(p) for p in process_tree(r)) for name, r in self.roots.items()}
+        ticks["machine"] = _machine_busy()  # every process, other users' work included
+        return ticks
 
     def start(self) -> None:
         self.before = self.sample()
