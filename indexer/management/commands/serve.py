@@ -130,7 +130,7 @@ def gunicorn_arguments(
         "--bind",
         bind,
         "--worker-class",
-        "gthread",
+        "indexer.gunicorn_worker.QueueTimedWorker",  # gthread, timing the queue
         "--workers",
         str(workers),
         "--threads",
