@@ -115,7 +115,7 @@ class Connection:
             return await self.reader.readexactly(int(headers["content-length"]))
         if headers.get("transfer-encoding", "").lower() != "chunked":
             return b""
-        chunks = []
+        chunks: list[bytes] = []
         while True:
             size = int((await self.reader.readline()).split(b";")[0], 16)
             chunk = await self.reader.readexactly(size + 2)
