@@ -79,6 +79,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "indexer.request_log.ApiRequestLogMiddleware",
     "indexer.api.middleware.ApiErrorMiddleware",
+    "indexer.api.middleware.QueueWaitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -159,6 +160,10 @@ WEB_THREADS = env.int("WEB_THREADS", default=8)
 WEB_TIMEOUT = env.int("WEB_TIMEOUT", default=120)
 WEB_GRACEFUL_TIMEOUT = env.int("WEB_GRACEFUL_TIMEOUT", default=600)
 WEB_KEEPALIVE = env.int("WEB_KEEPALIVE", default=75)
+# An API call that waited longer than this for a thread (all busy) answers 503
+# with Retry-After instead of running late (indexer/queue_wait.py); the agent's
+# HTTP timeout is 60 s. 0: never.
+API_QUEUE_MAX_SECONDS = env.float("API_QUEUE_MAX_SECONDS", default=20.0)
 
 STATIC_URL = "static/"
 STATIC_ROOT = env.path("STATIC_ROOT", default=VAR_DIR / "static")

@@ -31,6 +31,7 @@ urlpatterns = [
         ),
         name="api-docs-swagger",
     ),
+    path("api/v1/", include("indexer.urls")),
     path("api/v1/", include("indexer.catalog.urls")),
     path("api/v1/", include("seeding.urls")),
     path("api/v1/", include("leases.urls")),

@@ -40,6 +40,32 @@ def startup_lock() -> Iterator[None]:
         queries.fetchone("startup_unlock", {})
 
 
+# Sessions a host's web server must leave to the rest: `maintain`, a migration,
+# an operator's psql.
+OTHER_SESSIONS = 5
+
+
+def connection_budget_problem(workers: int, threads: int) -> str | None:
+    """A sentence when gunicorn's threads could open more sessions than PostgreSQL allows,
+    else None. Each thread keeps a connection of its own (DB_CONN_MAX_AGE) and each
+    worker one more for the news-server slots (indexer/connection_slots.py); past the
+    server's limit new sessions are refused and calls answer 503 under load
+    (docs/performance.md, "Fleet simulator")."""
+    row = queries.fetchone("connection_limits", {})
+    assert row is not None  # current_setting always answers
+    allowed = row.max_connections - row.reserved - OTHER_SESSIONS
+    needed = workers * (threads + 1)
+    if needed <= allowed:
+        return None
+    return (
+        f"{workers} workers x {threads} threads may open {needed} PostgreSQL sessions, but "
+        f"the server allows {allowed} (max_connections {row.max_connections}, less "
+        f"{row.reserved} reserved and {OTHER_SESSIONS} for maintain and migrations): lower "
+        "WEB_WORKERS or WEB_THREADS, or raise max_connections (every host counts: "
+        "docs/deploy.md, 'Database connections')."
+    )
+
+
 def pending_migrations() -> int:
     executor = MigrationExecutor(connection)
     return len(executor.migration_plan(executor.loader.graph.leaf_nodes()))

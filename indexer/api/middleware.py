@@ -11,9 +11,11 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.core.signals import got_request_exception
 from django.http import HttpRequest, HttpResponse
 
+from indexer import queue_wait
 from indexer.api.errors import error_response, exception_handler, response_for_unhandled
 
 API_PREFIX = "/api/"
@@ -71,3 +73,21 @@ class ApiErrorMiddleware(ApiMiddleware):
         if request.path.startswith(API_PREFIX):
             return response_for_unhandled(exception)
         return None
+
+
+class QueueWaitMiddleware(ApiMiddleware):
+    """Work beyond capacity is told to wait: an API call that waited in gunicorn's
+    queue longer than API_QUEUE_MAX_SECONDS gets 503 `unavailable` with Retry-After
+    before anything runs, instead of an answer after the node's HTTP timeout."""
+
+    def api_call(self, request: HttpRequest) -> HttpResponse:
+        waited = queue_wait.waited()
+        limit = settings.API_QUEUE_MAX_SECONDS
+        if limit and waited is not None and waited > limit:
+            return error_response(
+                503,
+                "unavailable",
+                f"The coordinator is over capacity (this call waited {waited:.0f} s for a "
+                "thread): nothing was done; retry after Retry-After seconds.",
+            )
+        return self.get_response(request)

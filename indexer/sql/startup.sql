@@ -7,3 +7,10 @@ SELECT pg_advisory_lock(hashtext('indexer.startup')::bigint) IS NOT NULL AS lock
 
 -- name: startup_unlock
 SELECT pg_advisory_unlock(hashtext('indexer.startup')::bigint) AS unlocked;
+
+-- name: connection_limits
+-- What the server lets ordinary sessions open: max_connections less the
+-- slots kept for superusers (and, from PostgreSQL 16, reserved_connections).
+SELECT current_setting('max_connections')::int AS max_connections,
+       current_setting('superuser_reserved_connections')::int
+         + coalesce(current_setting('reserved_connections', true), '0')::int AS reserved;

@@ -106,6 +106,7 @@ MATRIX: dict[str, tuple[Call | None, dict[str, int]]] = {
         NODE_OR_STAFF_READ,
     ),
     "GET status": (Call("GET", lambda w: "/api/v1/status"), NODE_OR_STAFF_READ),
+    "GET ping": (Call("GET", lambda w: "/api/v1/ping"), NODE_CALL),
     # newznab callers hold API keys, not node tokens or logins: caps needs none, and
     # a search or feed without a key is the spec's error 100 in a 200 answer.
     "GET newznab-api": (Call("GET", lambda w: "/api?t=caps"), PUBLIC),

@@ -23,7 +23,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from indexer.startup import prepare_database
+from indexer.startup import connection_budget_problem, prepare_database
 
 
 def prepare_metrics_dir() -> None:
@@ -53,6 +53,12 @@ class Command(BaseCommand):
             help="seconds before a worker whose main loop hangs is restarted (not a request limit)",
         )
         parser.add_argument(
+            "--no-connection-check",
+            action="store_true",
+            help="start even if workers x threads may open more sessions than PostgreSQL "
+            "allows (e.g. behind a pooler that has its own limit)",
+        )
+        parser.add_argument(
             "--no-migrate",
             action="store_true",
             help="serve without migrating or creating the admin login "
@@ -67,8 +73,13 @@ class Command(BaseCommand):
         threads: int,
         timeout: int,
         no_migrate: bool,
+        no_connection_check: bool = False,
         **options: Any,
     ) -> None:
+        if not no_connection_check:
+            problem = connection_budget_problem(workers, threads)
+            if problem is not None:
+                raise CommandError(problem)
         if not no_migrate:
             self.prepare_database()
         call_command("collectstatic", interactive=False, verbosity=0)
@@ -119,7 +130,7 @@ def gunicorn_arguments(
         "--bind",
         bind,
         "--worker-class",
-        "gthread",
+        "indexer.gunicorn_worker.QueueTimedWorker",  # gthread, timing the queue
         "--workers",
         str(workers),
         "--threads",
