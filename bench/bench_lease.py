@@ -5,6 +5,7 @@ connections, alternating with `seeding.services.lease_range` in the same run,
 per queue size and connection count. Method and figures: docs/performance.md.
 
 Run: .venv/bin/python bench/bench_lease.py [--sizes 10000 1000000] [--warmup 200000] [--seconds 8]
+     .venv/bin/python bench/bench_lease.py --ranges 10000000   # archive scale: 10k beside 10M
 """
 
 from __future__ import annotations
@@ -59,6 +60,11 @@ def parse_args() -> argparse.Namespace:
     )
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 1_000_000])
     parser.add_argument(
+        "--ranges",
+        type=int,
+        help="archive scale: measure 10,000 and this many queued ranges (e.g. 10000000)",
+    )
+    parser.add_argument(
         "--warmup", type=int, default=200_000, help="claims with finishes before measuring"
     )
     parser.add_argument("--seconds", type=float, default=8.0, help="length of each measured window")
@@ -68,7 +74,10 @@ def parse_args() -> argparse.Namespace:
         action="store_true",
         help="one thread per connection in this process, instead of one process each",
     )
-    return parser.parse_args()
+    args = parser.parse_args()
+    if args.ranges:
+        args.sizes = [10_000, args.ranges]
+    return args
 
 
 # --- the database: load, refill, finish -------------------------------------

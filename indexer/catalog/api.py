@@ -77,7 +77,7 @@ class FileListView(CatalogView):
     def get(self, request: Request) -> Response:
         params = validated_query(FileListIn, request)
         page = selectors.file_page(**params)
-        context = {"request": request, "page": params["page"]}
+        context = {"request": request, "page": params["page"], "after": params.get("after")}
         return Response(FilePageOut(page, context=context).data)
 
 
