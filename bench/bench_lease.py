@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from django_setup import setup
+from django_setup import drop_database, setup, use_database
 
 BARE_CLAIM = """
 UPDATE seed_range
@@ -62,8 +62,10 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--ranges",
         type=int,
-        help="archive scale: measure 10,000 and this many queued ranges (e.g. 10000000)",
+        help="archive scale: 10,000 and this many queued ranges (e.g. 10000000), each in a"
+        " database of its own, their windows alternated (dropped at the end unless --keep)",
     )
+    parser.add_argument("--keep", action="store_true", help="keep --ranges' databases")
     parser.add_argument(
         "--warmup", type=int, default=200_000, help="claims with finishes before measuring"
     )
@@ -390,6 +392,44 @@ def print_size_ratios(
         print(f"  {conns:>2} connections: {ratio:.2f}")
 
 
+def bench_interleaved(args: argparse.Namespace, workload: Workload) -> dict:
+    """Each size in a database of its own, with its own worker processes; the
+    sizes' windows alternate, so the machine's load weighs on both alike."""
+    names = {size: f"bench_lease_{size}" for size in args.sizes}
+    runners = {size: ProcessRunner() for size in args.sizes}
+    for size in args.sizes:
+        use_database(names[size])
+        started = time.perf_counter()
+        load_ranges(size)
+        workload.reset_nodes(max(WARMUP_CONNECTIONS, *args.connections))  # same ids in each
+        print(f"  {size:,} queued loaded in {time.perf_counter() - started:.0f} s", flush=True)
+        warm_up(runners[size], workload, size, args.warmup)
+    results: dict[int, dict[int, tuple[float, float]]] = {size: {} for size in args.sizes}
+    for conns in args.connections:
+        pairs: dict[int, list[tuple[float, float]]] = {size: [] for size in args.sizes}
+        for _ in range(2):
+            for size in args.sizes:
+                use_database(names[size])
+                service = measure(
+                    runners[size], workload.service_claim, conns, size, args.seconds / 2
+                )
+                bare = measure(runners[size], workload.bare_claim, conns, size, args.seconds / 2)
+                pairs[size].append((service, bare))
+        for size in args.sizes:
+            service = statistics.mean(p[0] for p in pairs[size])
+            bare = statistics.mean(p[1] for p in pairs[size])
+            results[size][conns] = (service, bare)
+            print(
+                f"{size:>10,} {conns:>5} {service:>10.0f} {bare:>10.0f} {service / bare:>6.2f}",
+                flush=True,
+            )
+    for size in args.sizes:
+        runners[size].close()
+        if not args.keep:
+            drop_database(names[size])
+    return results
+
+
 def main() -> None:
     args = parse_args()
     # One bench node makes thousands of claims a second and holds a round's
@@ -404,7 +444,9 @@ def main() -> None:
     runner: Runner = ThreadRunner() if args.threads else ProcessRunner()
     results = {}
     print(f"{'queued':>10} {'conns':>5} {'service/s':>10} {'bare/s':>10} {'ratio':>6}")
-    for size in args.sizes:
+    if args.ranges:
+        results = bench_interleaved(args, workload)
+    for size in args.sizes if not args.ranges else []:
         results[size] = bench_size(args, runner, workload, size)
     if len(args.sizes) >= 2:
         print_size_ratios(results, args.sizes, args.connections)
