@@ -66,6 +66,7 @@ def parse_args() -> argparse.Namespace:
         " database of its own, their windows alternated (dropped at the end unless --keep)",
     )
     parser.add_argument("--keep", action="store_true", help="keep --ranges' databases")
+    parser.add_argument("--no-load", action="store_true", help="reuse what --keep kept")
     parser.add_argument(
         "--warmup", type=int, default=200_000, help="claims with finishes before measuring"
     )
@@ -400,10 +401,15 @@ def bench_interleaved(args: argparse.Namespace, workload: Workload) -> dict:
     for size in args.sizes:
         use_database(names[size])
         started = time.perf_counter()
-        load_ranges(size)
+        if args.no_load:  # what --keep kept: its leases finished, the queue refilled
+            finish_leases()
+            refill_queue(size)
+        else:
+            load_ranges(size)
         workload.reset_nodes(max(WARMUP_CONNECTIONS, *args.connections))  # same ids in each
         print(f"  {size:,} queued loaded in {time.perf_counter() - started:.0f} s", flush=True)
         warm_up(runners[size], workload, size, args.warmup)
+        runners[size].close()  # each pool holds connections: the server allows 100
     results: dict[int, dict[int, tuple[float, float]]] = {size: {} for size in args.sizes}
     for conns in args.connections:
         pairs: dict[int, list[tuple[float, float]]] = {size: [] for size in args.sizes}
@@ -416,6 +422,7 @@ def bench_interleaved(args: argparse.Namespace, workload: Workload) -> dict:
                 bare = measure(runners[size], workload.bare_claim, conns, size, args.seconds / 2)
                 pairs[size].append((service, bare))
         for size in args.sizes:
+            runners[size].close()
             service = statistics.mean(p[0] for p in pairs[size])
             bare = statistics.mean(p[1] for p in pairs[size])
             results[size][conns] = (service, bare)
@@ -423,9 +430,8 @@ def bench_interleaved(args: argparse.Namespace, workload: Workload) -> dict:
                 f"{size:>10,} {conns:>5} {service:>10.0f} {bare:>10.0f} {service / bare:>6.2f}",
                 flush=True,
             )
-    for size in args.sizes:
-        runners[size].close()
-        if not args.keep:
+    if not args.keep:
+        for size in args.sizes:
             drop_database(names[size])
     return results
 

@@ -218,6 +218,11 @@ def bench_planning(groups: int, per_group: int, repeat: int) -> None:
         planned = time_plan(rows, per_group)
         assert planned[1] == total and SeedRange.objects.count() == total, planned
         rounds.append((planned, time_bare_copy(rows, per_group)))
+        print(
+            f"  round {len(rounds)}: commit_plan {planned[0]:.1f} s,"
+            f" bare COPY {rounds[-1][1][0]:.1f} s",
+            flush=True,
+        )
     planned = min((r[0] for r in rounds), key=lambda r: r[0])
     bare = min((r[1] for r in rounds), key=lambda r: r[0])
     print(f"{groups:,} groups x {per_group:,} ranges = {total:,} ranges, best of {repeat}")
