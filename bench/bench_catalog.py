@@ -1,23 +1,37 @@
-"""Segments stored per second through the catalog's batch service.
+"""Segments stored per second through the catalog's batch service, and lookups.
 
 Baseline: a bare COPY of the same segment rows into an unindexed table, in the
-same run; on an empty catalog and with 10M segments stored. Method and
+same run; into an empty catalog and into one with --stored segments (10M by
+default, 100M at archive scale), the two phases alternated --rounds times in
+one run (two databases of the bench's own, dropped at the end unless --keep).
+Then message-id lookups and file lists over HTTP routes (Django's test
+client, the real database) beside a bare primary-key read. Method and
 figures: docs/performance.md. With DATABASE_URL set it TRUNCATES catalog_file.
 
 Run: .venv/bin/python bench/bench_catalog.py [--batches 10] [--stored 10000000]
+     .venv/bin/python bench/bench_catalog.py --stored 100000000 --keep   # archive scale
+     .venv/bin/python bench/bench_catalog.py --stored 100000000 --no-load  # reuse what --keep kept
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import random
 import statistics
 import time
+from urllib.parse import quote
 
-from django_setup import setup
+os.environ.setdefault("LOG_LEVEL", "WARNING")
 
-setup("bench_catalog")
+from django_setup import drop_database, setup, use_database
 
+BIG, EMPTY = "bench_catalog", "bench_catalog_empty"
+setup(BIG)
+
+from django.contrib.auth.models import User  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
+from django.test import Client  # noqa: E402
 
 from indexer.catalog import services  # noqa: E402
 from indexer.catalog.releases import assign_releases  # noqa: E402
@@ -91,7 +105,7 @@ SELECT %(group_id)s, decode(md5('preload' || g), 'hex'), NULL, 1,
        '[01/20] - "preload.' || g || '.part01.rar" yEnc (1/50)', %(poster)s,
        'preload.' || g || '.part01.rar', 1, 20, 50, to_timestamp(1600000000 + g),
        p.parts, p.articles, p.sizes,
-       ARRAY(SELECT g || '.' || n || '.x7Qp2@nyuu.invalid' FROM generate_series(1, 50) AS n),
+       ARRAY(SELECT '<' || g || '.' || n || '.x7Qp2@nyuu.invalid>' FROM generate_series(1, 50) AS n),
        '{}', 50, 50 * 716800, true, 0, now(), now()
   FROM generate_series(%(first)s::bigint, %(last)s::bigint) AS g,
        LATERAL (SELECT array_agg(n ORDER BY n) AS parts,
@@ -101,10 +115,23 @@ SELECT %(group_id)s, decode(md5('preload' || g), 'hex'), NULL, 1,
 """
 
 
+# The GIN indexes are dropped during the preload and built again after it
+# (one entry per segment: a build is far quicker than 100M inserts).
+GIN_INDEXES = (
+    "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'catalog_file'"
+    " AND indexdef LIKE '%% USING gin %%'"
+)
+
+
 def preload(group_id: int, segments: int) -> float:
     files = segments // 50
     started = time.perf_counter()
     step = 200_000
+    with connection.cursor() as cursor:
+        cursor.execute(GIN_INDEXES)
+        gin = cursor.fetchall()
+        for name, _ in gin:
+            cursor.execute(f'DROP INDEX "{name}"')
     for first in range(1, files + 1, step):
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(
@@ -116,7 +143,14 @@ def preload(group_id: int, segments: int) -> float:
                     "last": min(first + step - 1, files),
                 },
             )
+        print(f"  {min(first + step - 1, files) * 50:,} segments", flush=True)
     with connection.cursor() as cursor:
+        cursor.execute("SET maintenance_work_mem = '1GB'")
+        for name, definition in gin:
+            built = time.perf_counter()
+            cursor.execute(definition)
+            print(f"  {name} built in {time.perf_counter() - built:.0f} s", flush=True)
+        cursor.execute("RESET maintenance_work_mem")
         cursor.execute("VACUUM ANALYZE catalog_file")
     return time.perf_counter() - started
 
@@ -223,6 +257,12 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batches", type=int, default=10, help="measured batches per phase")
     parser.add_argument("--stored", type=int, default=10_000_000, help="segments preloaded")
+    parser.add_argument("--rounds", type=int, default=2, help="empty/stored phases alternated")
+    parser.add_argument("--lookups", type=int, default=200, help="requests of each lookup kind")
+    parser.add_argument("--keep", action="store_true", help="keep the bench's databases")
+    parser.add_argument(
+        "--no-load", action="store_true", help="reuse the preload a --keep run left"
+    )
     parser.add_argument(
         "--without", choices=["summary", "releases"], default="summary",
         help="what the interleaved batches leave out (the last columns)",
@@ -234,34 +274,37 @@ def parse_args() -> argparse.Namespace:
     return args
 
 
-def main() -> None:
-    args = parse_args()
+def bench_group() -> int:
+    return Group.objects.get_or_create(name="alt.binaries.bench")[0].id
 
+
+def load(stored: int) -> None:
+    """Empty the catalog, then preload `stored` segments with generate_series."""
     with connection.cursor() as cursor:
         cursor.execute("TRUNCATE catalog_file")
-        cursor.execute("SELECT version()")
-        server = cursor.fetchone()[0].split(" on ")[0]
-    group = Group.objects.get_or_create(name="alt.binaries.bench")[0]
-    batch_segments = FILES_PER_BATCH * SEGMENTS
-    print(f"{server}; {args.batches} batches of {FILES_PER_BATCH} files x {SEGMENTS} segments")
-    print(f"({batch_segments:,} segments each: half new files, half merged into stored ones)")
-    print(f"{RELEASE_FILES[0]} file(s) per release; interleaved batches without the {args.without}")
-
-    rows = []
-    rows.append(("empty catalog", *measure(group.id, 1_000_000_000, args.batches)))
+    group_id = bench_group()
     # The preload's statements insert 200,000 files each: the summary is
     # recounted once afterwards instead (the rebuild command's service).
     summary_triggers(enabled=False)
-    seconds = preload(group.id, args.stored)
+    seconds = preload(group_id, stored)
     summary_triggers(enabled=True)
     print(f"preloaded {stored_segments():,} segments in {seconds:.0f} s (generate_series)")
     started = time.perf_counter()
     rebuild_catalog_summary()
     print(f"catalog summary recounted in {time.perf_counter() - started:.1f} s (the rebuild)")
-    label = f"{args.stored / 1e6:g}M segments stored"
-    rows.append((label, *measure(group.id, 2_000_000_000, args.batches)))
 
-    print("segments stored per second (ratio: to the bare COPY in the same run)")
+
+def phase(database: str, serial: int, batches: int) -> tuple[float, ...]:
+    """One measured phase in `database` (the empty one is emptied first)."""
+    use_database(database)
+    if database == EMPTY:
+        with connection.cursor() as cursor:
+            cursor.execute("TRUNCATE catalog_file")
+    return measure(bench_group(), serial, batches)
+
+
+def print_rows(rows: list[tuple], args: argparse.Namespace) -> None:
+    print("segments stored per second (ratio: to the bare COPY in the same phase)")
     print(
         f"{'':24} {'store_files':>12} {'ratio':>6} {'+ index upkeep':>15} {'ratio':>6}"
         f" {'bare COPY':>12} {'no ' + args.without:>12}"
@@ -271,20 +314,123 @@ def main() -> None:
             f"{label:24} {stored:>12,.0f} {stored / copied:>6.2f} {with_upkeep:>15,.0f}"
             f" {with_upkeep / copied:>6.2f} {copied:>12,.0f} {plain:>12,.0f}"
         )
+
+
+def storing(args: argparse.Namespace) -> None:
+    """The empty and the stored catalog's phases, alternated; their ratios."""
+    label = f"{args.stored / 1e6:g}M segments stored"
+    rows, pairs = [], []
+    for r in range(args.rounds):
+        empty = phase(EMPTY, 1_000_000_000 + r * 10_000_000, args.batches)
+        big = phase(BIG, 2_000_000_000 + r * 10_000_000, args.batches)
+        rows += [(f"empty catalog, round {r + 1}", *empty), (f"{label}, round {r + 1}", *big)]
+        pairs.append((empty, big))
+    print_rows(rows, args)
+    ratios = [big[0] / empty[0] for empty, big in pairs]
     print(
-        f"store_files with {args.stored / 1e6:g}M segments stored / with none:"
-        f" {rows[1][1] / rows[0][1]:.2f}"
+        f"store_files with {label} / with none, by round: "
+        + ", ".join(f"{x:.2f}" for x in ratios)
+        + f"; overall {sum(b[0] for _, b in pairs) / sum(e[0] for e, _ in pairs):.2f}"
     )
     print(
         f"store_files with the {args.without} / without: "
-        + ", ".join(f"{row[1] / row[4]:.2f} ({row[0]})" for row in rows)
-        + "; batch by batch (medians): "
-        + ", ".join(f"{row[5]:.2f}" for row in rows)
+        + ", ".join(f"{row[1] / row[4]:.2f}" for row in rows)
     )
+
+
+def percentiles(times: list[float]) -> tuple[float, float]:
+    ordered = sorted(times)
+    return statistics.median(ordered), ordered[max(int(len(ordered) * 0.99) - 1, 0)]
+
+
+def timed_get(client: Client, urls: list[str]) -> list[float]:
+    times = []
+    for url in urls:
+        started = time.perf_counter()
+        response = client.get(url)
+        times.append((time.perf_counter() - started) * 1000)
+        assert response.status_code == 200, (url, response.content[:200])
+    return times
+
+
+def bare_reads(ids: list[int]) -> list[float]:
+    times = []
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_size_pretty(pg_total_relation_size('catalog_file'))")
-        print(f"catalog_file with indexes and TOAST: {cursor.fetchone()[0]}")
-        cursor.execute("DROP TABLE IF EXISTS bench_copy")
+        for file_id in ids:
+            started = time.perf_counter()
+            cursor.execute("SELECT id, name, segments FROM catalog_file WHERE id = %s", [file_id])
+            cursor.fetchone()
+            times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def lookups(count: int) -> None:
+    """Message-id lookups and file lists through the API routes, p50/p99."""
+    use_database(BIG)
+    user, _ = User.objects.get_or_create(
+        username="bench-staff", defaults={"is_staff": True, "is_superuser": True}
+    )
+    client = Client()
+    client.force_login(user)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT min(id), max(id) FROM catalog_file")
+        low, high = cursor.fetchone()
+    rng = random.Random(7)
+    candidates = [rng.randint(low, high) for _ in range(20 * count)]
+    with connection.cursor() as cursor:  # ids have gaps (a merge takes a sequence value)
+        cursor.execute(
+            "SELECT id, message_ids[1 + (id %% 50)] FROM catalog_file WHERE id = ANY(%s)",
+            [candidates],
+        )
+        found = cursor.fetchall()
+    rng.shuffle(found)
+    ids = [row[0] for row in found[:count]]
+    message_ids = [row[1] for row in found[:count]]
+    kinds = [
+        ("baseline: one file by id (bare SQL)", None),
+        ("GET /api/v1/files/{id}", [f"/api/v1/files/{i}" for i in ids]),
+        ("message-id lookup", [f"/api/v1/files?message_id={quote(m)}" for m in message_ids]),
+        ("files list, first page", ["/api/v1/files"] * count),
+        ("files list, a group's first page", ["/api/v1/files?group=alt.binaries.bench"] * count),
+        ("files list, deep page by keyset", [f"/api/v1/files?after={i}" for i in ids]),
+        ("files list, page 1000 (offset)", ["/api/v1/files?page=1000"] * max(count // 10, 5)),
+    ]
+    print(f"\n{count} requests of each kind over {high - low + 1:,} files (warm-up: 10)")
+    for name, urls in kinds:
+        if urls is None:
+            bare_reads(ids[:10])
+            times = bare_reads(ids)
+        else:
+            timed_get(client, urls[:10])
+            times = timed_get(client, urls)
+        p50, p99 = percentiles(times)
+        print(f"{name:<40} p50 {p50:8.2f} ms   p99 {p99:8.2f} ms", flush=True)
+
+
+def main() -> None:
+    args = parse_args()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT version()")
+        server = cursor.fetchone()[0].split(" on ")[0]
+    batch_segments = FILES_PER_BATCH * SEGMENTS
+    print(f"{server}; {args.batches} batches of {FILES_PER_BATCH} files x {SEGMENTS} segments")
+    print(f"({batch_segments:,} segments each: half new files, half merged into stored ones)")
+    print(f"{RELEASE_FILES[0]} file(s) per release; interleaved batches without the {args.without}")
+    try:
+        if not args.no_load:
+            load(args.stored)
+        storing(args)
+        lookups(args.lookups)
+        use_database(BIG)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_size_pretty(pg_total_relation_size('catalog_file'))")
+            print(f"catalog_file with indexes and TOAST: {cursor.fetchone()[0]}")
+            cursor.execute("DROP TABLE IF EXISTS bench_copy")
+    finally:
+        if not args.keep and not os.environ.get("DATABASE_URL"):
+            for name in (BIG, EMPTY):
+                drop_database(name)
+            print("dropped the bench's databases (--keep keeps them)")
 
 
 if __name__ == "__main__":

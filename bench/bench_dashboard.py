@@ -1,10 +1,12 @@
-"""Render time of the operators' dashboard at 1M ranges, 10k groups, 1k nodes, a day of rollup.
+"""Render time of the operators' dashboard and /api/v1/status at 1M ranges (10M with
+--ranges 10000000), 10k groups, 1k nodes, a day of rollup.
 
 Baseline: the plain admin index page, rendered in the same run through
-Django's test client as the same staff user. Method and figures:
-docs/performance.md.
+Django's test client as the same staff user. The data is loaded with SQL into
+a database of the bench's own, dropped at the end unless --keep. Method and
+figures: docs/performance.md.
 
-Run: .venv/bin/python bench/bench_dashboard.py [--renders 50] [--no-load]
+Run: .venv/bin/python bench/bench_dashboard.py [--renders 50] [--ranges 10000000] [--keep] [--no-load]
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ import time
 
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 
-from django_setup import setup
+from django_setup import drop_database, setup
 
-setup("bench_dashboard")
+DATABASE = "bench_dashboard"
+setup(DATABASE)
 
 from django.contrib.auth.models import User  # noqa: E402
 from django.db import connection  # noqa: E402
@@ -103,8 +106,18 @@ def main() -> None:
     parser.add_argument("--ranges", type=int, default=1_000_000)
     parser.add_argument("--nodes", type=int, default=1_000)
     parser.add_argument("--renders", type=int, default=50)
-    parser.add_argument("--no-load", action="store_true", help="reuse the loaded data")
+    parser.add_argument("--no-load", action="store_true", help="reuse the data --keep kept")
+    parser.add_argument("--keep", action="store_true", help="keep the bench's database")
     args = parser.parse_args()
+    try:
+        run(args)
+    finally:
+        if not args.keep and not os.environ.get("DATABASE_URL"):
+            drop_database(DATABASE)
+            print("dropped the bench's database (--keep keeps it)")
+
+
+def run(args: argparse.Namespace) -> None:
     if not args.no_load:
         print(f"loading {args.groups:,} groups, {args.ranges:,} ranges, {args.nodes:,} nodes ...")
         load(args.groups, args.ranges, args.nodes)
@@ -131,10 +144,15 @@ def main() -> None:
         "dashboard, search 'bench.12'", timed(client, "/admin/dashboard/?q=bench.12", args.renders)
     )
     last = describe("dashboard, page 50", timed(client, "/admin/dashboard/?page=50", args.renders))
+    status = describe("GET /api/v1/status", timed(client, "/api/v1/status", args.renders))
     print(
         f"ratio dashboard/baseline: median {dash[0] / base[0]:.1f}x, p95 {dash[1] / base[1]:.1f}x; "
-        f"search {search[0] / base[0]:.1f}x; page 50 {last[0] / base[0]:.1f}x"
+        f"search {search[0] / base[0]:.1f}x; page 50 {last[0] / base[0]:.1f}x; "
+        f"status {status[0] / base[0]:.1f}x"
     )
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM seed_range")
+        print(f"seed_range rows: {cursor.fetchone()[0]:,}")
 
 
 if __name__ == "__main__":

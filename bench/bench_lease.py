@@ -5,6 +5,7 @@ connections, alternating with `seeding.services.lease_range` in the same run,
 per queue size and connection count. Method and figures: docs/performance.md.
 
 Run: .venv/bin/python bench/bench_lease.py [--sizes 10000 1000000] [--warmup 200000] [--seconds 8]
+     .venv/bin/python bench/bench_lease.py --ranges 10000000   # archive scale: 10k beside 10M
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from django_setup import setup
+from django_setup import drop_database, setup, use_database
 
 BARE_CLAIM = """
 UPDATE seed_range
@@ -59,6 +60,14 @@ def parse_args() -> argparse.Namespace:
     )
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 1_000_000])
     parser.add_argument(
+        "--ranges",
+        type=int,
+        help="archive scale: 10,000 and this many queued ranges (e.g. 10000000), each in a"
+        " database of its own, their windows alternated (dropped at the end unless --keep)",
+    )
+    parser.add_argument("--keep", action="store_true", help="keep --ranges' databases")
+    parser.add_argument("--no-load", action="store_true", help="reuse what --keep kept")
+    parser.add_argument(
         "--warmup", type=int, default=200_000, help="claims with finishes before measuring"
     )
     parser.add_argument("--seconds", type=float, default=8.0, help="length of each measured window")
@@ -68,7 +77,10 @@ def parse_args() -> argparse.Namespace:
         action="store_true",
         help="one thread per connection in this process, instead of one process each",
     )
-    return parser.parse_args()
+    args = parser.parse_args()
+    if args.ranges:
+        args.sizes = [10_000, args.ranges]
+    return args
 
 
 # --- the database: load, refill, finish -------------------------------------
@@ -381,6 +393,49 @@ def print_size_ratios(
         print(f"  {conns:>2} connections: {ratio:.2f}")
 
 
+def bench_interleaved(args: argparse.Namespace, workload: Workload) -> dict:
+    """Each size in a database of its own, with its own worker processes; the
+    sizes' windows alternate, so the machine's load weighs on both alike."""
+    names = {size: f"bench_lease_{size}" for size in args.sizes}
+    runners = {size: ProcessRunner() for size in args.sizes}
+    for size in args.sizes:
+        use_database(names[size])
+        started = time.perf_counter()
+        if args.no_load:  # what --keep kept: its leases finished, the queue refilled
+            finish_leases()
+            refill_queue(size)
+        else:
+            load_ranges(size)
+        workload.reset_nodes(max(WARMUP_CONNECTIONS, *args.connections))  # same ids in each
+        print(f"  {size:,} queued loaded in {time.perf_counter() - started:.0f} s", flush=True)
+        warm_up(runners[size], workload, size, args.warmup)
+        runners[size].close()  # each pool holds connections: the server allows 100
+    results: dict[int, dict[int, tuple[float, float]]] = {size: {} for size in args.sizes}
+    for conns in args.connections:
+        pairs: dict[int, list[tuple[float, float]]] = {size: [] for size in args.sizes}
+        for _ in range(2):
+            for size in args.sizes:
+                use_database(names[size])
+                service = measure(
+                    runners[size], workload.service_claim, conns, size, args.seconds / 2
+                )
+                bare = measure(runners[size], workload.bare_claim, conns, size, args.seconds / 2)
+                pairs[size].append((service, bare))
+        for size in args.sizes:
+            runners[size].close()
+            service = statistics.mean(p[0] for p in pairs[size])
+            bare = statistics.mean(p[1] for p in pairs[size])
+            results[size][conns] = (service, bare)
+            print(
+                f"{size:>10,} {conns:>5} {service:>10.0f} {bare:>10.0f} {service / bare:>6.2f}",
+                flush=True,
+            )
+    if not args.keep:
+        for size in args.sizes:
+            drop_database(names[size])
+    return results
+
+
 def main() -> None:
     args = parse_args()
     # One bench node makes thousands of claims a second and holds a round's
@@ -395,7 +450,9 @@ def main() -> None:
     runner: Runner = ThreadRunner() if args.threads else ProcessRunner()
     results = {}
     print(f"{'queued':>10} {'conns':>5} {'service/s':>10} {'bare/s':>10} {'ratio':>6}")
-    for size in args.sizes:
+    if args.ranges:
+        results = bench_interleaved(args, workload)
+    for size in args.sizes if not args.ranges else []:
         results[size] = bench_size(args, runner, workload, size)
     if len(args.sizes) >= 2:
         print_size_ratios(results, args.sizes, args.connections)

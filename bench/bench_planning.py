@@ -5,19 +5,23 @@ OVER; planning 1M ranges with commit_plan beside a bare COPY of the same rows
 into an unindexed table. Method and figures: docs/performance.md.
 
 Run (INN2 needs root or user news): .venv/bin/python bench/bench_planning.py
-[--articles 20000] [--groups 1000] [--ranges 1000] [--skip-inn] [--skip-plan]
+[--articles 20000] [--groups 1000] [--ranges 1000] [--skip-inn] [--skip-plan] [--repeat 2]
+Archive scale (10M ranges): .venv/bin/python bench/bench_planning.py --skip-inn --groups 10000
+The bench's database is dropped at the end unless --keep.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 import time
 from datetime import UTC, datetime, timedelta
 
-from django_setup import setup
+from django_setup import drop_database, setup
 
-setup("bench_planning")
+DATABASE = "bench_planning"
+setup(DATABASE)
 # ruff: noqa: E402  (Django must be set up before the project's modules are imported)
 import logging
 
@@ -204,13 +208,24 @@ def time_bare_copy(rows: list[tuple[int, str]], per_group: int) -> tuple[float, 
     return seconds, len(ordered)
 
 
-def bench_planning(groups: int, per_group: int) -> None:
+def bench_planning(groups: int, per_group: int, repeat: int) -> None:
+    """commit_plan and the bare COPY, alternated `repeat` times; best of each, and
+    each round's ratio (the same machine state weighs on both of a round)."""
     rows = load_groups(groups)
     total = groups * per_group
-    planned = best(2, lambda: time_plan(rows, per_group))
-    bare = best(2, lambda: time_bare_copy(rows, per_group))
-    assert planned[1] == total and SeedRange.objects.count() == total, planned
-    print(f"{groups:,} groups x {per_group:,} ranges = {total:,} ranges, best of 2")
+    rounds = []
+    for _ in range(repeat):
+        planned = time_plan(rows, per_group)
+        assert planned[1] == total and SeedRange.objects.count() == total, planned
+        rounds.append((planned, time_bare_copy(rows, per_group)))
+        print(
+            f"  round {len(rounds)}: commit_plan {planned[0]:.1f} s,"
+            f" bare COPY {rounds[-1][1][0]:.1f} s",
+            flush=True,
+        )
+    planned = min((r[0] for r in rounds), key=lambda r: r[0])
+    bare = min((r[1] for r in rounds), key=lambda r: r[0])
+    print(f"{groups:,} groups x {per_group:,} ranges = {total:,} ranges, best of {repeat}")
     print(
         f"baseline  bare COPY, unindexed table:     {bare[1] / bare[0]:>12,.0f} ranges/s"
         f"   ({bare[0]:.1f} s)"
@@ -219,12 +234,16 @@ def bench_planning(groups: int, per_group: int) -> None:
         f"commit_plan (lock, coverage, cut, COPY):  {planned[1] / planned[0]:>12,.0f} ranges/s"
         f"   ({planned[0]:.1f} s)   ratio {bare[0] / planned[0]:.2f}"
     )
-    # Planning again reads the 1M-range coverage and adds nothing.
+    print(
+        "ratio by round (bare COPY s / commit_plan s): "
+        + ", ".join(f"{b[0] / p[0]:.2f} ({p[0]:.1f} s / {b[0]:.1f} s)" for p, b in rounds)
+    )
+    # Planning again reads the whole coverage and adds nothing.
     summary = plan_summary(rows, per_group)
     started = time.perf_counter()
     commit_plan(summary, hand_off_backfill=True)
     print(
-        f"planning again over 1M ranges (adds {summary.ranges}): "
+        f"planning again over {total:,} ranges (adds {summary.ranges}): "
         f"{time.perf_counter() - started:.1f} s"
     )
     with connection.cursor() as cursor:
@@ -238,12 +257,18 @@ def main() -> None:
     parser.add_argument("--ranges", type=int, default=1_000)
     parser.add_argument("--skip-inn", action="store_true")
     parser.add_argument("--skip-plan", action="store_true")
+    parser.add_argument("--repeat", type=int, default=2, help="planning rounds (plan, then COPY)")
+    parser.add_argument("--keep", action="store_true", help="keep the bench's database")
     args = parser.parse_args()
-    if not args.skip_inn:
-        bench_overview(args.articles)
-        print()
-    if not args.skip_plan:
-        bench_planning(args.groups, args.ranges)
+    try:
+        if not args.skip_inn:
+            bench_overview(args.articles)
+            print()
+        if not args.skip_plan:
+            bench_planning(args.groups, args.ranges, args.repeat)
+    finally:
+        if not args.keep and not os.environ.get("DATABASE_URL"):
+            drop_database(DATABASE)
 
 
 if __name__ == "__main__":

@@ -25,3 +25,36 @@ def setup(database: str) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+
+
+def use_database(name: str) -> None:
+    """Point Django's connection at another database of the same server
+    (created on first connect when embedded), migrated before use."""
+    from django.core.management import call_command
+    from django.db import connection
+
+    connection.close()
+    connection.settings_dict["NAME"] = name
+    call_command("migrate", verbosity=0)
+
+
+def drop_database(name: str) -> None:
+    """Drop a bench's database (the connection must point elsewhere or be closed)."""
+    import psycopg
+    from django.db import connection
+
+    from indexer.embedded_postgres import server
+
+    connection.close()
+    connection.settings_dict["NAME"] = "postgres"  # connecting must not create it again
+    params = connection.get_connection_params()
+    keep = {"host", "port", "user", "password"}
+    with psycopg.connect(
+        **{k: v for k, v in params.items() if k in keep}, dbname="postgres", autocommit=True
+    ) as conn:
+        conn.execute(
+            psycopg.sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+                psycopg.sql.Identifier(name)
+            )
+        )
+    server._created.discard(name)

@@ -70,11 +70,14 @@ def file_page(
     message_id: str | None = None,
     page: int = 1,
     page_size: int | None = None,
+    after: int | None = None,
 ) -> FilePage:
     """A page of files, newest first (id descending: stable while files are added).
 
     `count` is exact up to COUNT_CAP and capped beyond (`count_capped`), so a
-    list over millions of files never waits on a full count.
+    list over millions of files never waits on a full count. `after` (the
+    last id seen) walks by keyset: any depth costs one index probe, where a
+    page number costs the rows before it.
     """
     size = page_size or settings.CATALOG_PAGE_SIZE
     files = CatalogFile.objects.all()
@@ -91,6 +94,8 @@ def file_page(
         files = files.filter(date__gte=datetime.fromtimestamp(since, tz=UTC))
     if message_id:
         files = files.filter(id__in=file_ids_by_message_id(message_id))
+    if after is not None:
+        files = files.filter(id__lt=after)
     count = files.order_by()[: COUNT_CAP + 1].count()
     offset = (page - 1) * size
     rows = list(files.order_by("-id").values(*LIST_FIELDS)[offset : offset + size + 1])

@@ -98,6 +98,12 @@ class FileListIn(ListQueryIn):
         help_text="Files holding this message-id (<part@host>), in every group.",
     )
     page = serializers.IntegerField(required=False, min_value=1, max_value=MAX_PAGE, default=1)
+    after = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=2**63 - 1,
+        help_text="Keyset: the files after this id in the list's order (the last id seen).",
+    )
 
     def validate_group(self, value: str) -> str:
         problem = group_name_problem(value) if value else None
@@ -152,6 +158,8 @@ class FilePageOut(serializers.Serializer):
         if not page.has_next:
             return None
         url = self.context["request"].build_absolute_uri()
+        if self.context.get("after") is not None:  # a keyset walk goes on by keyset
+            return replace_query_param(url, "after", page.results[-1]["id"])
         return replace_query_param(url, "page", self.context["page"] + 1)
 
 

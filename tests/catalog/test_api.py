@@ -99,9 +99,26 @@ class TestList:
             url = body["next"]
         assert seen == [f"f{i}.rar" for i in reversed(range(5))]
 
+    def test_a_keyset_walk_by_after_gives_each_file_once(self, node_client, settings):
+        settings.CATALOG_PAGE_SIZE = 2
+        group = GroupFactory()
+        for i in range(5):
+            store(group, report(f"f{i}.rar", [1], 1))
+        client = node_client()
+        first = client.get("/api/v1/files").json()["results"]
+        url, seen = f"/api/v1/files?after={first[-1]['id']}", [f["name"] for f in first]
+        while url:
+            body = client.get(url).json()
+            assert "page=" not in (body["next"] or "")  # the walk stays a keyset walk
+            seen += [f["name"] for f in body["results"]]
+            url = body["next"]
+        assert seen == [f"f{i}.rar" for i in reversed(range(5))]
+
     @pytest.mark.parametrize(
         ("query", "param"),
         [
+            ("after=0", "after"),
+            ("after=x", "after"),
             ("complete=maybe", "complete"),
             ("since=-1", "since"),
             ("since=soon", "since"),
