@@ -47,6 +47,17 @@ class ChaosFleet(Fleet):
     def __init__(self, *args: Any, extra_env: dict[str, str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.extra_env = extra_env
+        self.agent_env: dict[str, dict[str, str]] = {}  # by agent name (a skewed clock)
+
+    def start_agent(
+        self, name: str, *args: str, env_extra: dict[str, str] | None = None
+    ) -> subprocess.Popen[bytes]:
+        log = self.workdir / f"{name}.log"
+        if log.exists():  # an agent started again: keep the earlier process's log
+            log.rename(self.workdir / f"{name}.{len(list(self.workdir.glob(name + '.*.log')))}.log")
+        return super().start_agent(
+            name, *args, env_extra={**self.agent_env.get(name, {}), **(env_extra or {})}
+        )
 
     def env(self, **extra: str) -> dict[str, str]:
         return super().env(
@@ -214,6 +225,14 @@ def holds_a_snapshotted_lane(fleet: Fleet, node: str) -> bool:
 
 
 def stop_agents(fleet: Fleet) -> dict[str, int]:
+    """SIGTERM every agent, once it is up: one started just before the plan ran out
+    may still be importing, and a SIGTERM before its handler is in kills it (-15)."""
+    for name, process in fleet.agents.items():
+        log, deadline = fleet.workdir / f"{name}.log", time.monotonic() + 20
+        while process.poll() is None and time.monotonic() < deadline:
+            if log.exists() and log.stat().st_size:
+                break
+            time.sleep(0.1)
     return {name: fleet.stop_agent(name, timeout=30) for name in list(fleet.agents)}
 
 
@@ -295,19 +314,21 @@ def run_fleet(
     kills: dict[str, list[int]],
     agent_news: str | None = None,
     coordinator_proxy: Callable[[tuple[str, int]], AbstractContextManager[Any]] | None = None,
+    agent_env: dict[str, dict[str, str]] | None = None,
 ) -> Outcome:
     """A whole run: plan, agents until done, the outcome and the run's figures.
 
     `kills` is the crash plan (empty: hits are only counted); `agent_news` is
     the news server the agents read (a fault proxy), INN2 itself by default;
     `coordinator_proxy(upstream)`, if given, is entered and the agents call the
-    coordinator through its `url`.
+    coordinator through its `url`; `agent_env` adds to an agent's environment, by name.
     """
     plan = workdir / "crash-plan.json"
     workdir.mkdir(parents=True, exist_ok=True)
     plan.write_text(json.dumps({"kills": kills}))
     with ExitStack() as stack:
         fleet = stack.enter_context(running_fleet(inn, workdir, {"CRASH_POINT_PLAN": str(plan)}))
+        fleet.agent_env = agent_env or {}
         if coordinator_proxy is not None:
             proxy = stack.enter_context(coordinator_proxy(("127.0.0.1", fleet.port)))
             fleet.url = proxy.url  # the agents (and the test's API calls) go through it

@@ -158,7 +158,8 @@ class Fleet:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
-                urllib.request.urlopen(self.url + "/api/v1/schema/", timeout=2).close()
+                # /healthz, not the schema: on a loaded machine the schema takes seconds.
+                urllib.request.urlopen(self.url + "/healthz", timeout=10).close()
                 return
             except (urllib.error.URLError, OSError):
                 assert self.gunicorn.poll() is None, self.log("gunicorn.log")
@@ -203,10 +204,12 @@ class Fleet:
 
     # --- agents -----------------------------------------------------------------
 
-    def start_agent(self, name: str, *args: str) -> subprocess.Popen[bytes]:
+    def start_agent(
+        self, name: str, *args: str, env_extra: dict[str, str] | None = None
+    ) -> subprocess.Popen[bytes]:
         token = self.tokens.get(name) or self.issue_token(name)
         log = (self.workdir / f"{name}.log").open("wb")
-        env = self.env()
+        env = {**self.env(), **(env_extra or {})}
         env.pop("DATABASE_URL")  # an agent needs no database, and must not find one
         process = subprocess.Popen(
             [
