@@ -101,8 +101,8 @@ class Fleet:
             SECRET_KEY="test-fleet-coordinator-key",
             NEWS_SERVER_URL=self.news_server_url,
             PYTHONPATH=str(ROOT),
-            **extra,
         )
+        env.update(extra)  # may set PYTHONPATH too (tests/chaos/clocks.py)
         return env
 
     def manage(self, *args: str) -> str:
