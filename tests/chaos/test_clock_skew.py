@@ -41,7 +41,9 @@ from tests.support.inn2 import InnServer
 pytestmark = [pytest.mark.e2e, pytest.mark.chaos]
 
 HOURS = 5
-RETIRE_SLACK = 3.0  # a lease call sweeps whenever its claim finds nothing; calls every 0.25 s
+RETIRE_SLACK = (
+    10.0  # a lease call sweeps whenever its claim finds nothing (a loaded CI box is slow)
+)
 
 
 @pytest.fixture(scope="module")

@@ -155,7 +155,7 @@ class Fleet:
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: kill_server takes the workers too
         )
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # workers boot slowly on a loaded CI box
         while time.monotonic() < deadline:
             try:
                 # /healthz, not the schema: on a loaded machine the schema takes seconds.
