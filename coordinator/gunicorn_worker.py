@@ -28,6 +28,7 @@ HEAD_BYTES = 64 * 1024  # a head not ended by then goes to a thread (which refus
 READ_SECONDS = 120.0  # to send a head and such a body
 _LENGTH = re.compile(rb"\r\ncontent-length:[ \t]*(\d+)", re.IGNORECASE)
 _CHUNKED = re.compile(rb"\r\ntransfer-encoding:[^\r\n]*chunked", re.IGNORECASE)
+_CONTINUE = re.compile(rb"\r\nexpect:[ \t]*100-continue", re.IGNORECASE)
 
 
 class BufferedConn(TConn):  # type: ignore[misc]
@@ -52,8 +53,8 @@ def request_ready(data: bytes | bytearray) -> bool:
     if end < 0:
         return len(data) >= HEAD_BYTES
     head = bytes(data[:end])
-    if _CHUNKED.search(head):
-        return True
+    if _CHUNKED.search(head) or _CONTINUE.search(head):
+        return True  # the thread reads it (a client expecting 100 waits for it)
     length = _LENGTH.search(head)
     wanted = int(length.group(1)) if length else 0
     return wanted > BUFFER_BYTES or len(data) - end - 4 >= wanted

@@ -22,6 +22,7 @@ HEAD = b"POST /api/v1/ranges/1/batch HTTP/1.1\r\nHost: x\r\n"
         (HEAD + b"content-length: 10\r\n\r\n1234567890", True),  # any case
         (HEAD + b"Content-Length: %d\r\n\r\n" % (BUFFER_BYTES + 1), True),  # streams in a thread
         (HEAD + b"Transfer-Encoding: chunked\r\n\r\n5\r\n", True),  # read by the thread
+        (HEAD + b"Content-Length: 9\r\nExpect: 100-continue\r\n\r\n", True),  # waits for 100
         (b"GET /" + b"a" * HEAD_BYTES, True),  # an endless head: the thread refuses it
     ],
 )
