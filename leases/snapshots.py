@@ -17,7 +17,6 @@ import fcntl
 import os
 import re
 import tempfile
-import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -148,9 +147,12 @@ def remove_stale_parts(older_than: float | None = None) -> int:
     Registered with seeding's maintenance (leases/apps.py).
     """
     age = 2 * settings.LEASE_TTL_SECONDS if older_than is None else older_than
-    cutoff = time.time() - age
+    parts = list(snapshot_dir().glob("*.part"))
+    if not parts:
+        return 0
+    cutoff = storage_now(snapshot_dir()) - age
     removed = 0
-    for part in snapshot_dir().glob("*.part"):
+    for part in parts:
         try:
             if part.is_file() and part.stat().st_mtime < cutoff:
                 part.unlink()
@@ -158,6 +160,17 @@ def remove_stale_parts(older_than: float | None = None) -> int:
         except FileNotFoundError:  # its upload finished or failed meanwhile
             continue
     return removed
+
+
+def storage_now(directory: Path) -> float:
+    """Now by the clock that stamps the directory's files: the mtime of a file made now.
+
+    Not this host's clock: on a volume shared by several hosts the parts are
+    stamped by the file server (or another host), and a host whose clock ran
+    hours ahead would find every upload in flight stale (docs/reliability.md).
+    """
+    with tempfile.NamedTemporaryFile(dir=directory, prefix=".clock-", suffix=".probe") as probe:
+        return os.fstat(probe.fileno()).st_mtime
 
 
 @contextmanager

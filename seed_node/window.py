@@ -6,6 +6,7 @@ ranges, when the lane is caught up and on shutdown.
 
 from __future__ import annotations
 
+import http.client
 import logging
 import tempfile
 from pathlib import Path
@@ -22,6 +23,12 @@ from .sources import NewsServerFailure
 from .worker import Worker
 
 log = logging.getLogger(__name__)
+
+DOWNLOAD_ATTEMPTS = 3  # of a snapshot whose download breaks off, before the lane is given back
+
+
+class SnapshotUnavailable(Exception):
+    """The lane's snapshot could not be downloaded whole: the lane is given back."""
 
 
 class WindowWorker(Worker):
@@ -63,7 +70,14 @@ class WindowWorker(Worker):
         group = data["group"]["name"]
         epoch = data["epoch"]
         rules = RuleSet.from_dict(data["rules"]) if data.get("rules") else RuleSet.default()
-        window = self.restore(lane_path, epoch, group, rules, data.get("snapshot"))
+        try:
+            window = self.restore(lane_path, epoch, group, rules, data.get("snapshot"))
+        except SnapshotUnavailable as exc:
+            # Never carry on with an empty window: the snapshot's open files lie
+            # behind its position and would be dropped. Another try, later.
+            self.release_lane(lane_path, epoch)
+            self.pause_after_failure(f"lane {data['lane']} of {group} given back: {exc}")
+            return True
         ranges_read = 0
         position: int | None = (data.get("snapshot") or {}).get("next")
         log.info("%s: holding lane %s of %s", self.name, data["lane"], group)
@@ -162,9 +176,9 @@ class WindowWorker(Worker):
         if not snapshot:
             return Window(rules, group, max_open=self.settings.max_open)
         try:
-            window = self.download_window(lane_path, epoch, rules)
-        except (NotFound, OSError) as exc:
-            # Gone, or the download broke off: the snapshot itself may be fine.
+            window = self.download_whole(lane_path, epoch, rules)
+        except NotFound as exc:
+            # The coordinator has no file for the row: nothing to restore.
             log.warning("%s: no snapshot to restore (%s); starting empty", self.name, exc)
             return Window(rules, group, max_open=self.settings.max_open)
         except SnapshotError as exc:
@@ -176,6 +190,27 @@ class WindowWorker(Worker):
             cause = f"the snapshot is of {window.group!r}, not {group!r}"
         return self.reset_window(lane_path, epoch, group, rules, snapshot, cause)
 
+    def download_whole(self, lane_path: str, epoch: int, rules: RuleSet) -> Window:
+        """The snapshot, downloaded again while its download breaks off (a few times);
+        SnapshotUnavailable when it never arrives whole. A cut body is not a bad
+        snapshot: only a whole one is read (and, if untrusted, replaced)."""
+        for attempt in range(1, DOWNLOAD_ATTEMPTS + 1):
+            try:
+                return self.download_window(lane_path, epoch, rules)
+            except (OSError, http.client.HTTPException) as exc:
+                log.warning(
+                    "%s: the snapshot download broke off (%r), attempt %s of %s",
+                    self.name,
+                    exc,
+                    attempt,
+                    DOWNLOAD_ATTEMPTS,
+                )
+                if attempt == DOWNLOAD_ATTEMPTS or self.control.stop.wait(
+                    self.backoff.next_delay()
+                ):
+                    raise SnapshotUnavailable(f"its download broke off ({exc!r})") from exc
+        raise AssertionError("unreachable")
+
     def download_window(self, lane_path: str, epoch: int, rules: RuleSet) -> Window:
         with tempfile.TemporaryFile(dir=self.settings.work_dir) as spool:
             # With object storage the coordinator redirects to a presigned URL.
@@ -183,6 +218,8 @@ class WindowWorker(Worker):
             with response:
                 while chunk := response.read(256 * 1024):
                     spool.write(chunk)
+                if response.length:  # the body ended before its Content-Length
+                    raise http.client.IncompleteRead(b"", response.length)
             spool.seek(0)
             return Window.restore(spool, rules, max_open=self.settings.max_open)
 

@@ -49,6 +49,17 @@ class ChaosFleet(Fleet):
     def __init__(self, *args: Any, extra_env: dict[str, str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.extra_env = extra_env
+        self.agent_env: dict[str, dict[str, str]] = {}  # by agent name (a skewed clock)
+
+    def start_agent(
+        self, name: str, *args: str, env_extra: dict[str, str] | None = None
+    ) -> subprocess.Popen[bytes]:
+        log = self.workdir / f"{name}.log"
+        if log.exists():  # an agent started again: keep the earlier process's log
+            log.rename(self.workdir / f"{name}.{len(list(self.workdir.glob(name + '.*.log')))}.log")
+        return super().start_agent(
+            name, *args, env_extra={**self.agent_env.get(name, {}), **(env_extra or {})}
+        )
 
     def env(self, **extra: str) -> dict[str, str]:
         return super().env(
@@ -142,8 +153,14 @@ def running_fleet(
             fleet.stop()
 
 
+# The range agents a run starts beside the window agent; the PostgreSQL
+# restart runs all three (four agents in all).
+RANGE_AGENTS = ("ranges-1", "ranges-2")
+
+
 def agent_args(news: str) -> dict[str, list[str]]:
-    """Three range agents and a window agent, all reading the news server directly."""
+    """A window agent and three range agents, all reading the news server directly
+    (a run starts two of them unless it asks for more: RANGE_AGENTS)."""
     common = ["--news-server", news, "--batch-headers", "20", "--http-timeout", "10"]
     window = ["--mode", "window", "--lane", "history", "--snapshot-every", "1"]
     window += ["--max-headers-per-second", "80"]
@@ -169,6 +186,7 @@ def wait_until_done(
     restores: int = 0,
     plan: Path | None = None,
     window_restarts: int = 8,
+    range_agents: tuple[str, ...] = RANGE_AGENTS,
 ) -> float:
     """Until every range is done; the seconds it took.
 
@@ -185,7 +203,7 @@ def wait_until_done(
             restarted >= window_restarts
             or crash_state(plan).get("hits", {}).get("snapshot.get.opened", 0) >= restores
         ):
-            start_agents(fleet, news, ("ranges-1", "ranges-2", "ranges-3"))
+            start_agents(fleet, news, range_agents)
         try:
             ((left,),) = fleet.sql("SELECT count(*) FROM seed_range WHERE status <> 'done'")
             snapshotted = holds_a_snapshotted_lane(fleet, "window")
@@ -327,6 +345,8 @@ def run_fleet(
     *,
     database: Database | None = None,
     during: dict[str, Callable[[ChaosFleet], AbstractContextManager[Any]]] | None = None,
+    agent_env: dict[str, dict[str, str]] | None = None,
+    range_agents: tuple[str, ...] = RANGE_AGENTS,
 ) -> Outcome:
     """A whole run: plan, agents until done, the outcome and the run's figures.
 
@@ -336,7 +356,8 @@ def run_fleet(
     coordinator through its `url`. `database` makes the fleet's database
     (see running_fleet). Each of `during` (a fault, a client beside the agents)
     is entered once the agents could start and left once the plan is done;
-    what it yields is in the outcome's `extra[name]`.
+    what it yields is in the outcome's `extra[name]`. `agent_env` adds to an
+    agent's environment, by name; `range_agents` join the window agent.
     """
     plan = workdir / "crash-plan.json"
     workdir.mkdir(parents=True, exist_ok=True)
@@ -345,6 +366,7 @@ def run_fleet(
         fleet = stack.enter_context(
             running_fleet(inn, workdir, {"CRASH_POINT_PLAN": str(plan)}, database)
         )
+        fleet.agent_env = agent_env or {}
         if coordinator_proxy is not None:
             proxy = stack.enter_context(coordinator_proxy(("127.0.0.1", fleet.port)))
             fleet.url = proxy.url  # the agents (and the test's API calls) go through it
@@ -354,7 +376,9 @@ def run_fleet(
             news = f"{agent_news}/?connections=2&compression=0"
         with ExitStack() as faults:
             beside = {name: faults.enter_context(f(fleet)) for name, f in (during or {}).items()}
-            took = wait_until_done(fleet, news, restores=RESTORES, plan=plan)
+            took = wait_until_done(
+                fleet, news, restores=RESTORES, plan=plan, range_agents=range_agents
+            )
         stuck = stuck_leases(fleet)
         exits = stop_agents(fleet)
         # Stopped gracefully, every agent gave its lanes back.

@@ -53,6 +53,7 @@ def postgres_restart_run(posted: InnServer, workdir: Path) -> Outcome:
             workdir,
             {},
             database=cluster.database,
+            range_agents=("ranges-1", "ranges-2", "ranges-3"),  # four agents in all
             during={
                 "outage": stop_later,
                 "probe": lambda fleet: clients.running(clients.probe(fleet), probe, "probe"),

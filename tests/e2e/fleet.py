@@ -101,8 +101,8 @@ class Fleet:
             SECRET_KEY="test-fleet-coordinator-key",
             NEWS_SERVER_URL=self.news_server_url,
             PYTHONPATH=str(ROOT),
-            **extra,
         )
+        env.update(extra)  # may set PYTHONPATH too (tests/chaos/clocks.py)
         return env
 
     def manage(self, *args: str) -> str:
@@ -155,10 +155,11 @@ class Fleet:
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: kill_server takes the workers too
         )
-        deadline = time.monotonic() + 60  # a busy shared machine: the schema takes seconds
+        deadline = time.monotonic() + 120  # workers boot slowly on a loaded CI box
         while time.monotonic() < deadline:
             try:
-                urllib.request.urlopen(self.url + "/api/v1/schema/", timeout=15).close()
+                # /healthz, not the schema: on a loaded machine the schema takes seconds.
+                urllib.request.urlopen(self.url + "/healthz", timeout=10).close()
                 return
             except (urllib.error.URLError, OSError):
                 assert self.gunicorn.poll() is None, self.log("gunicorn.log")
@@ -203,10 +204,12 @@ class Fleet:
 
     # --- agents -----------------------------------------------------------------
 
-    def start_agent(self, name: str, *args: str) -> subprocess.Popen[bytes]:
+    def start_agent(
+        self, name: str, *args: str, env_extra: dict[str, str] | None = None
+    ) -> subprocess.Popen[bytes]:
         token = self.tokens.get(name) or self.issue_token(name)
         log = (self.workdir / f"{name}.log").open("wb")
-        env = self.env()
+        env = {**self.env(), **(env_extra or {})}
         env.pop("DATABASE_URL")  # an agent needs no database, and must not find one
         process = subprocess.Popen(
             [

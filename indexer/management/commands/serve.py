@@ -123,14 +123,16 @@ def gunicorn_arguments(
 ) -> list[str]:
     """gthread workers: a long stream (a snapshot of up to 8 GiB, a relayed overview)
     holds a thread while the worker's main loop keeps telling the arbiter it is
-    alive, so `timeout` never cuts a slow transfer (sync workers were killed)."""
+    alive, so `timeout` never cuts a slow transfer (sync workers were killed).
+    Their main loop reads each small request whole before a thread takes it, so
+    slow clients hold no threads (coordinator/gunicorn_worker.py)."""
     return [
         gunicorn,
         "coordinator.wsgi",
         "--bind",
         bind,
         "--worker-class",
-        "indexer.gunicorn_worker.QueueTimedWorker",  # gthread, timing the queue
+        "coordinator.gunicorn_worker.BufferingWorker",  # gthread: buffers, times the queue
         "--workers",
         str(workers),
         "--threads",
