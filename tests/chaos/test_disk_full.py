@@ -207,12 +207,7 @@ def test_once_space_is_back_the_lane_goes_on_and_the_catalog_equals_the_referenc
     # A lane that changed hands while its snapshot was refused is read again from
     # the older snapshot: the ranges' counters go back (reset_lane_ranges), the
     # throughput rollup counts the headers read again. Everything else is equal.
-    rollup = full.rollup
-    full.rollup = reference.rollup
-    harness.assert_same_outcome(full, reference)
-    reread = {g: int(n) for g, n in rollup}
-    for group, headers in reference.rollup:
-        assert reread[group] >= headers, (rollup, reference.rollup)
+    harness.assert_same_outcome(full, reference, reread=True)
     assert full.extra["stuck_leases"] == []
     assert full.extra["held_lanes"] == []
     assert full.extra["exits"] == dict.fromkeys(full.extra["exits"], 0)

@@ -11,7 +11,6 @@ leased, and no `.part` file outlives the upkeep that removes them.
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -69,27 +68,3 @@ def test_after_the_kills_nothing_is_held_and_no_part_is_left(killed: Outcome) ->
     # Retried answers were 503s at most, never another 5xx.
     assert {status for status in killed.extra["statuses"]} <= {"503"}
     assert killed.extra["exits"] == dict.fromkeys(killed.extra["exits"], 0)
-
-
-def test_soak_workers_die_at_random_and_every_catalog_equals_the_reference(
-    request: pytest.FixtureRequest,
-    posted: InnServer,
-    reference: Outcome,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> None:
-    """`--soak MINUTES`: kill plans from fresh seeds, one fleet run after another."""
-    minutes = request.config.getoption("--soak")
-    if not minutes:
-        pytest.skip("soak runs only with --soak MINUTES")
-    deadline = time.monotonic() + 60 * minutes
-    seeds = random.Random()
-    while time.monotonic() < deadline:
-        seed = seeds.randrange(2**32)
-        outcome = harness.run_fleet(
-            posted, tmp_path_factory.mktemp(f"soak-{seed}"), kill_plan(seed)
-        )
-        assert len(outcome.extra["state"].get("kills", [])) >= 20, seed
-        harness.assert_same_outcome(outcome, reference)
-        assert outcome.extra["stuck_leases"] == [], seed
-        assert outcome.extra["held_lanes"] == [], seed
-        assert outcome.extra["parts_left"] == [], seed
