@@ -14,10 +14,11 @@ import ssl
 import time
 import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import Any
 
+from usenet.nntp.config import NewsServerConfig
 from usenet.nntp.errors import (
     AuthRequired,
     CompressionError,
@@ -27,9 +28,6 @@ from usenet.nntp.errors import (
     UnsafeArgument,
     error_for_reply,
 )
-
-if TYPE_CHECKING:
-    from usenet.nntp.config import NewsServerConfig
 
 log = logging.getLogger(__name__)
 
@@ -58,26 +56,13 @@ class NNTPClient:
         host: str,
         port: int = 119,
         *,
-        tls: bool = False,
-        username: str | None = None,
-        password: str | None = None,
-        timeout: float = 30.0,
-        connect_timeout: float = 10.0,
-        verify: bool = True,
-        ca_file: str | None = None,
-        compression: bool = True,
         disabled_compressions: set[str] | None = None,
+        **options: Any,
     ) -> None:
-        self.host = host
-        self.port = port
-        self.tls = tls
-        self.username = username
-        self._password = password
-        self.timeout = timeout
-        self.connect_timeout = connect_timeout
-        self.verify = verify
-        self.ca_file = ca_file
-        self.compression = compression
+        """`options` are NewsServerConfig's: tls, username, password, timeout,
+        connect_timeout, verify, ca_file, compression (an unknown one: TypeError)."""
+        self.config = NewsServerConfig(host, port, **options)
+        self.host, self.port = host, port
         # Shared with a pool so that a compression that failed once is never tried again.
         self.disabled_compressions = (
             disabled_compressions if disabled_compressions is not None else set()
@@ -94,19 +79,10 @@ class NNTPClient:
         self.recv_seconds = 0.0  # time spent waiting for the server's bytes
 
     @classmethod
-    def from_config(cls, config: NewsServerConfig, **overrides: object) -> NNTPClient:
-        options: dict[str, object] = {
-            "tls": config.tls,
-            "username": config.username,
-            "password": config.password,
-            "timeout": config.timeout,
-            "connect_timeout": config.connect_timeout,
-            "verify": config.verify,
-            "ca_file": config.ca_file,
-            "compression": config.compression,
-        }
-        options.update(overrides)
-        return cls(config.host, config.port, **options)  # type: ignore[arg-type]
+    def from_config(cls, config: NewsServerConfig, **overrides: Any) -> NNTPClient:
+        options = {f.name: getattr(config, f.name) for f in fields(config)}
+        del options["host"], options["port"], options["connections"]
+        return cls(config.host, config.port, **{**options, **overrides})
 
     def __repr__(self) -> str:
         state = "connected" if self.connected else "closed"
@@ -124,16 +100,18 @@ class NNTPClient:
             return self
         address = f"{self.host}:{self.port}"
         try:
-            sock = socket.create_connection((self.host, self.port), timeout=self.connect_timeout)
+            sock = socket.create_connection(
+                (self.host, self.port), timeout=self.config.connect_timeout
+            )
         except OSError as exc:
             raise NNTPConnectionError(f"cannot connect to {address}: {exc}") from None
-        if self.tls:
+        if self.config.tls:
             try:
                 sock = self._ssl_context().wrap_socket(sock, server_hostname=self.host)
             except (OSError, ssl.SSLError) as exc:
                 sock.close()
                 raise NNTPConnectionError(f"TLS handshake with {address} failed: {exc}") from None
-        sock.settimeout(self.timeout)
+        sock.settimeout(self.config.timeout)
         self._sock = sock
         self._buffer.clear()
         self._inflater = self._deflater = None
@@ -151,8 +129,8 @@ class NNTPClient:
         return self
 
     def _ssl_context(self) -> ssl.SSLContext:
-        context = ssl.create_default_context(cafile=self.ca_file)
-        if not self.verify:
+        context = ssl.create_default_context(cafile=self.config.ca_file)
+        if not self.config.verify:
             context.check_hostname = False
             context.verify_mode = ssl.CERT_NONE
         return context
@@ -161,11 +139,11 @@ class NNTPClient:
         needs_auth = not self._load_capabilities()
         if "MODE-READER" in self.capabilities and "READER" not in self.capabilities:
             self.mode_reader()
-        if self.username is not None and (needs_auth or "AUTHINFO" in self.capabilities):
+        if self.config.username is not None and (needs_auth or "AUTHINFO" in self.capabilities):
             self.authenticate()
         elif needs_auth:
             raise AuthRequired("server wants credentials and none are configured", 480)
-        if self.compression:
+        if self.config.compression:
             self._enable_compression()
 
     def _load_capabilities(self) -> bool:
@@ -194,13 +172,13 @@ class NNTPClient:
 
     def authenticate(self) -> None:
         """AUTHINFO USER/PASS, then re-read CAPABILITIES as RFC 4643 requires."""
-        if self.username is None:
+        if self.config.username is None:
             raise AuthRequired("no username configured", 480)
-        code, _ = self._command(f"AUTHINFO USER {self.username}", (281, 381))
+        code, _ = self._command(f"AUTHINFO USER {self.config.username}", (281, 381))
         if code == 381:
-            if self._password is None:
+            if self.config.password is None:
                 raise AuthRequired("server wants a password and none is configured", 481)
-            self._command(f"AUTHINFO PASS {self._password}", (281,))
+            self._command(f"AUTHINFO PASS {self.config.password}", (281,))
         self._load_capabilities()
 
     def _try_command(self, command: str, label: str, code: int) -> bool:
@@ -388,8 +366,8 @@ class NNTPClient:
         return error_for_reply(code, message)
 
     def _scrub(self, text: str) -> str:
-        if self._password:
-            text = text.replace(self._password, "***")
+        if self.config.password:
+            text = text.replace(self.config.password, "***")
         return text
 
     def _send(self, line: str) -> None:
@@ -424,7 +402,7 @@ class NNTPClient:
         except TimeoutError:
             self.close()
             raise NNTPConnectionError(
-                f"{self.host}:{self.port} sent nothing for {self.timeout} seconds"
+                f"{self.host}:{self.port} sent nothing for {self.config.timeout} seconds"
             ) from None
         except OSError as exc:
             self.close()
