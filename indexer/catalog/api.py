@@ -89,7 +89,7 @@ def page_view(
     summary: str,
     operation_id: str,
 ) -> type[PageView]:
-    attributes = {"query_in": query_in, "page_out": page_out, "select": select}
+    attributes = {"query_in": query_in, "page_out": page_out, "select": select, "__doc__": summary}
     name = "".join(word.title() for word in operation_id.split("_")) + "View"
     view = type(name, (PageView,), attributes)
     schema = extend_schema(
@@ -106,14 +106,34 @@ FileListView = page_view(
 )
 
 
-class FileDetailView(CatalogView):
-    @extend_schema(
-        responses={200: FileDetailOut, **ERRORS},
-        summary="One catalog file",
-        operation_id="file_retrieve",
+class OneView(CatalogView):
+    """GET one row by the id in the URL: `find(id)` (which checks the id and
+    raises NotFound), rendered by `out` (its context: the request)."""
+
+    out: ClassVar[type[Serializer]]
+    find: ClassVar[Callable[[int], Any]]
+
+    def get(self, request: Request, **url: int) -> Response:
+        (key,) = url.values()
+        return Response(self.out(type(self).find(key), context={"request": request}).data)
+
+
+def one_view(
+    out: type[Serializer], find: Callable[[int], Any], summary: str, operation_id: str
+) -> type[OneView]:
+    name = "".join(word.title() for word in operation_id.split("_")) + "View"
+    view = type(name, (OneView,), {"out": out, "find": find, "__doc__": summary})
+    schema = extend_schema(
+        responses={200: out, **ERRORS}, summary=summary, operation_id=operation_id
     )
-    def get(self, request: Request, file_id: int) -> Response:
-        return Response(FileDetailOut(selectors.file_detail(checked_file_id(file_id))).data)
+    return extend_schema_view(get=schema)(view)  # type: ignore[no-any-return]
+
+
+def file_detail(file_id: int) -> Any:
+    return selectors.file_detail(checked_file_id(file_id))
+
+
+FileDetailView = one_view(FileDetailOut, file_detail, "One catalog file", "file_retrieve")
 
 
 class NzbView(CatalogView):
@@ -168,15 +188,13 @@ ReleaseListView = page_view(
 )
 
 
-class ReleaseDetailView(CatalogView):
-    @extend_schema(
-        responses={200: ReleaseDetailOut, **ERRORS},
-        summary="One release with its files",
-        operation_id="release_retrieve",
-    )
-    def get(self, request: Request, release_id: int) -> Response:
-        detail = selectors.release_detail(checked_release_id(release_id))
-        return Response(ReleaseDetailOut(detail, context={"request": request}).data)
+def release_detail(release_id: int) -> Any:
+    return selectors.release_detail(checked_release_id(release_id))
+
+
+ReleaseDetailView = one_view(
+    ReleaseDetailOut, release_detail, "One release with its files", "release_retrieve"
+)
 
 
 class ReleaseByIdNzbView(CatalogView):
