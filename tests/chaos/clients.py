@@ -184,7 +184,7 @@ INTRUDER = {
 }
 
 
-def troublemaker(fleet: Fleet, every: float = 0.3) -> Any:
+def troublemaker(fleet: Fleet, every: float = 0.3, base: str | None = None) -> Any:
     """Stale epochs and replays, sent as the agents' nodes, all through the run.
 
     For a range an agent holds at epoch E: a batch at E-1 that would move the
@@ -194,8 +194,10 @@ def troublemaker(fleet: Fleet, every: float = 0.3) -> Any:
     point unmoved; 409 once the lease ended). For a lane held at epoch E: a
     snapshot PUT at E-1 (409; the lane's snapshot stays). The rows are read
     from the database when it answers, and the last rows read are used when
-    it does not (during an outage every call should be a 503).
+    it does not (during an outage every call should be a 503). `base`: the
+    coordinator's own URL when the agents call it through a fault proxy.
     """
+    url = base or fleet.url
     tokens: dict[str, str] = {}
     known: dict[str, list[tuple[Any, ...]]] = {"ranges": [], "lanes": []}
 
@@ -215,7 +217,7 @@ def troublemaker(fleet: Fleet, every: float = 0.3) -> Any:
             for range_id, node, epoch, next_id, end_id in known["ranges"][:2]:
                 if node not in fleet.tokens or epoch < 1:  # epoch 0 is valid, and stale
                     continue
-                send_range_calls(recorder, fleet, as_node(node), range_id, epoch, next_id, end_id)
+                send_range_calls(recorder, url, as_node(node), range_id, epoch, next_id, end_id)
             for group_id, lane, node, epoch in known["lanes"][:1]:
                 if node in fleet.tokens:
                     path = (
@@ -223,7 +225,7 @@ def troublemaker(fleet: Fleet, every: float = 0.3) -> Any:
                     )
                     recorder.add(
                         call(
-                            fleet.url,
+                            url,
                             "PUT",
                             path,
                             who="stale",
@@ -238,7 +240,7 @@ def troublemaker(fleet: Fleet, every: float = 0.3) -> Any:
 
 def send_range_calls(
     recorder: Recorder,
-    fleet: Fleet,
+    url: str,
     node_token: str,
     range_id: int,
     epoch: int,
@@ -247,12 +249,10 @@ def send_range_calls(
 ) -> None:
     base = f"/api/v1/ranges/{range_id}"
     stale = {"epoch": epoch - 1, "next": end_id + 1, "headers": 5000, "files": [INTRUDER]}
-    recorder.add(
-        call(fleet.url, "POST", f"{base}/batch", who="stale", token=node_token, body=stale)
-    )
+    recorder.add(call(url, "POST", f"{base}/batch", who="stale", token=node_token, body=stale))
     recorder.add(
         call(
-            fleet.url,
+            url,
             "POST",
             f"{base}/heartbeat",
             who="stale",
@@ -261,6 +261,20 @@ def send_range_calls(
         )
     )
     replay = {"epoch": epoch, "next": next_id, "headers": 0, "files": []}
-    recorder.add(
-        call(fleet.url, "POST", f"{base}/batch", who="replay", token=node_token, body=replay)
-    )
+    recorder.add(call(url, "POST", f"{base}/batch", who="replay", token=node_token, body=replay))
+
+
+def assert_documented_answers(recorder: Recorder, *, dropped: bool = False) -> None:
+    """Stale epochs got 409 `lease_lost` (or 503 while the database was down),
+    replays 200 with nothing stored, 409 or 503; with `dropped`, a call may also
+    have lost its connection (a coordinator worker killed under it)."""
+    assert recorder.errors == []
+    assert any(c.who == "stale" and c.status == 409 for c in recorder.calls), recorder.calls[:5]
+    for c in recorder.calls:
+        if dropped and c.status == 0:
+            continue
+        if c.who == "stale":
+            assert (c.status, c.code) in {(409, "lease_lost"), (503, "unavailable")}, c
+        else:
+            assert c.status in {200, 409, 503}, c
+            assert c.status != 200 or c.body["stored"] == 0, c

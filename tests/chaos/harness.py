@@ -22,6 +22,7 @@ from typing import Any
 
 import psycopg
 
+from tests.chaos import clients
 from tests.e2e.fleet import LEASE_TTL_SECONDS, Fleet, fresh_database
 from tests.support.inn2 import InnServer
 from tests.support.usenet import make_binary_posts
@@ -355,6 +356,7 @@ def run_fleet(
     during: dict[str, Callable[[ChaosFleet], AbstractContextManager[Any]]] | None = None,
     agent_env: dict[str, dict[str, str]] | None = None,
     range_agents: tuple[str, ...] = RANGE_AGENTS,
+    troublemaker: bool = True,
 ) -> Outcome:
     """A whole run: plan, agents until done, the outcome and the run's figures.
 
@@ -365,7 +367,11 @@ def run_fleet(
     (see running_fleet). Each of `during` (a fault, a client beside the agents)
     is entered once the agents could start and left once the plan is done;
     what it yields is in the outcome's `extra[name]`. `agent_env` adds to an
-    agent's environment, by name; `range_agents` join the window agent.
+    agent's environment, by name; `range_agents` join the window agent. Unless
+    `troublemaker` is false (the reference run) or `during` brings its own, a
+    troublemaker (tests/chaos/clients.py: stale epochs, replays) calls the
+    coordinator directly all through the run; its calls are in
+    `extra["troublemaker"]`.
     """
     plan = workdir / "crash-plan.json"
     workdir.mkdir(parents=True, exist_ok=True)
@@ -375,6 +381,12 @@ def run_fleet(
             running_fleet(inn, workdir, {"CRASH_POINT_PLAN": str(plan)}, database)
         )
         fleet.agent_env = agent_env or {}
+        during = dict(during or {})
+        if troublemaker and "troublemaker" not in during:
+            direct = fleet.url
+            during["troublemaker"] = lambda fleet: clients.running(
+                clients.troublemaker(fleet, base=direct), clients.Recorder(), "troublemaker"
+            )
         if coordinator_proxy is not None:
             proxy = stack.enter_context(coordinator_proxy(("127.0.0.1", fleet.port)))
             fleet.url = proxy.url  # the agents (and the test's API calls) go through it
@@ -383,7 +395,7 @@ def run_fleet(
         if agent_news:  # uncompressed: the proxy finds OVER answers by their text
             news = f"{agent_news}/?connections=2&compression=0"
         with ExitStack() as faults:
-            beside = {name: faults.enter_context(f(fleet)) for name, f in (during or {}).items()}
+            beside = {name: faults.enter_context(f(fleet)) for name, f in during.items()}
             took = wait_until_done(
                 fleet, news, restores=RESTORES, plan=plan, range_agents=range_agents
             )

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.chaos import harness
+from tests.chaos import clients, harness
 from tests.chaos.harness import Outcome
 from tests.chaos.http_cutter import HttpCutPlan, HttpCutter
 from tests.support.inn2 import InnServer
@@ -62,3 +62,9 @@ def test_after_the_cut_calls_nothing_is_held_and_no_segment_is_twice(cut: Outcom
     assert cut.extra["held_lanes"] == []
     assert cut.extra["exits"] == dict.fromkeys(cut.extra["exits"], 0)
     assert set(cut.extra["statuses"]) <= {"503"}
+
+
+def test_stale_epochs_and_replays_during_the_cuts_get_their_documented_answers(
+    cut: Outcome,
+) -> None:
+    clients.assert_documented_answers(cut.extra["troublemaker"])

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.chaos import harness
+from tests.chaos import clients, harness
 from tests.chaos.harness import Outcome
 from tests.chaos.nntp_cutter import CutPlan, NntpCutter
 from tests.support.inn2 import InnServer
@@ -61,3 +61,9 @@ def test_after_the_cuts_no_segment_is_twice_in_the_catalog(cut: Outcome) -> None
     assert cut.extra["stuck_leases"] == []
     assert cut.extra["held_lanes"] == []
     assert cut.extra["exits"] == dict.fromkeys(cut.extra["exits"], 0)
+
+
+def test_stale_epochs_and_replays_during_the_cuts_get_their_documented_answers(
+    cut: Outcome,
+) -> None:
+    clients.assert_documented_answers(cut.extra["troublemaker"])

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.chaos import harness
+from tests.chaos import clients, harness
 from tests.chaos.harness import Outcome
 from tests.chaos.snapshot_cutter import SnapshotCutPlan, SnapshotCutter
 from tests.support.inn2 import InnServer
@@ -58,3 +58,9 @@ def test_a_cut_download_neither_empties_the_window_nor_stops_the_agent(cut: Outc
     assert cut.extra["held_lanes"] == []
     assert cut.extra["exits"] == dict.fromkeys(cut.extra["exits"], 0)
     assert cut.extra["server_errors"] == []
+
+
+def test_stale_epochs_and_replays_during_the_cuts_get_their_documented_answers(
+    cut: Outcome,
+) -> None:
+    clients.assert_documented_answers(cut.extra["troublemaker"])

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.chaos import harness
+from tests.chaos import clients, harness
 from tests.chaos.harness import Outcome
 from tests.chaos.http_cutter import HttpCutter
 from tests.chaos.nntp_cutter import NntpCutter
@@ -88,3 +88,5 @@ def test_soak_faults_at_random_and_every_catalog_equals_the_reference(
         assert outcome.extra["stuck_leases"] == [], (name, seed)
         assert outcome.extra["held_lanes"] == [], (name, seed)
         assert outcome.extra["parts_left"] == [], (name, seed)
+        dropped = name == "worker kills"  # a killed worker drops the calls it had
+        clients.assert_documented_answers(outcome.extra["troublemaker"], dropped=dropped)

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from indexer.crashpoints import POINTS
-from tests.chaos import harness
+from tests.chaos import clients, harness
 from tests.chaos.harness import Outcome
 from tests.support.inn2 import InnServer
 
@@ -68,3 +68,9 @@ def test_after_the_kills_nothing_is_held_and_no_part_is_left(killed: Outcome) ->
     # Retried answers were 503s at most, never another 5xx.
     assert {status for status in killed.extra["statuses"]} <= {"503"}
     assert killed.extra["exits"] == dict.fromkeys(killed.extra["exits"], 0)
+
+
+def test_stale_epochs_and_replays_during_the_kills_get_their_documented_answers(
+    killed: Outcome,
+) -> None:
+    clients.assert_documented_answers(killed.extra["troublemaker"], dropped=True)
