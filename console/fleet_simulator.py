@@ -19,6 +19,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -130,15 +131,29 @@ class Connection:
 
 
 @dataclass
-class Stats:
-    """What a run saw: latencies and answers per endpoint, work done."""
+class Work:
+    """The work a run did, counted; folded and reset as one."""
 
-    latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
-    answers: Counter[tuple[str, str]] = field(default_factory=Counter)
     leases: int = 0
     batches: int = 0
     segments: int = 0
     stored: int = 0
+
+    def add_work(self, other: Work) -> None:
+        for count in dataclass_fields(Work):
+            setattr(self, count.name, getattr(self, count.name) + getattr(other, count.name))
+
+    def reset_work(self) -> None:
+        for count in dataclass_fields(Work):
+            setattr(self, count.name, 0)
+
+
+@dataclass
+class Stats(Work):
+    """What a run saw: latencies and answers per endpoint, work done, its window."""
+
+    latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    answers: Counter[tuple[str, str]] = field(default_factory=Counter)
     started: float = 0.0
     ended: float = 0.0
 
@@ -154,10 +169,7 @@ class Stats:
         for endpoint, values in other.latencies.items():
             self.latencies[endpoint].extend(values)
         self.answers.update(other.answers)
-        self.leases += other.leases
-        self.batches += other.batches
-        self.segments += other.segments
-        self.stored += other.stored
+        self.add_work(other)
         self.ended += other.seconds  # seconds add up; started stays
 
     def errors(self) -> Counter[str]:
@@ -317,16 +329,23 @@ class Node:
         self.held.clear()
         self.conn.close()
 
-    async def lease_range(self) -> None:
-        answer = await self.call("lease", "POST", "/api/v1/ranges/lease")
+    async def take_lease(self, endpoint: str, path: str, body: Any = None) -> Any:
+        """The lease offered at `path`, counted; None when there was none (after
+        waiting its `retry_after`) or the call failed."""
+        answer = await self.call(endpoint, "POST", path, body)
         if answer is None or answer.status != 200:
-            return
+            return None
         offer = answer.json()
         if offer["lease"] is None:
             await self.pause(float(offer.get("retry_after") or 5))
-            return
+            return None
         self.stats.leases += 1
-        lease = offer["lease"]
+        return offer["lease"]
+
+    async def lease_range(self) -> None:
+        lease = await self.take_lease("lease", "/api/v1/ranges/lease")
+        if lease is None:
+            return
         await self.read_range(lease["id"], lease["epoch"], lease["start"], lease["end"])
 
     async def read_range(self, range_id: int, epoch: int, start: int, end: int) -> bool:
@@ -371,15 +390,9 @@ class Node:
         return False
 
     async def hold_lane(self) -> None:
-        answer = await self.call("group_lease", "POST", "/api/v1/groups/lease", {"lane": "history"})
-        if answer is None or answer.status != 200:
+        lease = await self.take_lease("group_lease", "/api/v1/groups/lease", {"lane": "history"})
+        if lease is None:
             return
-        offer = answer.json()
-        if offer["lease"] is None:
-            await self.pause(float(offer.get("retry_after") or 5))
-            return
-        self.stats.leases += 1
-        lease = offer["lease"]
         path = f"/api/v1/groups/{lease['group']['id']}/lanes/history"
         epoch = lease["epoch"]
         self.held[path] = epoch
@@ -462,7 +475,7 @@ async def run_fleet(
     await asyncio.sleep(max(start - time.monotonic(), 0))
     stats.answers.clear()  # the ramp's calls are not measured
     stats.latencies.clear()
-    stats.leases = stats.batches = stats.segments = stats.stored = 0
+    stats.reset_work()
     stats.started = time.monotonic()
     await asyncio.gather(*tasks)
     stats.ended = max(time.monotonic(), deadline)
