@@ -19,7 +19,6 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from dataclasses import fields as dataclass_fields
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -131,35 +130,16 @@ class Connection:
 
 
 @dataclass
-class Work:
-    """The work a run did, counted; folded and reset as one."""
+class Stats:
+    """What a run saw: latencies and answers per endpoint, work done, in how long."""
 
+    latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    answers: Counter[tuple[str, str]] = field(default_factory=Counter)
     leases: int = 0
     batches: int = 0
     segments: int = 0
     stored: int = 0
-
-    def add_work(self, other: Work) -> None:
-        for count in dataclass_fields(Work):
-            setattr(self, count.name, getattr(self, count.name) + getattr(other, count.name))
-
-    def reset_work(self) -> None:
-        for count in dataclass_fields(Work):
-            setattr(self, count.name, 0)
-
-
-@dataclass
-class Stats(Work):
-    """What a run saw: latencies and answers per endpoint, work done, its window."""
-
-    latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
-    answers: Counter[tuple[str, str]] = field(default_factory=Counter)
-    started: float = 0.0
-    ended: float = 0.0
-
-    @property
-    def seconds(self) -> float:
-        return max(self.ended - self.started, 1e-9)
+    seconds: float = 1e-9  # the measured window (above 0: rates divide by it)
 
     def calls(self) -> int:
         return sum(self.answers.values())
@@ -169,8 +149,11 @@ class Stats(Work):
         for endpoint, values in other.latencies.items():
             self.latencies[endpoint].extend(values)
         self.answers.update(other.answers)
-        self.add_work(other)
-        self.ended += other.seconds  # seconds add up; started stays
+        self.leases += other.leases
+        self.batches += other.batches
+        self.segments += other.segments
+        self.stored += other.stored
+        self.seconds += other.seconds
 
     def errors(self) -> Counter[str]:
         """Answers outside 2xx, by code (e.g. "409", "503", "timeout"), all endpoints."""
@@ -475,10 +458,10 @@ async def run_fleet(
     await asyncio.sleep(max(start - time.monotonic(), 0))
     stats.answers.clear()  # the ramp's calls are not measured
     stats.latencies.clear()
-    stats.reset_work()
-    stats.started = time.monotonic()
+    stats.leases = stats.batches = stats.segments = stats.stored = 0
+    started = time.monotonic()
     await asyncio.gather(*tasks)
-    stats.ended = max(time.monotonic(), deadline)
+    stats.seconds = max(time.monotonic(), deadline) - started
     for node in fleet:
         node.conn.close()
     return stats
