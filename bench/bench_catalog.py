@@ -24,12 +24,12 @@ from urllib.parse import quote
 
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 
+from common import staff_client
 from django_setup import drop_database, setup, use_database
 
 BIG, EMPTY = "bench_catalog", "bench_catalog_empty"
 setup(BIG)
 
-from django.contrib.auth.models import User  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 from django.test import Client  # noqa: E402
 
@@ -367,11 +367,7 @@ def bare_reads(ids: list[int]) -> list[float]:
 def lookups(count: int) -> None:
     """Message-id lookups and file lists through the API routes, p50/p99."""
     use_database(BIG)
-    user, _ = User.objects.get_or_create(
-        username="bench-staff", defaults={"is_staff": True, "is_superuser": True}
-    )
-    client = Client()
-    client.force_login(user)
+    client = staff_client()
     with connection.cursor() as cursor:
         cursor.execute("SELECT min(id), max(id) FROM catalog_file")
         low, high = cursor.fetchone()

@@ -18,12 +18,12 @@ import time
 
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 
+from common import size_parser, staff_client
 from django_setup import drop_database, setup
 
 DATABASE = "bench_dashboard"
 setup(DATABASE)
 
-from django.contrib.auth.models import User  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 
@@ -101,11 +101,7 @@ def describe(name: str, times: list[float]) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--groups", type=int, default=10_000)
-    parser.add_argument("--ranges", type=int, default=1_000_000)
-    parser.add_argument("--nodes", type=int, default=1_000)
-    parser.add_argument("--renders", type=int, default=50)
+    parser = size_parser(__doc__, groups=10_000, ranges=1_000_000, nodes=1_000, renders=50)
     parser.add_argument("--no-load", action="store_true", help="reuse the data --keep kept")
     parser.add_argument("--keep", action="store_true", help="keep the bench's database")
     args = parser.parse_args()
@@ -121,11 +117,7 @@ def run(args: argparse.Namespace) -> None:
     if not args.no_load:
         print(f"loading {args.groups:,} groups, {args.ranges:,} ranges, {args.nodes:,} nodes ...")
         load(args.groups, args.ranges, args.nodes)
-    user, _ = User.objects.get_or_create(
-        username="bench-staff", defaults={"is_staff": True, "is_superuser": True}
-    )
-    client = Client()
-    client.force_login(user)
+    client = staff_client()
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM header_rollup_hour")
     # The dashboard never folds (a GET writes nothing): until the periodic

@@ -25,6 +25,8 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from common import size_parser
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -111,11 +113,7 @@ def run_agents(fleet, url: str, agents: int, run: int) -> tuple[float, int, dict
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--articles", type=int, default=200_000)
-    parser.add_argument("--agents", type=int, default=4)
-    parser.add_argument("--range-size", type=int, default=10_000)
-    parser.add_argument("--repeat", type=int, default=2)
+    parser = size_parser(__doc__, articles=200_000, agents=4, range_size=10_000, repeat=2)
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT / "bench"))

@@ -28,14 +28,11 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from common import load_groups, sql
 from django_setup import ROOT, setup
 
 DATABASE = "bench_fleet"
 RANGE_SIZE = 1500  # 3 batches of 20 files of 25 segments
-LOAD_GROUPS = (
-    "INSERT INTO news_group (name, active, priority, created_at) "
-    "SELECT 'alt.binaries.fleet.' || g, true, 100, now() FROM generate_series(1, %s) AS g"
-)
 LOAD_RANGES = """
 INSERT INTO seed_range (group_id, start_id, end_id, next_id, status, priority, capture,
                         epoch, attempts, headers, files, fragments, error, created_at)
@@ -64,20 +61,12 @@ def parse_args() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def sql(statement: str, params: Any = None) -> Any:
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute(statement, params)
-        return cursor.fetchall() if cursor.description else None
-
-
 def load(groups: int, ranges_per_group: int, nodes: int) -> list[str]:
     """Empty the coordinator's tables, plan the ranges, issue `nodes` tokens."""
     from indexer.services import issue_token
 
     sql("TRUNCATE news_group, seed_node, rate_bucket RESTART IDENTITY CASCADE")
-    sql(LOAD_GROUPS, [groups])
+    load_groups("alt.binaries.fleet.", groups)
     sql(LOAD_RANGES, {"size": RANGE_SIZE, "per_group": ranges_per_group})
     sql("VACUUM ANALYZE seed_range")
     tokens = [issue_token(f"sim-{i}")[1] for i in range(nodes)]

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from common import load_groups, sql
 from django_setup import drop_database, setup, use_database
 
 BARE_CLAIM = """
@@ -32,10 +33,6 @@ RETURNING id, epoch
 BARE_FINISH_ALL = (
     "UPDATE seed_range SET status = 'done', done_at = now(), next_id = end_id + 1"
     " WHERE status = 'leased'"
-)
-LOAD_GROUPS = (
-    "INSERT INTO news_group (name, active, priority, created_at) "
-    "SELECT 'alt.binaries.bench' || g, true, 100, now() FROM generate_series(1, 100) AS g"
 )
 REFILL = """
 INSERT INTO seed_range (group_id, start_id, end_id, next_id, status, priority, capture,
@@ -86,13 +83,6 @@ def parse_args() -> argparse.Namespace:
 # --- the database: load, refill, finish -------------------------------------
 
 
-def sql(statement: str) -> None:
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute(statement)
-
-
 def dsn() -> dict:
     """Django's connection parameters, as plain psycopg takes them."""
     from django.db import connection
@@ -117,7 +107,7 @@ def refill_queue(target: int) -> int:
 def load_ranges(size: int) -> None:
     """Empty the tables, then 100 groups and `size` queued ranges."""
     sql("TRUNCATE seed_range, header_rollup, news_group, seed_node RESTART IDENTITY CASCADE")
-    sql(LOAD_GROUPS)
+    load_groups("alt.binaries.bench", 100)
     refill_queue(size)
     sql("VACUUM ANALYZE seed_range")
 

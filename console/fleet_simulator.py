@@ -131,7 +131,7 @@ class Connection:
 
 @dataclass
 class Stats:
-    """What a run saw: latencies and answers per endpoint, work done."""
+    """What a run saw: latencies and answers per endpoint, work done, in how long."""
 
     latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     answers: Counter[tuple[str, str]] = field(default_factory=Counter)
@@ -139,12 +139,7 @@ class Stats:
     batches: int = 0
     segments: int = 0
     stored: int = 0
-    started: float = 0.0
-    ended: float = 0.0
-
-    @property
-    def seconds(self) -> float:
-        return max(self.ended - self.started, 1e-9)
+    seconds: float = 1e-9  # the measured window (above 0: rates divide by it)
 
     def calls(self) -> int:
         return sum(self.answers.values())
@@ -158,7 +153,7 @@ class Stats:
         self.batches += other.batches
         self.segments += other.segments
         self.stored += other.stored
-        self.ended += other.seconds  # seconds add up; started stays
+        self.seconds += other.seconds
 
     def errors(self) -> Counter[str]:
         """Answers outside 2xx, by code (e.g. "409", "503", "timeout"), all endpoints."""
@@ -317,16 +312,23 @@ class Node:
         self.held.clear()
         self.conn.close()
 
-    async def lease_range(self) -> None:
-        answer = await self.call("lease", "POST", "/api/v1/ranges/lease")
+    async def take_lease(self, endpoint: str, path: str, body: Any = None) -> Any:
+        """The lease offered at `path`, counted; None when there was none (after
+        waiting its `retry_after`) or the call failed."""
+        answer = await self.call(endpoint, "POST", path, body)
         if answer is None or answer.status != 200:
-            return
+            return None
         offer = answer.json()
         if offer["lease"] is None:
             await self.pause(float(offer.get("retry_after") or 5))
-            return
+            return None
         self.stats.leases += 1
-        lease = offer["lease"]
+        return offer["lease"]
+
+    async def lease_range(self) -> None:
+        lease = await self.take_lease("lease", "/api/v1/ranges/lease")
+        if lease is None:
+            return
         await self.read_range(lease["id"], lease["epoch"], lease["start"], lease["end"])
 
     async def read_range(self, range_id: int, epoch: int, start: int, end: int) -> bool:
@@ -371,15 +373,9 @@ class Node:
         return False
 
     async def hold_lane(self) -> None:
-        answer = await self.call("group_lease", "POST", "/api/v1/groups/lease", {"lane": "history"})
-        if answer is None or answer.status != 200:
+        lease = await self.take_lease("group_lease", "/api/v1/groups/lease", {"lane": "history"})
+        if lease is None:
             return
-        offer = answer.json()
-        if offer["lease"] is None:
-            await self.pause(float(offer.get("retry_after") or 5))
-            return
-        self.stats.leases += 1
-        lease = offer["lease"]
         path = f"/api/v1/groups/{lease['group']['id']}/lanes/history"
         epoch = lease["epoch"]
         self.held[path] = epoch
@@ -463,9 +459,9 @@ async def run_fleet(
     stats.answers.clear()  # the ramp's calls are not measured
     stats.latencies.clear()
     stats.leases = stats.batches = stats.segments = stats.stored = 0
-    stats.started = time.monotonic()
+    started = time.monotonic()
     await asyncio.gather(*tasks)
-    stats.ended = max(time.monotonic(), deadline)
+    stats.seconds = max(time.monotonic(), deadline) - started
     for node in fleet:
         node.conn.close()
     return stats

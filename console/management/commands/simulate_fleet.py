@@ -27,6 +27,15 @@ from console.fleet_simulator import (
     table,
 )
 
+# Options named after Profile's fields (`lane_share` is --lane-share); the defaults are Profile's.
+PROFILE_OPTIONS = {
+    "think": "pause after each call (seconds)",
+    "files": "files per batch",
+    "segments": "segments per file",
+    "lane_share": "share of lane holders",
+    "release_share": "ranges released",
+}
+
 
 class Command(BaseCommand):
     help = (
@@ -46,13 +55,11 @@ class Command(BaseCommand):
             "--nodes", type=int, default=10, help="simulated nodes (tokens shared round-robin)"
         )
         parser.add_argument("--seconds", type=float, default=30.0)
-        parser.add_argument(
-            "--think", type=float, default=0.0, help="pause after each call (seconds)"
-        )
-        parser.add_argument("--files", type=int, default=20, help="files per batch")
-        parser.add_argument("--segments", type=int, default=25, help="segments per file")
-        parser.add_argument("--lane-share", type=float, default=0.1, help="share of lane holders")
-        parser.add_argument("--release-share", type=float, default=0.05, help="ranges released")
+        defaults = Profile()
+        for name, text in PROFILE_OPTIONS.items():
+            default = getattr(defaults, name)
+            option = "--" + name.replace("_", "-")
+            parser.add_argument(option, type=type(default), default=default, help=text)
         parser.add_argument(
             "--ping", action="store_true", help="first the no-op (GET /api/v1/ping)"
         )
@@ -70,13 +77,7 @@ class Command(BaseCommand):
             raise CommandError("Give node tokens with --token or --tokens FILE.")
         if options["nodes"] < 1 or options["seconds"] <= 0:
             raise CommandError("--nodes must be at least 1 and --seconds above 0.")
-        profile = Profile(
-            think=options["think"],
-            files=options["files"],
-            segments=options["segments"],
-            lane_share=options["lane_share"],
-            release_share=options["release_share"],
-        )
+        profile = Profile(**{name: options[name] for name in PROFILE_OPTIONS})
         kinds = ["ping", "mix"] if options["ping"] else ["mix"]
         rows, endpoints = [], []
         for kind in kinds:
