@@ -74,6 +74,11 @@ class Node(models.Model):
         return self.name
 
 
+def unique_key(table: str, *fields: str) -> models.UniqueConstraint:
+    """A table's natural key (its rows are upserted on it), named `<table>_key`."""
+    return models.UniqueConstraint(fields=list(fields), name=f"{table}_key")
+
+
 def optional_reference(to: Any, related_name: str, **kwargs: Any) -> models.ForeignKey[Any]:
     """A nullable reference with no index of its own (the tables' partial
     indexes serve their queries); SET_NULL unless `on_delete` says otherwise."""

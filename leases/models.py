@@ -12,7 +12,7 @@ from typing import Any
 from django.db import models
 from django.db.models import F, Q
 
-from indexer.models import Group, holder_reference, optional_reference
+from indexer.models import Group, holder_reference, optional_reference, unique_key
 from seeding.models import SeedRange
 
 
@@ -70,7 +70,7 @@ class GroupLane(models.Model):
         db_table = "group_lane"
         verbose_name = "group lease"
         constraints = [
-            models.UniqueConstraint(fields=["group", "lane"], name="group_lane_key"),
+            unique_key("group_lane", "group", "lane"),
             models.CheckConstraint(
                 condition=Q(lane__in=[lane.value for lane in Lane]), name="group_lane_lane_known"
             ),
@@ -125,9 +125,7 @@ class GroupLaneWork(models.Model):
     class Meta:
         db_table = "group_lane_work"
         constraints = [
-            models.UniqueConstraint(
-                fields=["group", "lane", "priority"], name="group_lane_work_key"
-            ),
+            unique_key("group_lane_work", "group", "lane", "priority"),
         ]
 
     def __str__(self) -> str:

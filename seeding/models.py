@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
-from indexer.models import Group, Node, holder_reference
+from indexer.models import Group, Node, holder_reference, unique_key
 
 
 class RangeStatus(models.TextChoices):
@@ -131,7 +131,7 @@ class HeaderRollup(models.Model):
     class Meta:
         db_table = "header_rollup"
         constraints = [
-            models.UniqueConstraint(fields=["bucket", "node", "group"], name="header_rollup_key"),
+            unique_key("header_rollup", "bucket", "node", "group"),
         ]
 
     def __str__(self) -> str:
@@ -167,19 +167,27 @@ class GroupRangeSummary(models.Model):
     class Meta:
         db_table = "group_range_summary"
         constraints = [
-            models.UniqueConstraint(fields=["group", "status"], name="group_range_summary_key"),
+            unique_key("group_range_summary", "group", "status"),
         ]
 
     def __str__(self) -> str:
         return f"group {self.group_id} {self.status}: {self.ranges} ranges"
 
 
-class RollupHour(models.Model):
+class HeaderCounts(models.Model):
+    """Headers and batches folded from header_rollup's minutes."""
+
+    headers = models.BigIntegerField(default=0)
+    batches = models.BigIntegerField(default=0)
+
+    class Meta:
+        abstract = True
+
+
+class RollupHour(HeaderCounts):
     """Headers and batches per completed hour, folded from header_rollup once and kept."""
 
     hour = models.DateTimeField(primary_key=True)
-    headers = models.BigIntegerField(default=0)
-    batches = models.BigIntegerField(default=0)
 
     class Meta:
         db_table = "header_rollup_hour"
@@ -188,7 +196,7 @@ class RollupHour(models.Model):
         return f"{self.hour:%Y-%m-%d %H}:00 {self.headers} headers"
 
 
-class NodeHeaderTotal(models.Model):
+class NodeHeaderTotal(HeaderCounts):
     """A node's headers of all time, folded from header_rollup minutes before `HeaderFold`'s mark.
 
     All time = this row + the node's minutes at or after the mark (a few minutes'
@@ -198,8 +206,6 @@ class NodeHeaderTotal(models.Model):
     node = models.OneToOneField(
         Node, on_delete=models.CASCADE, primary_key=True, related_name="+", db_constraint=True
     )
-    headers = models.BigIntegerField(default=0)
-    batches = models.BigIntegerField(default=0)
 
     class Meta:
         db_table = "node_header_total"
