@@ -207,12 +207,14 @@ def wait_until_done(
     began = time.monotonic()
     restarted = 0
     start_agents(fleet, news, ("window",))
+    joined = not range_agents  # none to start: the window agent reads it all
     while time.monotonic() - began < timeout:
-        if "ranges-1" not in fleet.agents and (
+        if not joined and (
             restarted >= window_restarts
             or crash_state(plan).get("hits", {}).get("snapshot.get.opened", 0) >= restores
         ):
             start_agents(fleet, news, range_agents)
+            joined = True
         try:
             ((left,),) = fleet.sql("SELECT count(*) FROM seed_range WHERE status <> 'done'")
             snapshotted = holds_a_snapshotted_lane(fleet, "window")
