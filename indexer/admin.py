@@ -14,7 +14,7 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from indexer.admin_credentials import CredentialAdmin, credential_actions
+from indexer.admin_credentials import CredentialAdmin
 from indexer.admin_tools import ConsoleModelAdmin, LargeTableAdmin
 from indexer.catalog import admin as _catalog_admin  # noqa: F401  (registers the catalog's pages)
 from indexer.catalog import release_admin as _release_admin  # noqa: F401  (the releases' pages)
@@ -66,28 +66,12 @@ class IssueTokenForm(forms.Form):
 @admin.register(Node)
 class NodeAdmin(CredentialAdmin):
     list_display = ("name", "disabled", "last_seen_at", "created_at")
-    list_filter = ("disabled",)
-    search_fields = ("name",)
     readonly_fields = ("name", "last_seen_at", "created_at")
-    exclude = ("token_hash",)
     actions = ("issue_tokens", "disable_nodes", "enable_nodes")
     issue_form = IssueTokenForm
-    issue_title, issue_template = "Issue a node token", "admin/indexer/issue_token.html"
-    issued_title, issued_template = "Tokens issued", "admin/indexer/token_issued.html"
-    what, secret = "node", "token"
-
-    issue_tokens, disable_nodes, enable_nodes = credential_actions(
-        actions,
-        rotate=(
-            "Issue or rotate tokens (shown once; old tokens stop working)",
-            "Rotate the tokens of these nodes? Their current tokens stop working at once.",
-        ),
-        disable=(
-            "Disable the selected nodes",
-            "Disable these nodes? Their calls get 401 until enabled.",
-        ),
-        enable=("Enable the selected nodes", "Enable these nodes?"),
-    )
+    issue_title, issued_title = "Issue a node token", "Tokens issued"
+    what, rows, secret, refusal = "node", "nodes", "token", "401"
+    rotate_question = "Rotate the tokens of these nodes? Their current tokens stop working at once."
 
     def issue(self, request: HttpRequest, data: dict[str, Any]) -> tuple[Node, str, str]:
         node, token, created = services.issue_token(data["name"], actor=request.user)

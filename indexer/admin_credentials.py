@@ -3,13 +3,14 @@
 The secret is shown once, on its own page (never in a flash message: those
 travel in cookies); rows are rotated, disabled and enabled through list
 actions that ask first and need the change permission; nothing is deleted.
-A subclass names its templates and services; `credential_actions` makes its
-three list actions.
+A subclass names its words, titles and services; the base makes its three
+list actions (named by `actions`: rotate, disable, enable), their texts, its
+templates' names and the hidden `<secret>_hash` column from them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from django import forms
@@ -29,13 +30,43 @@ Action = Callable[[Any, HttpRequest, QuerySet], HttpResponse | None]
 class CredentialAdmin(ConsoleModelAdmin):
     """The issue page, the page that shows secrets once, and the list actions' bodies."""
 
+    list_filter = ("disabled",)
+    search_fields = ("name",)
     issue_form: ClassVar[type[forms.Form]]
     issue_title: ClassVar[str]
-    issue_template: ClassVar[str]
     issued_title: ClassVar[str]
-    issued_template: ClassVar[str]
     what: ClassVar[str]  # the row: "node", "API key"
+    rows: ClassVar[str]  # the rows in the actions' texts: "nodes", "keys"
     secret: ClassVar[str]  # what is shown once: "token", "key"
+    refusal: ClassVar[str]  # what a disabled row's calls get: "401"
+    rotate_question: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.exclude = (f"{cls.secret}_hash",)
+        rows, secret = cls.rows, cls.secret
+        made = credential_actions(
+            [str(name) for name in cls.actions or ()],
+            rotate=(
+                f"Rotate the {secret}s (shown once; old {secret}s stop working)",
+                cls.rotate_question,
+            ),
+            disable=(
+                f"Disable the selected {rows}",
+                f"Disable these {rows}? Their calls get {cls.refusal} until enabled.",
+            ),
+            enable=(f"Enable the selected {rows}", f"Enable these {rows}?"),
+        )
+        for action in made:
+            setattr(cls, action.__name__, action)
+
+    @property
+    def issue_template(self) -> str:
+        return f"admin/{self.opts.app_label}/issue_{self.secret}.html"
+
+    @property
+    def issued_template(self) -> str:
+        return f"admin/{self.opts.app_label}/{self.secret}_issued.html"
 
     def issue(self, request: HttpRequest, data: dict[str, Any]) -> tuple[Any, str, str]:
         """Make or rotate one secret from the issue form: (row, secret, message)."""
@@ -117,12 +148,12 @@ class CredentialAdmin(ConsoleModelAdmin):
 
 
 def credential_actions(
-    names: tuple[str, str, str],
+    names: Sequence[str],
     *,
     rotate: tuple[str, str],
     disable: tuple[str, str],
     enable: tuple[str, str],
-) -> tuple[Action, Action, Action]:
+) -> list[Action]:
     """The rotate, disable and enable list actions, under `names` (in that order);
     each of `rotate`, `disable` and `enable` is (description, question)."""
 
@@ -135,10 +166,10 @@ def credential_actions(
     def enable_(self: CredentialAdmin, request: HttpRequest, queryset: QuerySet) -> Any:
         return self.disable_action(request, queryset, False, enable[1])
 
-    made = []
+    made: list[Action] = []
     for name, function, (description, _question) in zip(
         names, (rotate_, disable_, enable_), (rotate, disable, enable), strict=True
     ):
         function.__name__ = function.__qualname__ = name
         made.append(admin.action(description=description, permissions=["change"])(function))
-    return made[0], made[1], made[2]
+    return made

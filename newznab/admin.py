@@ -12,7 +12,7 @@ from django.db.models import OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce, Now, TruncDate
 from django.http import HttpRequest
 
-from indexer.admin_credentials import CredentialAdmin, credential_actions
+from indexer.admin_credentials import CredentialAdmin
 
 from . import services
 from .models import ApiKey, ApiKeyDay
@@ -35,29 +35,13 @@ class ApiKeyAdmin(CredentialAdmin):
     list_display = (
         "name", "disabled", "rate_limit", "requests_today", "grabs_today", "created_at", "rotated_at",
     )  # fmt: skip
-    list_filter = ("disabled",)
-    search_fields = ("name",)
     readonly_fields = ("name", "disabled", "created_at", "rotated_at")
-    exclude = ("key_hash",)
     actions = ("rotate_keys", "disable_keys", "enable_keys")
     show_full_result_count = False
     issue_form = IssueKeyForm
-    issue_title, issue_template = "Issue an API key", "admin/newznab/issue_key.html"
-    issued_title, issued_template = "API keys issued", "admin/newznab/key_issued.html"
-    what, secret = "API key", "key"
-
-    rotate_keys, disable_keys, enable_keys = credential_actions(
-        actions,
-        rotate=(
-            "Rotate the keys (shown once; old keys stop working)",
-            "Rotate these keys? Their current keys stop working at once.",
-        ),
-        disable=(
-            "Disable the selected keys",
-            "Disable these keys? Their calls get error 101 until enabled.",
-        ),
-        enable=("Enable the selected keys", "Enable these keys?"),
-    )
+    issue_title, issued_title = "Issue an API key", "API keys issued"
+    what, rows, secret, refusal = "API key", "keys", "key", "error 101"
+    rotate_question = "Rotate these keys? Their current keys stop working at once."
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[ApiKey]:
         return (

@@ -9,7 +9,8 @@ is planned twice.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
@@ -137,6 +138,56 @@ class PriorityForm(forms.Form):
     )
 
 
+@dataclass(frozen=True)
+class RangeMove:
+    """A list action on the selected ranges in `states`: it asks first, then
+    runs `service(ids, user)` and reports `done` with the count; its page's
+    title is the description without "the selected" and what is in brackets."""
+
+    name: str
+    states: tuple[RangeStatus, ...]
+    service: Callable[[Iterable[int], Any], int]
+    description: str
+    question: str
+    done: str  # "{}" stands for the count
+
+    def action(self) -> Callable[[Any, HttpRequest, QuerySet[SeedRange]], HttpResponse | None]:
+        title = self.description.split(" (")[0].replace("the selected ", "")
+
+        def act(modeladmin: Any, request: HttpRequest, queryset: QuerySet[SeedRange]) -> Any:
+            return confirm_then(
+                modeladmin,
+                request,
+                queryset.filter(status__in=self.states),
+                lambda ids: self.done.format(self.service(ids, request.user)),
+                title=title,
+                question=self.question,
+            )
+
+        act.__name__ = act.__qualname__ = self.name
+        return admin.action(description=self.description, permissions=["change"])(act)
+
+
+RANGE_MOVES = (
+    RangeMove(
+        "requeue",
+        (RangeStatus.LEASED, RangeStatus.DONE, RangeStatus.FAILED),
+        lambda ids, user: services.requeue_ranges(ids, actor=user),
+        "Requeue the selected ranges (from their resume points)",
+        "Queue these ranges again? Live leases on them are taken away.",
+        "Requeued {} range(s).",
+    ),
+    RangeMove(
+        "mark_failed",
+        (RangeStatus.QUEUED, RangeStatus.LEASED),
+        lambda ids, user: services.fail_ranges(ids, reason=f"marked failed by {user}", actor=user),
+        "Mark the selected ranges failed",
+        "Mark these ranges failed? Nodes stop getting them.",
+        "Marked {} range(s) failed.",
+    ),
+)
+
+
 @admin.register(SeedRange)
 class SeedRangeAdmin(LargeTableAdmin):
     list_display = (
@@ -198,35 +249,7 @@ class SeedRangeAdmin(LargeTableAdmin):
             return queryset.filter(id=int(term)), False
         return queryset.none(), False
 
-    @admin.action(
-        description="Requeue the selected ranges (from their resume points)", permissions=["change"]
-    )
-    def requeue(self, request: HttpRequest, queryset: QuerySet[SeedRange]) -> HttpResponse | None:
-        return confirm_then(
-            self,
-            request,
-            queryset.exclude(status=RangeStatus.QUEUED),
-            lambda ids: f"Requeued {services.requeue_ranges(ids, actor=request.user)} range(s).",
-            title="Requeue ranges",
-            question="Queue these ranges again? Live leases on them are taken away.",
-        )
-
-    @admin.action(description="Mark the selected ranges failed", permissions=["change"])
-    def mark_failed(
-        self, request: HttpRequest, queryset: QuerySet[SeedRange]
-    ) -> HttpResponse | None:
-        def fail(ids: Iterable[int]) -> str:
-            reason = f"marked failed by {request.user}"
-            return f"Marked {services.fail_ranges(ids, reason=reason, actor=request.user)} range(s) failed."
-
-        return confirm_then(
-            self,
-            request,
-            queryset.filter(status__in=[RangeStatus.QUEUED, RangeStatus.LEASED]),
-            fail,
-            title="Mark ranges failed",
-            question="Mark these ranges failed? Nodes stop getting them.",
-        )
+    requeue, mark_failed = (move.action() for move in RANGE_MOVES)
 
     @admin.action(description="Change the priority of the selected ranges", permissions=["change"])
     def change_priority(
