@@ -121,7 +121,7 @@ def measure(
     url: str, tokens: list[str], nodes: int, args: argparse.Namespace, meter: Any, **kw: Any
 ) -> tuple[Any, dict[str, float]]:
     """One window of `nodes` nodes; its stats and the cores each process tree used."""
-    from console.fleet_simulator import Profile, run_fleet
+    from console.fleet_simulator import Profile, run_blocking, run_fleet
 
     profile = Profile(think=kw.pop("think", 0.0), files=args.files, segments=args.segments)
     # Nodes start spread over a second or more, then the queue fills before the window
@@ -137,7 +137,7 @@ def measure(
         meter.start()  # the clock starts with the measured window, after the ramp
         return await task
 
-    stats = asyncio.run(go())
+    stats = run_blocking(go())
     return stats, meter.cores()
 
 

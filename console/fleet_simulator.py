@@ -17,10 +17,13 @@ import json
 import random
 import time
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
+
+T = TypeVar("T")
 
 MAX_SLEEP = 30.0  # a node never waits longer than this at once (the run may end first)
 
@@ -468,6 +471,17 @@ async def run_fleet(
 
 
 # --- CPU from /proc ---------------------------------------------------------------
+
+
+def run_blocking(coroutine: Coroutine[Any, Any, T]) -> T:
+    """`asyncio.run(coroutine)`, in a thread of its own when this thread already
+    runs an event loop (a caller inside one, e.g. Playwright's sync API)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def _ticks(pid: int) -> int:

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import http.client
 import json
-import socket
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
+import psycopg
 import pytest
 
 from tests.e2e.fleet import ROOT, fresh_database
@@ -41,26 +42,32 @@ def serve(database_url: str, tmp_path: Path) -> tuple[subprocess.Popen[bytes], i
     return process, port
 
 
-def hold_the_thread(port: int) -> threading.Thread:
-    """A client that sends its headers slowly: the one thread reads them for HOLD s."""
+def hold_the_thread(port: int, conninfo: dict[str, Any]) -> threading.Thread:
+    """A call that holds the one thread for HOLD s: it waits on a lock the test
+    holds on the nodes' table (authentication reads it). A slow client would not
+    do: the worker reads small requests whole before a thread takes them."""
+    locked = threading.Event()
 
-    def dribble() -> None:
-        with socket.create_connection(("127.0.0.1", port)) as sock:
-            sock.sendall(b"GET /api/v1/ping HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-            for n in range(int(HOLD * 4)):
-                time.sleep(0.25)
-                sock.sendall(f"X-Slow-{n}: 1\r\n".encode())
-            sock.sendall(b"\r\n")
-            sock.recv(4096)
+    def hold() -> None:
+        with psycopg.connect(**conninfo) as conn:
+            conn.execute("LOCK TABLE seed_node IN ACCESS EXCLUSIVE MODE")
+            locked.set()
+            time.sleep(HOLD)
 
-    thread = threading.Thread(target=dribble)
-    thread.start()
-    return thread
+    def blocked_call() -> None:
+        locked.wait(10)
+        ping(port, token="sn_" + "x" * 40)  # waits on the lock in the thread
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    threading.Thread(target=blocked_call, daemon=True).start()
+    return holder
 
 
-def ping(port: int) -> tuple[int, dict[str, str], dict[str, str]]:
+def ping(port: int, token: str = "") -> tuple[int, dict[str, str], dict[str, str]]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    conn.request("GET", "/api/v1/ping")
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    conn.request("GET", "/api/v1/ping", headers=headers)
     response = conn.getresponse()
     body = json.loads(response.read())
     conn.close()
@@ -68,12 +75,12 @@ def ping(port: int) -> tuple[int, dict[str, str], dict[str, str]]:
 
 
 def test_a_call_that_waited_for_a_thread_past_the_limit_is_told_to_retry(tmp_path: Path) -> None:
-    with fresh_database() as (database_url, _conninfo):
+    with fresh_database() as (database_url, conninfo):
         process, port = serve(database_url, tmp_path)
         try:
             assert ping(port)[0] == 401  # served at once: no token
-            slow = hold_the_thread(port)
-            time.sleep(0.5)  # the slow client has the thread
+            slow = hold_the_thread(port, conninfo)
+            time.sleep(1.0)  # the blocked call has the thread
             status, headers, body = ping(port)
             slow.join()
             after = ping(port)[0]

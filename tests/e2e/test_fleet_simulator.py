@@ -15,7 +15,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from console.fleet_simulator import Profile, run_fleet
+from console.fleet_simulator import Profile, run_blocking, run_fleet
 from tests.e2e.fleet import ROOT, fresh_database
 from tests.e2e.test_startup import start_serve, stop, wait_until_serving
 
@@ -56,8 +56,8 @@ def test_five_nodes_store_batches_without_a_5xx(tmp_path: Path) -> None:
         try:
             wait_until_serving(process, url, tmp_path / "host.log")
             profile = Profile(files=4, segments=5, lane_share=0.4)
-            stats = asyncio.run(run_fleet(url, tokens, 5, 4.0, profile, timeout=30))
-            pings = asyncio.run(run_fleet(url, tokens, 5, 1.0, profile, ping=True, timeout=30))
+            stats = run_blocking(run_fleet(url, tokens, 5, 4.0, profile, timeout=30))
+            pings = run_blocking(run_fleet(url, tokens, 5, 1.0, profile, ping=True, timeout=30))
             (tmp_path / "tokens").write_text("\n".join(tokens) + "\n")
             printed = manage(
                 database_url, "simulate_fleet", "--url", url, "--tokens", str(tmp_path / "tokens"),
@@ -74,3 +74,15 @@ def test_five_nodes_store_batches_without_a_5xx(tmp_path: Path) -> None:
     assert files is not None and files[0] > 0  # the batches reached the catalog
     assert pings.calls() > 0 and not pings.errors()
     assert "| mix 3" in printed and "| ping 3" in printed and "batch" in printed
+
+
+def test_the_simulator_runs_from_a_thread_that_already_runs_an_event_loop() -> None:
+    """Under Playwright's sync API (the browser tests) the main thread runs a loop."""
+
+    async def answer() -> int:
+        return 42
+
+    async def inside_a_loop() -> int:
+        return run_blocking(answer())
+
+    assert asyncio.run(inside_a_loop()) == 42

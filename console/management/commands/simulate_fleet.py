@@ -8,7 +8,6 @@ simulator".
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from console.fleet_simulator import (
     Profile,
     Stats,
     endpoint_rows,
+    run_blocking,
     run_fleet,
     summary_row,
     table,
@@ -93,7 +93,7 @@ class Command(BaseCommand):
         meter = CpuMeter({f"pid {p}": p for p in options["pid"]}) if options["pid"] else None
         if meter is not None:
             meter.start()  # includes the ramp (a second)
-        stats = asyncio.run(
+        stats = run_blocking(
             run_fleet(
                 options["url"], tokens, options["nodes"], options["seconds"], profile,
                 ping=kind == "ping", timeout=options["timeout"],
