@@ -44,15 +44,29 @@ class OverviewSource(Protocol):
     def close(self) -> None: ...
 
 
-class NewsServerSource:
+class _Source:
+    """What both sources share: the seconds they waited, and a repr naming where they read."""
+
+    waited = 0.0  # an instance's own once it first adds to it
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.where()}>"
+
+    def where(self) -> str:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class NewsServerSource(_Source):
     """OVER from the node's own news server through one shared connection pool."""
 
     def __init__(self, pool: NNTPPool) -> None:
         self.pool = pool
-        self.waited = 0.0
 
-    def __repr__(self) -> str:
-        return f"<NewsServerSource {self.pool.config}>"
+    def where(self) -> str:
+        return str(self.pool.config)
 
     def lines(self, lease: RangeRef, first: int, last: int) -> Iterator[bytes]:
         try:
@@ -73,7 +87,7 @@ class NewsServerSource:
         self.pool.close()
 
 
-class RelaySource:
+class RelaySource(_Source):
     """``GET /ranges/{id}/overviews``: the coordinator reads its own news server for us.
 
     The body is gzip'd overview lines; it is decompressed as it streams in. A
@@ -82,10 +96,9 @@ class RelaySource:
 
     def __init__(self, coordinator: Coordinator) -> None:
         self.coordinator = coordinator
-        self.waited = 0.0
 
-    def __repr__(self) -> str:
-        return f"<RelaySource {self.coordinator.base_url}>"
+    def where(self) -> str:
+        return self.coordinator.base_url
 
     def lines(self, lease: RangeRef, first: int, last: int) -> Iterator[bytes]:
         backoff = Backoff(cap=self.coordinator.max_backoff)
@@ -121,9 +134,6 @@ class RelaySource:
                     ) from exc
             finally:
                 response.close()
-
-    def close(self) -> None:
-        pass
 
 
 def _gunzip_lines(response: http.client.HTTPResponse, source: RelaySource) -> Iterator[bytes]:

@@ -309,11 +309,20 @@ def delete_files(file_ids: Iterable[int], *, actor: Any = None) -> int:
 
 @dataclass
 class PruneSummary:
+    """What a prune deleted so far: the sums of the counts its batches' query returned."""
+
+    cutoff: datetime  # files untouched since then were pruned
     files: int = 0
     segments: int = 0
     bytes: int = 0
     batches: int = 0
-    cutoff: datetime | None = None
+
+    def add(self, batch: Any) -> None:
+        """Add the counts of one batch (a row of the prune query)."""
+        self.files += int(batch.files)
+        self.segments += int(batch.segments)
+        self.bytes += int(batch.bytes)
+        self.batches += 1
 
 
 def prune_incomplete_files(
@@ -343,18 +352,13 @@ def prune_incomplete_files(
             result = queries.fetchone(
                 "prune_incomplete", {"cutoff": summary.cutoff, "limit": batch_size}
             )
-        if result is None:  # an aggregate always answers one row; be safe anyway
+        # An aggregate always answers one row; be safe anyway.
+        if result is None or int(result.files) == 0:
             break
-        files, segments, size = int(result.files), int(result.segments), int(result.bytes)
-        if files == 0:
-            break
-        summary.files += files
-        summary.segments += segments
-        summary.bytes += size
-        summary.batches += 1
+        summary.add(result)
         if progress is not None:
             progress(summary)
-        if files < batch_size:
+        if int(result.files) < batch_size:
             break
         if pause > 0:
             time.sleep(pause)

@@ -11,6 +11,8 @@ from __future__ import annotations
 class NNTPError(Exception):
     """A failure talking to a news server; `code` is the NNTP status, if any."""
 
+    replies: tuple[int, ...] = ()  # the error status lines a subclass stands for
+
     def __init__(self, message: str, code: int | None = None) -> None:
         super().__init__(f"{code} {message}" if code is not None else message)
         self.code = code
@@ -18,23 +20,33 @@ class NNTPError(Exception):
 
 
 class NoSuchGroup(NNTPError):
-    """411: the server does not carry the group."""
+    """The server does not carry the group."""
+
+    replies = (411,)
 
 
 class NoArticles(NNTPError):
-    """423 (no articles in that range) or 420 (no current article)."""
+    """No articles in that range (423), or no current article (420)."""
+
+    replies = (420, 423)
 
 
 class AuthRequired(NNTPError):
-    """480 or a rejected AUTHINFO: the server wants (other) credentials."""
+    """The server wants (other) credentials (480), or rejected the AUTHINFO given (481, 482)."""
+
+    replies = (480, 481, 482)
 
 
 class AccessDenied(NNTPError):
-    """502: the server refuses this command or this client for good."""
+    """The server refuses this command or this client for good."""
+
+    replies = (502,)
 
 
 class ServiceDiscontinued(NNTPError):
-    """400: the server is going away or refuses service for now."""
+    """The server is going away or refuses service for now."""
+
+    replies = (400,)
 
 
 class UnsafeArgument(NNTPError, ValueError):
@@ -58,14 +70,9 @@ class PoolExhausted(NNTPError):
 
 
 _ERRORS_BY_CODE: dict[int, type[NNTPError]] = {
-    400: ServiceDiscontinued,
-    411: NoSuchGroup,
-    420: NoArticles,
-    423: NoArticles,
-    480: AuthRequired,
-    481: AuthRequired,
-    482: AuthRequired,
-    502: AccessDenied,
+    code: kind
+    for kind in (ServiceDiscontinued, NoSuchGroup, NoArticles, AuthRequired, AccessDenied)
+    for code in kind.replies
 }
 
 

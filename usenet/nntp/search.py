@@ -8,7 +8,7 @@ and dates out of order, and what it promises: docs/seed-node.md ("Date search").
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from usenet.nntp.client import GroupInfo
@@ -42,21 +42,21 @@ def find_article_at_date(
     return _DateSearch(client, group, when, probe_size).run()
 
 
+@dataclass
 class _DateSearch:
-    def __init__(self, client: OverviewReader, group: str, when: int, probe_size: int) -> None:
-        self.client = client
-        self.group = group
-        self.when = when
-        self.probe_size = probe_size
-        self.probes = 0
-        # Invariant: the answer lies in [low, high]; `high` is an article dated
-        # >= when, or last + 1 while none has been seen.
-        self.low = 0
-        self.high = 0
-        # Windows sit on one grid of `probe_size` cells, so a cell found empty
-        # inside a hole is never probed again by a later, nearby middle.
-        self.origin = 0
-        self.empty_cells: set[int] = set()
+    client: OverviewReader
+    group: str
+    when: int
+    probe_size: int
+    probes: int = 0
+    # Invariant: the answer lies in [low, high]; `high` is an article dated
+    # >= when, or last + 1 while none has been seen.
+    low: int = 0
+    high: int = 0
+    # Windows sit on one grid of `probe_size` cells, so a cell found empty
+    # inside a hole is never probed again by a later, nearby middle.
+    origin: int = 0
+    empty_cells: set[int] = field(default_factory=set)
 
     def run(self) -> DateSearchResult:
         info = self.client.group(self.group)
