@@ -61,43 +61,66 @@ async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
         await writer.drain()
 
 
-class HttpCutter(LoopbackProxy):
+class HttpProxy(LoopbackProxy):
+    """One call per connection to the coordinator, passed through untouched
+    unless `intercept` takes it over (a cutter's faults)."""
+
     scheme = "http"
-    plan: HttpCutPlan
 
     async def _handle(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
         server_w: asyncio.StreamWriter | None = None
         try:
             head = _closing(await asyncio.wait_for(client_r.readuntil(HEADERS_END), timeout=30))
-            line = head.split(b"\r\n", 1)[0]
             server_r, server_w = await asyncio.wait_for(
                 asyncio.open_connection(*self.upstream), timeout=10
             )
-            if not (line.startswith(b"POST ") and b"/batch " in line):
+            ends = Ends(client_r, client_w, server_r, server_w)
+            if not await self.intercept(head, head.split(b"\r\n", 1)[0], ends):
                 server_w.write(head)
                 await asyncio.gather(_pipe(client_r, server_w), _pipe(server_r, client_w))
-                return
-            body = await client_r.readexactly(_content_length(head))
-            self.plan.batches += 1
-            cut = self.plan.cuts_at.get(self.plan.batches)
-            if cut == "request":
-                server_w.write(head + body[: len(body) // 2])
-                await server_w.drain()
-                self.plan.cuts.append(f"request#{self.plan.batches}")
-                return
-            server_w.write(head + body)
-            await server_w.drain()
-            if cut == "answer":
-                answer = await asyncio.wait_for(_read_message(server_r), timeout=60)
-                if answer is not None:
-                    client_w.write(answer[0] + answer[1][: len(answer[1]) // 2])
-                    await client_w.drain()
-                    self.plan.cuts.append(f"answer#{self.plan.batches}")
-                return
-            await _pipe(server_r, client_w)
         except (TimeoutError, OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
             return
         finally:
             for writer in (client_w, server_w):
                 if writer is not None:
                     writer.close()
+
+    async def intercept(self, head: bytes, line: bytes, ends: Ends) -> bool:
+        """Handle the call whose request head is `head` (its first line `line`);
+        False: nothing was sent yet, pass it through."""
+        return False
+
+
+@dataclass
+class Ends:
+    client_r: asyncio.StreamReader
+    client_w: asyncio.StreamWriter
+    server_r: asyncio.StreamReader
+    server_w: asyncio.StreamWriter
+
+
+class HttpCutter(HttpProxy):
+    plan: HttpCutPlan
+
+    async def intercept(self, head: bytes, line: bytes, ends: Ends) -> bool:
+        if not (line.startswith(b"POST ") and b"/batch " in line):
+            return False
+        body = await ends.client_r.readexactly(_content_length(head))
+        self.plan.batches += 1
+        cut = self.plan.cuts_at.get(self.plan.batches)
+        if cut == "request":
+            ends.server_w.write(head + body[: len(body) // 2])
+            await ends.server_w.drain()
+            self.plan.cuts.append(f"request#{self.plan.batches}")
+            return True
+        ends.server_w.write(head + body)
+        await ends.server_w.drain()
+        if cut == "answer":
+            answer = await asyncio.wait_for(_read_message(ends.server_r), timeout=60)
+            if answer is not None:
+                ends.client_w.write(answer[0] + answer[1][: len(answer[1]) // 2])
+                await ends.client_w.drain()
+                self.plan.cuts.append(f"answer#{self.plan.batches}")
+            return True
+        await _pipe(ends.server_r, ends.client_w)
+        return True

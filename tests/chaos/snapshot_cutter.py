@@ -12,8 +12,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from tests.chaos.http_cutter import HEADERS_END, _closing, _pipe, _read_message
-from tests.chaos.proxy import LoopbackProxy
+from tests.chaos.http_cutter import Ends, HttpProxy, _pipe, _read_message
 
 
 @dataclass
@@ -23,41 +22,27 @@ class SnapshotCutPlan:
     cuts: list[str] = field(default_factory=list)  # "get#n at k of m bytes"
 
 
-class SnapshotCutter(LoopbackProxy):
-    scheme = "http"
+class SnapshotCutter(HttpProxy):
     plan: SnapshotCutPlan
 
-    async def _handle(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
-        server_w: asyncio.StreamWriter | None = None
-        try:
-            head = _closing(await asyncio.wait_for(client_r.readuntil(HEADERS_END), timeout=30))
-            line = head.split(b"\r\n", 1)[0]
-            server_r, server_w = await asyncio.wait_for(
-                asyncio.open_connection(*self.upstream), timeout=10
-            )
-            server_w.write(head)
-            if not (line.startswith(b"GET ") and b"/snapshot?" in line):
-                await asyncio.gather(_pipe(client_r, server_w), _pipe(server_r, client_w))
-                return
-            await server_w.drain()
-            self.plan.gets += 1
-            if self.plan.gets not in self.plan.cut:
-                await _pipe(server_r, client_w)
-                return
-            answer = await asyncio.wait_for(_read_message(server_r), timeout=60)
-            if answer is None:
-                return
-            answer_head, body = answer
-            if not answer_head.startswith(b"HTTP/1.1 200"):  # only a snapshot's body is cut
-                client_w.write(answer_head + body)
-                await client_w.drain()
-                return
-            client_w.write(answer_head + body[: len(body) // 2])
-            await client_w.drain()
-            self.plan.cuts.append(f"get#{self.plan.gets} at {len(body) // 2} of {len(body)} bytes")
-        except (TimeoutError, OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
-            return
-        finally:
-            for writer in (client_w, server_w):
-                if writer is not None:
-                    writer.close()
+    async def intercept(self, head: bytes, line: bytes, ends: Ends) -> bool:
+        if not (line.startswith(b"GET ") and b"/snapshot?" in line):
+            return False
+        ends.server_w.write(head)
+        await ends.server_w.drain()
+        self.plan.gets += 1
+        if self.plan.gets not in self.plan.cut:
+            await _pipe(ends.server_r, ends.client_w)
+            return True
+        answer = await asyncio.wait_for(_read_message(ends.server_r), timeout=60)
+        if answer is None:
+            return True
+        answer_head, body = answer
+        if not answer_head.startswith(b"HTTP/1.1 200"):  # only a snapshot's body is cut
+            ends.client_w.write(answer_head + body)
+            await ends.client_w.drain()
+            return True
+        ends.client_w.write(answer_head + body[: len(body) // 2])
+        await ends.client_w.drain()
+        self.plan.cuts.append(f"get#{self.plan.gets} at {len(body) // 2} of {len(body)} bytes")
+        return True
