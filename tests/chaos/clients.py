@@ -141,11 +141,18 @@ PROBES: list[tuple[str, str, Any, int]] = [
 ]
 
 
+PROBE_RATE_LIMIT = 100_000  # newznab calls a minute
+
+
 def probe(fleet: Fleet, every: float = 0.25) -> Any:
     """A client calling PROBES in turn, with the probe node's token, and an unknown token."""
     good = token(fleet, "probe")
+    # The probe calls the newznab API a few times a second, well past the default
+    # 120 a minute: its key has a limit of its own, or a fast run is rate-limited
+    # (429) and the probe no longer sees the answers it checks.
     key = fleet.python(
-        "from newznab.services import issue_api_key\nprint(issue_api_key('probe')[1])\n"
+        "from newznab.services import issue_api_key\n"
+        f"print(issue_api_key('probe', rate_limit={PROBE_RATE_LIMIT})[1])\n"
     ).strip()
 
     def loop(recorder: Recorder) -> None:
