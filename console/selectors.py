@@ -31,6 +31,11 @@ NODE_COUNTS = (
 )
 
 
+def nodes_activity(ttl: int) -> list[dict[str, Any]]:
+    """Every node's leases, lanes and headers (live and quiet apart), by name."""
+    return queries.fetchdicts("nodes_status", {"ttl": ttl})
+
+
 def seed_status() -> dict[str, Any]:
     nodes = [
         {
@@ -39,7 +44,7 @@ def seed_status() -> dict[str, Any]:
             "disabled": row["disabled"],
             **{key: int(row[key]) for key in NODE_COUNTS},
         }
-        for row in queries.fetchdicts("nodes_status", {"ttl": settings.LEASE_TTL_SECONDS})
+        for row in nodes_activity(settings.LEASE_TTL_SECONDS)
     ]
     last_hour = queries.fetchone("headers_since", {"seconds": 3600})
     finished = {
@@ -188,7 +193,7 @@ def dashboard(search: str = "", page: int = 1) -> Dashboard:
     ]
     hourly = [(r.hour, int(r.headers)) for r in queries.fetchall("headers_per_hour", {})]
     counts = queries.fetchdicts("node_counts", {"ttl": ttl})[0]
-    nodes = queries.fetchdicts("busiest_nodes", {"ttl": ttl, "limit": DASHBOARD_NODES})
+    nodes = busiest_nodes(ttl, DASHBOARD_NODES)
     return Dashboard(
         totals=totals,
         catalog=catalog_totals(),
@@ -204,3 +209,28 @@ def dashboard(search: str = "", page: int = 1) -> Dashboard:
         lanes=lanes_status(DASHBOARD_LANES),
         paused=paused_reason(),
     )
+
+
+def busiest_nodes(ttl: int, limit: int) -> list[dict[str, Any]]:
+    """The nodes with the most headers in the last hour, then the most live leases and
+    lanes held (quiet leases, past the TTL and not taken back yet, are counted apart)."""
+    rows = nodes_activity(ttl)
+    rows.sort(key=lambda r: (-r["headers_last_hour"], -(r["live_leases"] + r["lanes_held"])))
+    return [
+        {
+            "name": r["name"],
+            "state": _node_state(r["disabled"], r["seen_seconds_ago"], ttl),
+            "seen_seconds_ago": r["seen_seconds_ago"],
+            "ranges_held": int(r["live_leases"]),
+            "ranges_quiet": int(r["quiet_leases"]),
+            "lanes_held": int(r["lanes_held"]),
+            "headers_per_hour": int(r["headers_last_hour"]),
+        }
+        for r in rows[:limit]
+    ]
+
+
+def _node_state(disabled: bool, seen_seconds_ago: int | None, ttl: int) -> str:
+    if disabled:
+        return "disabled"
+    return "live" if seen_seconds_ago is not None and seen_seconds_ago <= ttl else "quiet"

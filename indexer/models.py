@@ -74,6 +74,17 @@ class Node(models.Model):
         return self.name
 
 
+class SqlKept(models.Model):
+    """A table only SQL writes and reads (triggers, maintenance statements); the
+    model declares it for migrations. A row names itself by its table and id."""
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return f"{self._meta.db_table} {self.pk}"
+
+
 def unique_key(table: str, *fields: str) -> models.UniqueConstraint:
     """A table's natural key (its rows are upserted on it), named `<table>_key`."""
     return models.UniqueConstraint(fields=list(fields), name=f"{table}_key")

@@ -12,7 +12,7 @@ from typing import Any
 from django.db import models
 from django.db.models import F, Q
 
-from indexer.models import Group, holder_reference, optional_reference, unique_key
+from indexer.models import Group, SqlKept, holder_reference, optional_reference, unique_key
 from seeding.models import SeedRange
 
 
@@ -106,7 +106,7 @@ class GroupLane(models.Model):
         return f"{self.group} ({self.lane})"
 
 
-class GroupLaneWork(models.Model):
+class GroupLaneWork(SqlKept):
     """Open ranges and articles of one group's lane at one priority (trigger-maintained)."""
 
     # No constraint and no cascade: the trigger writes here while Django
@@ -116,20 +116,18 @@ class GroupLaneWork(models.Model):
     )
     lane = models.CharField(max_length=8, choices=Lane.choices)
     priority = models.IntegerField()
-    ranges = models.BigIntegerField(default=0)
-    articles = models.BigIntegerField(default=0)
-    # Of those, the queued ones with articles left, and those articles (next..end).
+    # The queued ranges with articles left, and those articles (next..end): what
+    # the lane could take now. Of all its open ranges by their whole span below.
     claimable_ranges = models.BigIntegerField(default=0, db_default=0)
     claimable_articles = models.BigIntegerField(default=0, db_default=0)
+    ranges = models.BigIntegerField(default=0)
+    articles = models.BigIntegerField(default=0)
 
     class Meta:
         db_table = "group_lane_work"
         constraints = [
             unique_key("group_lane_work", "group", "lane", "priority"),
         ]
-
-    def __str__(self) -> str:
-        return f"group {self.group_id} {self.lane} @{self.priority}: {self.ranges} ranges"
 
 
 class LaneConfig(models.Model):

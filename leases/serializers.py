@@ -48,9 +48,11 @@ class LaneOfferOut(OfferOut):
 
 
 class LaneRangeOut(serializers.Serializer):
+    """The next range of a lane, in article order, leased to the lane's holder."""
+
     id = serializers.IntegerField()
-    start = serializers.IntegerField()
-    end = serializers.IntegerField()
+    start = serializers.IntegerField(help_text="The range's first article number.")
+    end = serializers.IntegerField(help_text="Its last article number (inclusive).")
     next = serializers.IntegerField(help_text="The resume point: the first article not reported.")
     epoch = serializers.IntegerField(help_text="The range's own epoch, for batch and finish.")
 

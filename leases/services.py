@@ -64,6 +64,8 @@ LaneOffer = Offer[LaneLease]
 
 @dataclass(frozen=True)
 class LaneRange:
+    """The next range of a lane: its span, resume point and own epoch."""
+
     id: int
     start: int
     end: int
@@ -292,7 +294,7 @@ def count_finished_range(range_id: int, group_id: int, headers: int, **_signal: 
 def force_release_lanes(lane_ids: Iterable[int], *, actor: Any = None) -> int:
     """An operator takes lanes back; their holders are fenced. Returns how many were held."""
     ids = list(lane_ids)
-    row = queries.fetchone("force_release_lanes", {"ids": ids, "node_ids": []})
+    row = queries.fetchone("force_release_lanes", {"ids": ids, "node_ids": [], "holders": None})
     count = int(row.lanes) if row else 0
     detail = {"ids": ids[:100], "ranges_requeued": int(row.ranges) if row else 0}
     record_audit(actor, AuditAction.LEASE_FORCE_RELEASED, "group lane", count, detail)
@@ -301,7 +303,10 @@ def force_release_lanes(lane_ids: Iterable[int], *, actor: Any = None) -> int:
 
 def release_node_lanes(node_ids: Sequence[int], **_signal: Any) -> dict[str, int]:
     """Disabled nodes lose their lanes at once (indexer's `nodes_disabled`)."""
-    row = queries.fetchone("force_release_lanes", {"ids": [], "node_ids": list(node_ids)})
+    holders = list(node_ids)
+    row = queries.fetchone(
+        "force_release_lanes", {"ids": [], "node_ids": holders, "holders": holders}
+    )
     return {"lanes_ended": int(row.lanes) if row else 0}
 
 

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
-from indexer.models import Group, Node, holder_reference, unique_key
+from indexer.models import Group, Node, SqlKept, holder_reference, unique_key
 
 
 class RangeStatus(models.TextChoices):
@@ -116,7 +116,7 @@ class SeedRange(models.Model):
         return f"{self.group_id}:{self.start_id}-{self.end_id}"
 
 
-class HeaderRollup(models.Model):
+class HeaderRollup(SqlKept):
     """Headers reported per minute, node and group: throughput without scanning ranges."""
 
     bucket = models.DateTimeField()
@@ -133,9 +133,6 @@ class HeaderRollup(models.Model):
         constraints = [
             unique_key("header_rollup", "bucket", "node", "group"),
         ]
-
-    def __str__(self) -> str:
-        return f"{self.bucket:%Y-%m-%d %H:%M} node {self.node_id} group {self.group_id}: {self.headers}"
 
 
 class GroupRangeSummary(models.Model):
@@ -214,7 +211,7 @@ class NodeHeaderTotal(HeaderCounts):
         return f"node {self.node_id}: {self.headers} headers"
 
 
-class HeaderFold(models.Model):
+class HeaderFold(SqlKept):
     """Where the per-node totals stop (one row, id 1): minutes before it are folded."""
 
     id = models.IntegerField(primary_key=True, default=1)
@@ -223,6 +220,3 @@ class HeaderFold(models.Model):
     class Meta:
         db_table = "header_fold"
         constraints = [models.CheckConstraint(condition=Q(id=1), name="header_fold_one_row")]
-
-    def __str__(self) -> str:
-        return f"folded before {self.folded_before}"

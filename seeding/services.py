@@ -57,13 +57,6 @@ class Offer(Generic[L]):
 LeaseOffer = Offer[RangeLease]
 
 
-@dataclass(frozen=True)
-class BatchResult:
-    next: int
-    stored: int
-    advanced: bool
-
-
 # --- the lease protocol -----------------------------------------------------
 
 
@@ -179,6 +172,15 @@ def _lease_lost(node_id: int, range_id: int, epoch: int, row: Record | None = No
         f"Epoch {epoch} of range {range_id} is stale (the current one is {current_epoch}): "
         "drop it and lease again."
     )
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """What a batch did: the resume point now, the files stored, and whether it moved."""
+
+    next: int
+    stored: int
+    advanced: bool
 
 
 def report_batch(

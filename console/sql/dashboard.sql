@@ -101,32 +101,3 @@ SELECT count(*) FILTER (WHERE NOT disabled AND last_seen_at >= now() - make_inte
        count(*) FILTER (WHERE NOT disabled AND (last_seen_at IS NULL OR last_seen_at < now() - make_interval(secs => %(ttl)s))) AS quiet,
        count(*) FILTER (WHERE disabled) AS disabled
   FROM seed_node;
-
--- name: busiest_nodes
--- The nodes with the most headers in the last hour, then the most leases held
--- (live; quiet leases, past the TTL and not taken back yet, are counted apart).
-WITH held AS (
-    SELECT node_id,
-           count(*) FILTER (WHERE heartbeat_at >= now() - make_interval(secs => %(ttl)s)) AS ranges,
-           count(*) FILTER (WHERE heartbeat_at < now() - make_interval(secs => %(ttl)s)) AS quiet
-      FROM seed_range WHERE status = 'leased' GROUP BY node_id
-), lanes AS (
-    SELECT node_id, count(*) AS lanes FROM group_lane WHERE node_id IS NOT NULL GROUP BY node_id
-), recent AS (
-    SELECT node_id, sum(headers)::bigint AS headers FROM header_rollup
-     WHERE bucket >= now() - interval '1 hour' GROUP BY node_id
-)
-SELECT n.id, n.name, n.disabled,
-       CASE WHEN n.disabled THEN 'disabled'
-            WHEN n.last_seen_at >= now() - make_interval(secs => %(ttl)s) THEN 'live'
-            ELSE 'quiet' END AS state,
-       extract(epoch FROM now() - n.last_seen_at)::bigint AS seen_seconds_ago,
-       coalesce(held.ranges, 0) AS ranges_held, coalesce(held.quiet, 0) AS ranges_quiet,
-       coalesce(lanes.lanes, 0) AS lanes_held,
-       coalesce(recent.headers, 0) AS headers_per_hour
-  FROM seed_node AS n
-  LEFT JOIN recent ON recent.node_id = n.id
-  LEFT JOIN held ON held.node_id = n.id
-  LEFT JOIN lanes ON lanes.node_id = n.id
- ORDER BY coalesce(recent.headers, 0) DESC, coalesce(held.ranges, 0) + coalesce(lanes.lanes, 0) DESC, n.name
- LIMIT %(limit)s;

@@ -207,6 +207,8 @@ class ReleaseListIn(ListQueryIn):
 
 
 class ReleaseOut(serializers.Serializer):
+    """A release: the files of one post, grouped across groups and parts."""
+
     id = serializers.IntegerField()
     name = serializers.CharField()
     poster = serializers.CharField()

@@ -233,58 +233,21 @@ SELECT r.id, r.start_id, r.end_id, r.next_id, r.epoch FROM seed_range AS r JOIN 
 UPDATE group_lane SET range_id = %(range_id)s WHERE id = %(lane_id)s;
 
 -- name: release_lane
--- The lane's range in work goes back to queued at its resume point (done
--- when it was read to its end) and the holder is cleared; the holder was
--- heard now (heartbeat_at: "unheld the longest" runs from there). The answer
--- is 1 when the lane was this node's.
-WITH cur AS (
-    SELECT id, range_id FROM group_lane
-     WHERE group_id = %(group_id)s AND lane = %(lane)s AND node_id = %(node_id)s AND epoch = %(epoch)s
-       FOR UPDATE
-), freed AS (
-    UPDATE seed_range AS r
-       SET status = CASE WHEN r.next_id > r.end_id THEN 'done' ELSE 'queued' END,
-           node_id = CASE WHEN r.next_id > r.end_id THEN r.node_id END,
-           done_at = CASE WHEN r.next_id > r.end_id THEN now() END
-      FROM cur
-     WHERE r.id = cur.range_id AND r.status = 'leased' AND r.node_id = %(node_id)s
-    RETURNING r.id
-), cleared AS (
-    UPDATE group_lane AS gl
-       SET node_id = NULL, range_id = NULL, last_held_at = clock_timestamp(),
-           heartbeat_at = clock_timestamp()
-      FROM cur
-     WHERE gl.id = cur.id
-    RETURNING gl.id
-)
-SELECT (SELECT count(*) FROM cleared) AS lanes, (SELECT count(*) FROM freed) AS ranges;
+-- The holder gives its lane back (group_lane_give_back, leases/sql/migrations/
+-- give_back.sql): the answer is 1 lane when it was this node's at this epoch.
+SELECT lanes, ranges FROM group_lane_give_back(
+    ARRAY(SELECT id FROM group_lane WHERE group_id = %(group_id)s AND lane = %(lane)s),
+    ARRAY[%(node_id)s]::bigint[], %(epoch)s, false);
 
 -- name: force_release_lanes
--- Lanes taken back, named by id (an operator) or by holder (disabled nodes):
--- the epoch moves on, so the holder is fenced, and the lane's range in work
--- is queued again (done when it was read to its end). The heartbeat stays:
--- the holder was last heard then.
-WITH cur AS (
-    SELECT id, node_id, range_id FROM group_lane
-     WHERE (id = ANY(%(ids)s::bigint[]) OR node_id = ANY(%(node_ids)s::bigint[]))
-       AND node_id IS NOT NULL
-       FOR UPDATE
-), freed AS (
-    UPDATE seed_range AS r
-       SET status = CASE WHEN r.next_id > r.end_id THEN 'done' ELSE 'queued' END,
-           node_id = CASE WHEN r.next_id > r.end_id THEN r.node_id END,
-           done_at = CASE WHEN r.next_id > r.end_id THEN now() END
-      FROM cur
-     WHERE r.id = cur.range_id AND r.status = 'leased' AND r.node_id = cur.node_id
-    RETURNING r.id
-), cleared AS (
-    UPDATE group_lane AS gl
-       SET node_id = NULL, range_id = NULL, epoch = gl.epoch + 1, last_held_at = clock_timestamp()
-      FROM cur
-     WHERE gl.id = cur.id
-    RETURNING gl.id
-)
-SELECT (SELECT count(*) FROM cleared) AS lanes, (SELECT count(*) FROM freed) AS ranges;
+-- Lanes taken back, named by id (an operator: whoever holds them) or by
+-- holder (disabled nodes: only while they still hold them). Fenced: the
+-- epoch moves on (group_lane_give_back).
+SELECT lanes, ranges FROM group_lane_give_back(
+    ARRAY(SELECT id FROM group_lane WHERE id = ANY(%(ids)s::bigint[])
+          UNION ALL
+          SELECT id FROM group_lane WHERE node_id = ANY(%(node_ids)s::bigint[])),
+    %(holders)s::bigint[], NULL, true);
 
 -- name: lanes_held
 -- A node's live lanes (heartbeat within the TTL), counted against LEASE_MAX_PER_NODE.
