@@ -33,7 +33,8 @@ NODE_COUNTS = (
 
 def nodes_activity(ttl: int) -> list[dict[str, Any]]:
     """Every node's leases, lanes and headers (live and quiet apart), by name."""
-    return queries.fetchdicts("nodes_status", {"ttl": ttl})
+    mark = queries.fetchone("header_fold_mark", {})
+    return queries.fetchdicts("nodes_status", {"ttl": ttl, "mark": mark.mark if mark else None})
 
 
 def seed_status() -> dict[str, Any]:
@@ -46,7 +47,6 @@ def seed_status() -> dict[str, Any]:
         }
         for row in nodes_activity(settings.LEASE_TTL_SECONDS)
     ]
-    last_hour = queries.fetchone("headers_since", {"seconds": 3600})
     finished = {
         "ranges": sum(n["ranges_finished_last_hour"] for n in nodes),
         "headers": sum(n["finished_headers_last_hour"] for n in nodes),
@@ -56,7 +56,7 @@ def seed_status() -> dict[str, Any]:
         "catalog": catalog_totals().as_dict(),
         "nodes": nodes,
         "lanes": lanes_status(),
-        "headers_last_hour": int(last_hour.headers) if last_hour else 0,
+        "headers_last_hour": sum(n["headers_last_hour"] for n in nodes),
         "finished_last_hour": finished,
         "paused": paused_reason(),
         "catalog_full": catalog_full(),
