@@ -118,8 +118,10 @@ def run(args: argparse.Namespace) -> None:
         print(f"loading {args.groups:,} groups, {args.ranges:,} ranges, {args.nodes:,} nodes ...")
         load(args.groups, args.ranges, args.nodes)
     client = staff_client()
-    with connection.cursor() as cursor:
+    with connection.cursor() as cursor:  # nothing folded yet, also after --no-load
         cursor.execute("DELETE FROM header_rollup_hour")
+        cursor.execute("TRUNCATE node_header_total")
+        cursor.execute("UPDATE header_fold SET folded_before = '-infinity'")
     # The dashboard never folds (a GET writes nothing): until the periodic
     # upkeep folds them, it sums the day's minutes live.
     describe("dashboard, no hour folded yet", timed(client, "/admin/dashboard/", 5))

@@ -31,10 +31,15 @@ NODE_COUNTS = (
 )
 
 
-def nodes_activity(ttl: int) -> list[dict[str, Any]]:
-    """Every node's leases, lanes and headers (live and quiet apart), by name."""
-    mark = queries.fetchone("header_fold_mark", {})
-    return queries.fetchdicts("nodes_status", {"ttl": ttl, "mark": mark.mark if mark else None})
+def nodes_activity(ttl: int, *, totals: bool = True) -> list[dict[str, Any]]:
+    """Every node's leases, lanes and headers (live and quiet apart), by name.
+
+    totals=False leaves out the all-time headers (None), so only the last hour
+    of the rollup is read, whatever has been folded.
+    """
+    mark = queries.fetchone("header_fold_mark", {}) if totals else None
+    params = {"ttl": ttl, "mark": mark.mark if mark else None, "totals": totals}
+    return queries.fetchdicts_planned("nodes_status", params)
 
 
 def seed_status() -> dict[str, Any]:
@@ -214,12 +219,12 @@ def dashboard(search: str = "", page: int = 1) -> Dashboard:
 def busiest_nodes(ttl: int, limit: int) -> list[dict[str, Any]]:
     """The nodes with the most headers in the last hour, then the most live leases and
     lanes held (quiet leases, past the TTL and not taken back yet, are counted apart)."""
-    rows = nodes_activity(ttl)
+    rows = nodes_activity(ttl, totals=False)
     rows.sort(key=lambda r: (-r["headers_last_hour"], -(r["live_leases"] + r["lanes_held"])))
     return [
         {
             "name": r["name"],
-            "state": _node_state(r["disabled"], r["seen_seconds_ago"], ttl),
+            "state": _node_state(r["disabled"], r["live"]),
             "seen_seconds_ago": r["seen_seconds_ago"],
             "ranges_held": int(r["live_leases"]),
             "ranges_quiet": int(r["quiet_leases"]),
@@ -230,7 +235,7 @@ def busiest_nodes(ttl: int, limit: int) -> list[dict[str, Any]]:
     ]
 
 
-def _node_state(disabled: bool, seen_seconds_ago: int | None, ttl: int) -> str:
+def _node_state(disabled: bool, live: bool) -> str:
     if disabled:
         return "disabled"
-    return "live" if seen_seconds_ago is not None and seen_seconds_ago <= ttl else "quiet"
+    return "live" if live else "quiet"

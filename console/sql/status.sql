@@ -14,9 +14,11 @@ SELECT coalesce((SELECT folded_before FROM header_fold WHERE id = 1), '-infinity
 -- since the fold's mark; all time is the node's folded total plus those.
 -- %(mark)s (header_fold_mark) only bounds the scan: the sums read the mark
 -- in this statement's snapshot, so a fold in between counts nothing twice.
+-- With %(totals)s false (the dashboard's busiest nodes, which show the last
+-- hour only) the scan starts an hour back and headers_total is NULL.
 -- Nothing here reads a node's whole history, so the status stays cheap at
--- any size. The dashboard's busiest nodes are the first rows of this,
--- ordered by activity.
+-- any size. Run unprepared (fetchdicts_planned): the scan's lower bound is a
+-- value the plan must see. `live`: seen within the TTL, by the database's clock.
 WITH leases AS (
     SELECT node_id,
            count(*) FILTER (WHERE heartbeat_at >= now() - make_interval(secs => %(ttl)s)) AS live,
@@ -33,9 +35,12 @@ WITH leases AS (
                AS ranges_finished,
            sum(r.finished_headers) FILTER (WHERE r.bucket >= now() - interval '1 hour')
                AS finished_headers,
-           sum(r.headers) FILTER (WHERE r.bucket >= mark.mark) AS unfolded
+           sum(r.headers) FILTER (WHERE %(totals)s AND r.bucket >= mark.mark) AS unfolded
       FROM header_rollup AS r, mark
-     WHERE r.bucket >= least(%(mark)s::timestamptz, now() - interval '1 hour')
+     WHERE r.bucket >= CASE WHEN %(totals)s
+                            THEN least(coalesce(%(mark)s::timestamptz, '-infinity'),
+                                       now() - interval '1 hour')
+                            ELSE now() - interval '1 hour' END
      GROUP BY r.node_id
 ), lanes AS (
     SELECT node_id, count(*) AS lanes FROM group_lane WHERE node_id IS NOT NULL GROUP BY node_id
@@ -43,12 +48,14 @@ WITH leases AS (
 SELECT n.name,
        n.last_seen_at,
        extract(epoch FROM now() - n.last_seen_at)::bigint AS seen_seconds_ago,
+       coalesce(n.last_seen_at >= now() - make_interval(secs => %(ttl)s), false) AS live,
        n.disabled,
        coalesce(lanes.lanes, 0) AS lanes_held,
        coalesce(leases.live, 0) AS live_leases,
        coalesce(leases.quiet, 0) AS quiet_leases,
        coalesce(m.headers, 0) AS headers_last_hour,
-       coalesce(t.headers, 0) + coalesce(m.unfolded, 0) AS headers_total,
+       CASE WHEN %(totals)s THEN coalesce(t.headers, 0) + coalesce(m.unfolded, 0) END
+           AS headers_total,
        coalesce(m.ranges_finished, 0) AS ranges_finished_last_hour,
        coalesce(m.finished_headers, 0) AS finished_headers_last_hour
   FROM seed_node AS n

@@ -134,6 +134,10 @@ class Queries:
             cursor.execute(self[name], params)
             return cursor.fetchall()  # type: ignore[no-any-return]
 
+    def fetchdicts_planned(self, name: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """fetchall_planned's rows as dicts."""
+        return [row._asdict() for row in self.fetchall_planned(name, params)]
+
     def fetchdicts(self, name: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
         with connection.cursor() as cursor:
             cursor.cursor.row_factory = dict_row

@@ -118,7 +118,8 @@ def test_the_status_reads_the_rollup_from_the_fold_mark_not_its_whole_history(no
     mark = queries.fetchone("header_fold_mark", {}).mark
     with connection.cursor() as cursor:
         cursor.execute(
-            "EXPLAIN (FORMAT JSON) " + queries["nodes_status"], {"ttl": 900, "mark": mark}
+            "EXPLAIN (FORMAT JSON) " + queries["nodes_status"],
+            {"ttl": 900, "mark": mark, "totals": True},
         )
         plan = json.dumps(cursor.fetchone()[0])
     assert '"Relation Name": "header_rollup"' in plan
@@ -126,3 +127,72 @@ def test_the_status_reads_the_rollup_from_the_fold_mark_not_its_whole_history(no
     assert scans and all('"Seq Scan"' not in s for s in scans), scans
     node = nodes_of(busy.get("/api/v1/status").json())["busy"]
     assert (node["headers_last_hour"], node["headers_total"]) == (60, 200_001)  # minutes 0..59 ago
+
+
+def many_minutes(node, group_id, count):
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO header_rollup (bucket, node_id, group_id, headers, batches)"
+            " SELECT date_trunc('minute', now()) - make_interval(mins => m), %s, %s, 1, 1"
+            "   FROM generate_series(0, %s) AS m",
+            [node.node.id, group_id, count],
+        )
+        cursor.execute("ANALYZE header_rollup")
+
+
+def rollup_scans(sql):
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN (FORMAT JSON) " + sql)
+        plan = json.dumps(cursor.fetchone()[0])
+    return [s for s in plan.split("{") if '"Relation Name": "header_rollup"' in s]
+
+
+def test_the_dashboards_busiest_nodes_read_the_last_hour_only_with_nothing_folded(node_client):
+    """The busiest nodes show the last hour: they do not pay for summing every
+    minute not yet folded into the all-time totals (357 ms at 1,000 nodes)."""
+    from django.test.utils import CaptureQueriesContext
+
+    from console.selectors import busiest_nodes
+
+    rng = SeedRangeFactory(start_id=1, end_id=100)
+    busy = node_client(name="busy")
+    many_minutes(busy, rng.group_id, 200_000)  # nothing folded: the mark is -infinity
+    with CaptureQueriesContext(connection) as captured:
+        nodes = busiest_nodes(900, 10)
+    assert [(n["name"], n["headers_per_hour"]) for n in nodes] == [("busy", 60)]
+    sql = [q["sql"] for q in captured.captured_queries if "header_rollup" in q["sql"]]
+    assert len(sql) == 1
+    scans = rollup_scans(sql[0])
+    assert scans and all('"Seq Scan"' not in s for s in scans), scans
+
+
+def test_the_status_statement_is_planned_each_time_never_prepared(node_client):
+    """A prepared nodes_status could keep a generic plan made for an old mark (a
+    scan of every minute); it is planned for its values every time."""
+    from console.selectors import seed_status
+
+    SeedRangeFactory(start_id=1, end_id=100)
+    node_client(name="asked")
+    for _ in range(6):  # psycopg prepares a statement run prepare_threshold (2) times
+        assert "asked" in nodes_of(seed_status())
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s",
+            ["%header_rollup AS r%"],
+        )
+        assert cursor.fetchone()[0] == 0
+
+
+def test_a_node_seen_a_fraction_of_a_second_past_the_ttl_is_quiet(node_client):
+    """Live or quiet is decided by the database's clock to the microsecond (a
+    rounded 'seconds ago' had called a node live up to half a second late)."""
+    from console.selectors import busiest_nodes
+
+    node = node_client(name="edge")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE seed_node SET last_seen_at = now() - make_interval(secs => 900.3)"
+            " WHERE id = %s",
+            [node.node.id],
+        )
+    assert [(n["name"], n["state"]) for n in busiest_nodes(900, 10)] == [("edge", "quiet")]
