@@ -4,7 +4,9 @@
 Baseline: the plain admin index page, rendered in the same run through
 Django's test client as the same staff user. The data is loaded with SQL into
 a database of the bench's own, dropped at the end unless --keep. Method and
-figures: docs/performance.md.
+figures: docs/performance.md. With DATABASE_URL set it runs on that
+database instead, and empties its ranges, nodes and rollup: never point it at
+a coordinator's own.
 
 Run: .venv/bin/python bench/bench_dashboard.py [--renders 50] [--ranges 10000000] [--keep] [--no-load]
 """

@@ -47,7 +47,7 @@ WITH leases AS (
 )
 SELECT n.name,
        n.last_seen_at,
-       extract(epoch FROM now() - n.last_seen_at)::bigint AS seen_seconds_ago,
+       ceil(extract(epoch FROM now() - n.last_seen_at))::bigint AS seen_seconds_ago,
        coalesce(n.last_seen_at >= now() - make_interval(secs => %(ttl)s), false) AS live,
        n.disabled,
        coalesce(lanes.lanes, 0) AS lanes_held,
