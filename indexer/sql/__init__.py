@@ -118,7 +118,9 @@ class Queries:
             cursor.execute(self[name], params)
             return cursor.fetchall()  # type: ignore[no-any-return]
 
-    def fetchall_planned(self, name: str, params: Mapping[str, Any]) -> list[Record]:
+    def fetchall_planned(
+        self, name: str, params: Mapping[str, Any], row_factory: Any = namedtuple_row
+    ) -> list[Any]:
         """Like fetchall, but planned for these values every time, never prepared.
 
         psycopg prepares a statement run twice, and PostgreSQL may then keep
@@ -128,7 +130,7 @@ class Queries:
         connection and transaction; Django still counts and logs the query.
         """
         connection.ensure_connection()
-        raw = _UnpreparedCursor(connection.connection, row_factory=namedtuple_row)
+        raw = _UnpreparedCursor(connection.connection, row_factory=row_factory)
         wrapper = CursorDebugWrapper if connection.queries_logged else CursorWrapper
         with wrapper(raw, connection) as cursor:
             cursor.execute(self[name], params)
@@ -136,7 +138,7 @@ class Queries:
 
     def fetchdicts_planned(self, name: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
         """fetchall_planned's rows as dicts."""
-        return [row._asdict() for row in self.fetchall_planned(name, params)]
+        return self.fetchall_planned(name, params, row_factory=dict_row)
 
     def fetchdicts(self, name: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
         with connection.cursor() as cursor:
