@@ -98,37 +98,6 @@ def test_seed_status_shows_the_new_figures_in_text_and_json(node_client, backdat
     assert "Ranges finished in the last hour: 1 (77 headers)" in text
 
 
-def test_the_status_reads_the_rollup_from_the_fold_mark_not_its_whole_history(node_client):
-    """With a day of minutes folded, the status's one rollup scan starts at the last
-    hour (an index range), where a subquery's unknown mark had PostgreSQL scan
-    every minute ever kept (285 ms at 1,000 nodes, docs/performance.md)."""
-    from console.selectors import queries
-
-    rng = SeedRangeFactory(start_id=1, end_id=100)
-    busy = node_client(name="busy")
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "INSERT INTO header_rollup (bucket, node_id, group_id, headers, batches)"
-            " SELECT date_trunc('minute', now()) - make_interval(mins => m), %s, %s, 1, 1"
-            "   FROM generate_series(0, 200000) AS m",
-            [busy.node.id, rng.group_id],
-        )
-        cursor.execute("ANALYZE header_rollup")
-    assert fold_node_totals() > 199_000
-    mark = queries.fetchone("header_fold_mark", {}).mark
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "EXPLAIN (FORMAT JSON) " + queries["nodes_status"],
-            {"ttl": 900, "mark": mark, "totals": True},
-        )
-        plan = json.dumps(cursor.fetchone()[0])
-    assert '"Relation Name": "header_rollup"' in plan
-    scans = [s for s in plan.split("{") if '"Relation Name": "header_rollup"' in s]
-    assert scans and all('"Seq Scan"' not in s for s in scans), scans
-    node = nodes_of(busy.get("/api/v1/status").json())["busy"]
-    assert (node["headers_last_hour"], node["headers_total"]) == (60, 200_001)  # minutes 0..59 ago
-
-
 def many_minutes(node, group_id, count):
     with connection.cursor() as cursor:
         cursor.execute(
@@ -140,11 +109,29 @@ def many_minutes(node, group_id, count):
         cursor.execute("ANALYZE header_rollup")
 
 
-def rollup_scans(sql):
+def rollup_scans(sql, params=None):
     with connection.cursor() as cursor:
-        cursor.execute("EXPLAIN (FORMAT JSON) " + sql)
+        cursor.execute("EXPLAIN (FORMAT JSON) " + sql, params)
         plan = json.dumps(cursor.fetchone()[0])
     return [s for s in plan.split("{") if '"Relation Name": "header_rollup"' in s]
+
+
+def test_the_status_reads_the_rollup_from_the_fold_mark_not_its_whole_history(node_client):
+    """With a day of minutes folded, the status's one rollup scan starts at the last
+    hour (an index range), where a subquery's unknown mark had PostgreSQL scan
+    every minute ever kept (285 ms at 1,000 nodes, docs/performance.md)."""
+    from console.selectors import queries
+
+    rng = SeedRangeFactory(start_id=1, end_id=100)
+    busy = node_client(name="busy")
+    many_minutes(busy, rng.group_id, 200_000)
+    assert fold_node_totals() > 199_000
+    mark = queries.fetchone("header_fold_mark", {}).mark
+    params = {"ttl": 900, "mark": mark, "totals": True}
+    scans = rollup_scans(queries["nodes_status"], params)
+    assert scans and all('"Seq Scan"' not in s for s in scans), scans
+    node = nodes_of(busy.get("/api/v1/status").json())["busy"]
+    assert (node["headers_last_hour"], node["headers_total"]) == (60, 200_001)  # minutes 0..59 ago
 
 
 server_side_binding = pytest.mark.skipif(
