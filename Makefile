@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-deps install lint bench clean-db
+.PHONY: run test test-deps install lint bench clean-db settings-doc
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -42,6 +42,10 @@ bench: $(STAMP)
 	$(PY) bench/bench_catalog.py
 	$(PY) bench/bench_agent.py
 	$(PY) bench/bench_held_lane.py
+
+## Write docs/settings.md and .env.example from coordinator/settings.toml (a test fails while either is stale).
+settings-doc: $(STAMP)
+	$(PY) -m coordinator.environment --markdown docs/settings.md --env-example .env.example
 
 ## Remove the embedded database (all local data).
 clean-db:

@@ -40,34 +40,19 @@ def _errors(rules: list[Rule]) -> list[Error]:
 
 @register()
 def check_leasing_settings(app_configs: Any, **kwargs: Any) -> list[Error]:
+    # One variable's type and bounds are checked as it is read
+    # (coordinator/settings.toml); these rules weigh two against each other.
     s = settings
-    storage_hint = "Use filesystem (SNAPSHOT_DIR) or s3 (docs/several-hosts.md)."
     return _errors([
-        (s.LEASE_TTL_SECONDS < 10, "LEASE_TTL_SECONDS is under 10 seconds.", "Use minutes.",
-         "indexer.E001"),
-        (s.MAX_ATTEMPTS < 1, "MAX_ATTEMPTS must be at least 1.", None, "indexer.E002"),
-        (s.API_MAX_BODY_BYTES < 1024, "API_MAX_BODY_BYTES must be at least 1024.", None,
-         "indexer.E003"),
-        (s.DB_MAX_BYTES < 0, "DB_MAX_BYTES cannot be negative (0 means no limit).", None,
-         "indexer.E004"),
-        (s.CATALOG_MAX_BYTES < 0, "CATALOG_MAX_BYTES cannot be negative (0 means no limit).",
-         None, "indexer.E006"),
-        (s.RULES_CHECK_SECONDS < 0, "RULES_CHECK_SECONDS cannot be negative.", None,
-         "indexer.E007"),
-        (not 1 <= s.CATALOG_PAGE_SIZE <= 1000, "CATALOG_PAGE_SIZE must be 1 to 1000.", None,
-         "indexer.E008"),
         (s.TAIL_PRIORITY >= s.DEFAULT_PRIORITY,
          "TAIL_PRIORITY must be more urgent (lower) than DEFAULT_PRIORITY.",
          "A lower priority number is more urgent.", "indexer.E005"),
         (s.LEASE_PRIORITY_MIN > s.LEASE_PRIORITY_MAX,
          "LEASE_PRIORITY_MIN is above LEASE_PRIORITY_MAX: the history lane gets no ranges.",
          None, "indexer.E010"),
-        (s.SNAPSHOT_MAX_BYTES < 1, "SNAPSHOT_MAX_BYTES must be at least 1.", None,
-         "indexer.E011"),
-        (s.SNAPSHOT_STORAGE not in ("filesystem", "s3"),
-         f"SNAPSHOT_STORAGE is {s.SNAPSHOT_STORAGE!r}.", storage_hint, "indexer.E012"),
-        (s.SNAPSHOT_URL_SECONDS < 1, "SNAPSHOT_URL_SECONDS must be at least 1.", None,
-         "indexer.E013"),
+        (s.NEWZNAB_DEFAULT_LIMIT > s.NEWZNAB_MAX_LIMIT,
+         "NEWZNAB_DEFAULT_LIMIT is above NEWZNAB_MAX_LIMIT.",
+         "A client's page holds NEWZNAB_MAX_LIMIT results at most.", "indexer.E014"),
     ])  # fmt: skip
 
 
@@ -84,9 +69,4 @@ def check_news_server(app_configs: Any, **kwargs: Any) -> list[Error]:
     return _errors([
         (bool(malformed), f"NEWS_SERVER_URL is malformed: {malformed}",
          "Use nntp://host:119 or nntps://user:pass@host:563/?connections=8.", "indexer.E020"),
-        (settings.PLAN_RANGE_SIZE < 1, "PLAN_RANGE_SIZE must be at least 1.", None,
-         "indexer.E021"),
-        (settings.NNTP_MAX_CONNECTIONS < 0,
-         "NNTP_MAX_CONNECTIONS cannot be negative (0 means the connections of NEWS_SERVER_URL).",
-         None, "indexer.E022"),
     ])  # fmt: skip

@@ -57,17 +57,3 @@ def test_the_schema_documents_the_overview_relay(client):
     operation = schema["paths"]["/api/v1/ranges/{range_id}/overviews"]["get"]
     assert {p["name"] for p in operation["parameters"]} >= {"epoch", "from", "to", "range_id"}
     assert "application/gzip" in operation["responses"]["200"]["content"]
-
-
-@pytest.mark.parametrize(
-    ("setting", "value", "check_id"),
-    [
-        ("SNAPSHOT_STORAGE", "ftp", "indexer.E012"),
-        ("SNAPSHOT_URL_SECONDS", 0, "indexer.E013"),
-        ("NNTP_MAX_CONNECTIONS", -1, "indexer.E022"),
-    ],
-)
-def test_several_hosts_settings_out_of_range_fail_a_system_check(setting, value, check_id):
-    assert check_id not in {m.id for m in run_checks()}
-    with override_settings(**{setting: value}):
-        assert check_id in {m.id for m in run_checks()}

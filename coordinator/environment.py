@@ -1,0 +1,304 @@
+"""The coordinator's environment variables, as the catalog `settings.toml` declares them.
+
+Each variable is parsed by its declared type and checked against its bounds;
+a bad value stops the coordinator at start with a sentence that names it.
+`make settings-doc` writes docs/settings.md and .env.example from the catalog.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
+
+CATALOG = Path(__file__).with_name("settings.toml")
+TYPES = frozenset({"str", "int", "float", "bool", "list", "path", "choice"})
+SPEC_KEYS = frozenset(
+    {
+        "type",
+        "default",
+        "min",
+        "max",
+        "choices",
+        "meaning",
+        "setting",
+        "default_text",
+        "read_by",
+        "example",
+    }
+)
+# The words django-environ took for true, and their opposites.
+TRUE_WORDS = frozenset({"1", "true", "yes", "on", "y", "ok"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off", "n"})
+# Types whose empty value (`NAME=` in .env or compose) means the default.
+EMPTY_IS_DEFAULT = frozenset({"int", "float", "bool", "path", "choice"})
+WHERE = "Change it in the environment or in .env (docs/settings.md lists every setting)."
+
+
+class SettingError(ImproperlyConfigured):
+    """A variable's value the catalog does not allow; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Variable:
+    """One environment variable of the catalog."""
+
+    name: str
+    section: str
+    type: str
+    meaning: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
+    default: Any = None
+    setting: bool = True
+    default_text: str = ""
+    read_by: str = ""
+    example: str = ""
+
+    def value(self, environ: Mapping[str, str], data_dir: Path | None = None) -> Any:
+        """This variable's value in `environ`, or its default; ImproperlyConfigured if bad."""
+        raw = environ.get(self.name)
+        if raw is None or (raw.strip() == "" and self.type in EMPTY_IS_DEFAULT):
+            return self._default(data_dir)
+        return self.parse(raw, data_dir)
+
+    def parse(self, raw: str, data_dir: Path | None = None) -> Any:
+        if self.type == "str":
+            return raw
+        if self.type == "list":
+            return [part.strip() for part in raw.split(",") if part.strip()]
+        if self.type == "path":
+            return self._path(raw.strip(), data_dir)
+        if self.type == "bool":
+            return self._bool(raw)
+        if self.type == "choice":
+            return self._choice(raw)
+        return self._bounded(self._number(raw))
+
+    def _default(self, data_dir: Path | None) -> Any:
+        if self.type == "path" and self.default is not None:
+            return self._path(self.default, data_dir)
+        if isinstance(self.default, list):
+            return list(self.default)
+        return self.default
+
+    def _path(self, text: str, data_dir: Path | None) -> Path:
+        path = Path(text).expanduser()
+        return path if path.is_absolute() or data_dir is None else data_dir / path
+
+    def _bool(self, raw: str) -> bool:
+        word = raw.strip().lower()
+        if word in TRUE_WORDS or word in FALSE_WORDS:
+            return word in TRUE_WORDS
+        raise self._refuse(raw, "must be 1, true, yes or on, or 0, false, no or off")
+
+    def _choice(self, raw: str) -> str:
+        for choice in self.choices:
+            if raw.strip().lower() == choice.lower():
+                return choice
+        raise self._refuse(raw, "must be one of " + ", ".join(self.choices))
+
+    def _number(self, raw: str) -> int | float:
+        try:
+            number: int | float = int(raw.strip()) if self.type == "int" else float(raw)
+        except ValueError:
+            expected = "a whole number" if self.type == "int" else "a number"
+            raise self._refuse(raw, f"must be {expected}") from None
+        if not math.isfinite(number):
+            raise self._refuse(raw, "must be a finite number")
+        return number
+
+    def _bounded(self, number: int | float) -> int | float:
+        low, high = self.minimum, self.maximum
+        if (low is not None and number < low) or (high is not None and number > high):
+            raise self._refuse(str(number), "must be " + self.allowed())
+        return number
+
+    def allowed(self) -> str:
+        """The values this variable takes, in words (docs/settings.md's `allowed`)."""
+        low, high = _plain(self.minimum), _plain(self.maximum)
+        if self.type == "choice":
+            return ", ".join(f"`{choice}`" for choice in self.choices)
+        if self.type == "bool":
+            return "`1` or `0`"
+        if self.type in {"str", "list", "path"}:
+            return {"str": "text", "list": "a comma-separated list", "path": "a path"}[self.type]
+        if low is not None and high is not None:
+            return f"from {low} to {high}"
+        if low is not None:
+            return f"at least {low}"
+        return f"at most {high}" if high is not None else ""
+
+    def _refuse(self, raw: str, rule: str) -> SettingError:
+        return SettingError(
+            f"The setting {self.name}={raw.strip()!r} {rule.replace('`', '')} "
+            f"({self.meaning.replace('`', '')}). {WHERE}"
+        )
+
+
+def _plain(bound: float | None) -> str | None:
+    if bound is None:
+        return None
+    return str(int(bound)) if float(bound).is_integer() else str(bound)
+
+
+def load(path: Path = CATALOG) -> dict[str, Variable]:
+    """Every variable of the catalog at `path`, in its order; ValueError if it is malformed."""
+    with path.open("rb") as catalog:
+        sections = tomllib.load(catalog)
+    variables: dict[str, Variable] = {}
+    for key, section in sections.items():
+        title = section.get("title")
+        if not isinstance(title, str):
+            raise ValueError(f"{path}: the section [{key}] has no title")
+        for name, spec in section.items():
+            if isinstance(spec, dict):
+                if name in variables:
+                    raise ValueError(f"{path}: {name} stands in two sections")
+                variables[name] = _variable(name, title, spec, path)
+    return variables
+
+
+def _variable(name: str, section: str, spec: dict[str, Any], path: Path) -> Variable:
+    unknown = set(spec) - SPEC_KEYS
+    if unknown or spec.get("type") not in TYPES or not spec.get("meaning"):
+        raise ValueError(f"{path}: {name} needs a known type and a meaning (and no {unknown})")
+    variable = Variable(
+        name=name,
+        section=section,
+        type=spec["type"],
+        meaning=spec["meaning"],
+        default=spec.get("default"),
+        minimum=spec.get("min"),
+        maximum=spec.get("max"),
+        choices=tuple(spec.get("choices", ())),
+        setting=spec.get("setting", True),
+        default_text=spec.get("default_text", ""),
+        read_by=spec.get("read_by", ""),
+        example=spec.get("example", ""),
+    )
+    if variable.type in {"int", "float"} and variable.default is not None:
+        variable._bounded(variable.default)
+    if variable.type == "choice" and variable.default not in variable.choices:
+        raise ValueError(f"{path}: {name}'s default is not one of its choices")
+    return variable
+
+
+class Environment:
+    """The catalog's variables read from one environment (os.environ by default)."""
+
+    def __init__(self, environ: Mapping[str, str] | None = None, path: Path = CATALOG):
+        self.environ = os.environ if environ is None else environ
+        self.variables = load(path)
+
+    def __call__(self, name: str, *, data_dir: Path | None = None) -> Any:
+        """The value of `name`, which the catalog must declare (KeyError otherwise)."""
+        return self.variables[name].value(self.environ, data_dir)
+
+    def settings(self, data_dir: Path) -> dict[str, Any]:
+        """The Django settings named after their variables, with their values."""
+        return {
+            variable.name: variable.value(self.environ, data_dir)
+            for variable in self.variables.values()
+            if variable.setting
+        }
+
+
+def markdown(variables: Mapping[str, Variable]) -> str:
+    """docs/settings.md: a table per section of the catalog."""
+    lines = [
+        "# Settings",
+        "",
+        "<!-- Written by `make settings-doc` from coordinator/settings.toml; edit that file. -->",
+        "",
+        "Every setting comes from the environment, or from a `.env` file at the",
+        "checkout's root (the environment wins). A value of the wrong type or out",
+        "of bounds stops the coordinator at start with a sentence naming it. An",
+        "empty number, flag, path or choice (`NAME=`) means its default; an empty",
+        "list is empty. Flags take `1`, `true`, `yes` or `on`, and `0`, `false`, `no`",
+        "or `off`. Relative paths lie under `DATA_DIR`.",
+    ]
+    for section, members in _sections(variables):
+        lines += ["", f"## {section}", "", "| variable | default | allowed | meaning |"]
+        lines.append("|---|---|---|---|")
+        for variable in members:
+            row = (f"`{variable.name}`", _default_text(variable), variable.allowed())
+            lines.append("| " + " | ".join((*row, variable.meaning)) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _sections(variables: Mapping[str, Variable]) -> Iterator[tuple[str, list[Variable]]]:
+    titles: dict[str, list[Variable]] = {}
+    for variable in variables.values():
+        titles.setdefault(variable.section, []).append(variable)
+    yield from titles.items()
+
+
+def _default_text(variable: Variable) -> str:
+    default = variable.default
+    if variable.default_text:
+        return variable.default_text
+    if variable.type == "bool":
+        return "`1`" if default else "`0`"
+    if variable.type == "path":
+        return f"`DATA_DIR/{default}`"
+    if variable.type == "list":
+        return f"`{','.join(default)}`" if default else "empty"
+    return f"`{default}`" if default != "" else "empty"
+
+
+def env_example(variables: Mapping[str, Variable]) -> str:
+    """.env.example: every variable, commented out, at its default or an example."""
+    lines = [
+        "# Every variable the coordinator reads, at its default (or an example), commented",
+        "# out. Copy to .env (a checkout) or to /etc/seed-coordinator/env (the systemd unit",
+        "# in deploy/systemd/) and uncomment what you change. docs/settings.md says what",
+        "# each does; both are written from coordinator/settings.toml (`make settings-doc`).",
+    ]
+    for section, members in _sections(variables):
+        title = section.split(" (")[0]
+        lines += ["", f"# --- {title} " + "-" * max(3, 76 - len(title))]
+        for variable in members:
+            if variable.default_text:
+                lines.append(f"# {variable.default_text.replace('`', '')}")
+            lines.append(f"# {variable.name}={_env_text(variable)}")
+    return "\n".join(lines) + "\n"
+
+
+def _env_text(variable: Variable) -> str:
+    default = variable.example or variable.default
+    if default is None:
+        return ""
+    if isinstance(default, bool):
+        return "1" if default else "0"
+    if isinstance(default, list):
+        return ",".join(default)
+    return str(default)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--markdown", type=Path, help="write docs/settings.md here")
+    parser.add_argument("--env-example", type=Path, help="write .env.example here")
+    args = parser.parse_args(argv)
+    variables = load()
+    if args.markdown:
+        args.markdown.write_text(markdown(variables), encoding="utf-8")
+    if args.env_example:
+        args.env_example.write_text(env_example(variables), encoding="utf-8")
+    if not (args.markdown or args.env_example):
+        sys.stdout.write(markdown(variables))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
