@@ -43,6 +43,24 @@ EMPTY_IS_DEFAULT = frozenset({"int", "float", "bool", "path", "choice"})
 WHERE = "Change it in the environment or in .env (docs/settings.md lists every setting)."
 
 
+MARKDOWN_HEAD = """\
+# Settings
+
+<!-- Written by `make settings-doc` from coordinator/settings.toml; edit that file. -->
+
+Every setting comes from the environment, or from a `.env` file at the
+checkout's root (the environment wins). A value of the wrong type or out
+of bounds stops the coordinator at start with a sentence naming it. An
+empty number, flag, path or choice (`NAME=`) means its default; an empty
+list is empty. Flags take `1`, `true`, `yes` or `on`, and `0`, `false`, `no`
+or `off`. Relative paths lie under `DATA_DIR`."""
+ENV_EXAMPLE_HEAD = """\
+# Every variable the coordinator reads, at its default (or an example), commented
+# out. Copy to .env (a checkout) or to /etc/seed-coordinator/env (the systemd unit
+# in deploy/systemd/) and uncomment what you change. docs/settings.md says what
+# each does; both are written from coordinator/settings.toml (`make settings-doc`)."""
+
+
 class SettingError(ImproperlyConfigured):
     """A variable's value the catalog does not allow; the message says which and why."""
 
@@ -215,18 +233,7 @@ class Environment:
 
 def markdown(variables: Mapping[str, Variable]) -> str:
     """docs/settings.md: a table per section of the catalog."""
-    lines = [
-        "# Settings",
-        "",
-        "<!-- Written by `make settings-doc` from coordinator/settings.toml; edit that file. -->",
-        "",
-        "Every setting comes from the environment, or from a `.env` file at the",
-        "checkout's root (the environment wins). A value of the wrong type or out",
-        "of bounds stops the coordinator at start with a sentence naming it. An",
-        "empty number, flag, path or choice (`NAME=`) means its default; an empty",
-        "list is empty. Flags take `1`, `true`, `yes` or `on`, and `0`, `false`, `no`",
-        "or `off`. Relative paths lie under `DATA_DIR`.",
-    ]
+    lines = [MARKDOWN_HEAD]
     for section, members in _sections(variables):
         lines += ["", f"## {section}", "", "| variable | default | allowed | meaning |"]
         lines.append("|---|---|---|---|")
@@ -258,12 +265,7 @@ def _default_text(variable: Variable) -> str:
 
 def env_example(variables: Mapping[str, Variable]) -> str:
     """.env.example: every variable, commented out, at its default or an example."""
-    lines = [
-        "# Every variable the coordinator reads, at its default (or an example), commented",
-        "# out. Copy to .env (a checkout) or to /etc/seed-coordinator/env (the systemd unit",
-        "# in deploy/systemd/) and uncomment what you change. docs/settings.md says what",
-        "# each does; both are written from coordinator/settings.toml (`make settings-doc`).",
-    ]
+    lines = [ENV_EXAMPLE_HEAD]
     for section, members in _sections(variables):
         title = section.split(" (")[0]
         lines += ["", f"# --- {title} " + "-" * max(3, 76 - len(title))]
