@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
+import textwrap
 import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -21,6 +23,11 @@ from django.core.exceptions import ImproperlyConfigured
 
 CATALOG = Path(__file__).with_name("settings.toml")
 TYPES = frozenset({"str", "int", "float", "bool", "list", "path", "choice"})
+# What a default may be in the catalog, by type (None: no default).
+DEFAULT_TYPES: dict[str, tuple[type, ...]] = {
+    "str": (str,), "int": (int,), "float": (int, float), "bool": (bool,),
+    "list": (list,), "path": (str, type(None)), "choice": (str,),
+}  # fmt: skip
 SPEC_KEYS = frozenset(
     {
         "type",
@@ -35,11 +42,15 @@ SPEC_KEYS = frozenset(
         "example",
     }
 )
-# The words django-environ took for true, and their opposites.
+# The words django-environ took for true, and their opposites; an empty flag
+# was off there and stays off here.
 TRUE_WORDS = frozenset({"1", "true", "yes", "on", "y", "ok"})
-FALSE_WORDS = frozenset({"0", "false", "no", "off", "n"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off", "n", ""})
 # Types whose empty value (`NAME=` in .env or compose) means the default.
-EMPTY_IS_DEFAULT = frozenset({"int", "float", "bool", "path", "choice"})
+EMPTY_IS_DEFAULT = frozenset({"int", "float", "path", "choice"})
+# A path may start with the data directory's variable, as .env.example once wrote.
+DATA_DIR_PREFIX = re.compile(r"^\$(?:DATA_DIR|\{DATA_DIR\})(?=/|$)")
+LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 WHERE = "Change it in the environment or in .env (docs/settings.md lists every setting)."
 
 
@@ -51,9 +62,11 @@ MARKDOWN_HEAD = """\
 Every setting comes from the environment, or from a `.env` file at the
 checkout's root (the environment wins). A value of the wrong type or out
 of bounds stops the coordinator at start with a sentence naming it. An
-empty number, flag, path or choice (`NAME=`) means its default; an empty
-list is empty. Flags take `1`, `true`, `yes` or `on`, and `0`, `false`, `no`
-or `off`. Relative paths lie under `DATA_DIR`."""
+empty number, path or choice (`NAME=`) means its default; an empty flag is
+off and an empty list is empty. Flags take `1`, `true`, `yes` or `on`, and
+`0`, `false`, `no` or `off`. A relative path, and one that starts with
+`$DATA_DIR/`, lies under `DATA_DIR` (a relative `DATA_DIR` lies under the
+directory the coordinator starts in)."""
 ENV_EXAMPLE_HEAD = """\
 # Every variable the coordinator reads, at its default (or an example), commented
 # out. Copy to .env (a checkout) or to /etc/seed-coordinator/env (the systemd unit
@@ -95,12 +108,12 @@ class Variable:
         if self.type == "list":
             return [part.strip() for part in raw.split(",") if part.strip()]
         if self.type == "path":
-            return self._path(raw.strip(), data_dir)
+            return self._path(self._expand(raw.strip()), data_dir)
         if self.type == "bool":
             return self._bool(raw)
         if self.type == "choice":
             return self._choice(raw)
-        return self._bounded(self._number(raw))
+        return self._bounded(self._number(raw), raw)
 
     def _default(self, data_dir: Path | None) -> Any:
         if self.type == "path" and self.default is not None:
@@ -108,6 +121,12 @@ class Variable:
         if isinstance(self.default, list):
             return list(self.default)
         return self.default
+
+    def _expand(self, text: str) -> str:
+        text = DATA_DIR_PREFIX.sub("", text).lstrip("/") if DATA_DIR_PREFIX.match(text) else text
+        if "$" in text:
+            raise self._refuse(text, "names another variable; write the path itself")
+        return text or "."
 
     def _path(self, text: str, data_dir: Path | None) -> Path:
         path = Path(text).expanduser()
@@ -135,10 +154,10 @@ class Variable:
             raise self._refuse(raw, "must be a finite number")
         return number
 
-    def _bounded(self, number: int | float) -> int | float:
+    def _bounded(self, number: int | float, raw: str) -> int | float:
         low, high = self.minimum, self.maximum
         if (low is not None and number < low) or (high is not None and number > high):
-            raise self._refuse(str(number), "must be " + self.allowed())
+            raise self._refuse(raw, "must be " + self.allowed())
         return number
 
     def allowed(self) -> str:
@@ -159,8 +178,13 @@ class Variable:
     def _refuse(self, raw: str, rule: str) -> SettingError:
         return SettingError(
             f"The setting {self.name}={raw.strip()!r} {rule.replace('`', '')} "
-            f"({self.meaning.replace('`', '')}). {WHERE}"
+            f"({plain(self.meaning)}). {WHERE}"
         )
+
+
+def plain(markdown_text: str) -> str:
+    """`markdown_text` without links and code marks, for a message or a comment."""
+    return LINK.sub(r"\1", markdown_text).replace("`", "").replace("**", "")
 
 
 def _plain(bound: float | None) -> str | None:
@@ -204,10 +228,16 @@ def _variable(name: str, section: str, spec: dict[str, Any], path: Path) -> Vari
         read_by=spec.get("read_by", ""),
         example=spec.get("example", ""),
     )
-    if variable.type in {"int", "float"} and variable.default is not None:
-        variable._bounded(variable.default)
+    wrong_flag = isinstance(variable.default, bool) != (variable.type == "bool")
+    if wrong_flag or not isinstance(variable.default, DEFAULT_TYPES[variable.type]):
+        raise ValueError(f"{path}: {name}'s default is not a {variable.type}")
     if variable.type == "choice" and variable.default not in variable.choices:
         raise ValueError(f"{path}: {name}'s default is not one of its choices")
+    if variable.type in {"int", "float"} and variable.default is not None:
+        try:
+            variable._bounded(spec["default"], str(spec["default"]))
+        except SettingError:
+            raise ValueError(f"{path}: {name}'s default is out of its bounds") from None
     return variable
 
 
@@ -270,9 +300,13 @@ def env_example(variables: Mapping[str, Variable]) -> str:
         title = section.split(" (")[0]
         lines += ["", f"# --- {title} " + "-" * max(3, 76 - len(title))]
         for variable in members:
+            about = plain(variable.meaning)
+            about = about[:1].upper() + about[1:]
             if variable.default_text:
-                lines.append(f"# {variable.default_text.replace('`', '')}")
-            lines.append(f"# {variable.name}={_env_text(variable)}")
+                about += f". Default: {plain(variable.default_text)}"
+            lines += textwrap.wrap(about, width=80, initial_indent="# ", subsequent_indent="# ")
+            lines += [f"# {variable.name}={_env_text(variable)}", ""]
+        lines.pop()
     return "\n".join(lines) + "\n"
 
 

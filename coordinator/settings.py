@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import environ
 
@@ -29,7 +30,7 @@ environ.Env.read_env(_HOME / ".env", overwrite=False)
 # bounds and meaning (docs/settings.md is written from it). A bad value stops
 # the start here with a sentence naming it.
 env = Environment()
-VAR_DIR = DATA_DIR = env("DATA_DIR") or _HOME / "var"
+VAR_DIR = DATA_DIR = (env("DATA_DIR") or _HOME / "var").absolute()
 # The settings named after their variables: DEBUG, ALLOWED_HOSTS, BIND,
 # LEASE_TTL_SECONDS, ... (every entry of settings.toml without `setting = false`).
 globals().update(env.settings(data_dir=VAR_DIR))
@@ -113,6 +114,12 @@ if EMBEDDED_DATABASE:
         }
     }
 else:
+    if urlsplit(env("DATABASE_URL")).scheme not in {"postgres", "postgresql", "pgsql"}:
+        # The URL may hold a password: the sentence shows none of it.
+        raise SettingError(
+            "The setting DATABASE_URL must be a postgres:// URL "
+            "(postgres://user:password@host:5432/name); PostgreSQL is the only database."
+        )
     DATABASES = {"default": environ.Env.db_url_config(env("DATABASE_URL"))}
     DATABASES["default"]["ENGINE"] = "django.db.backends.postgresql"
 DATABASES["default"]["CONN_MAX_AGE"] = env("DB_CONN_MAX_AGE")

@@ -41,19 +41,32 @@ def _errors(rules: list[Rule]) -> list[Error]:
 @register()
 def check_leasing_settings(app_configs: Any, **kwargs: Any) -> list[Error]:
     # One variable's type and bounds are checked as it is read
-    # (coordinator/settings.toml); these rules weigh two against each other.
+    # (coordinator/settings.toml); these rules are the operator's advice.
     s = settings
     return _errors([
+        (s.LEASE_TTL_SECONDS < 10, "LEASE_TTL_SECONDS is under 10 seconds.", "Use minutes.",
+         "indexer.E001"),
         (s.TAIL_PRIORITY >= s.DEFAULT_PRIORITY,
          "TAIL_PRIORITY must be more urgent (lower) than DEFAULT_PRIORITY.",
          "A lower priority number is more urgent.", "indexer.E005"),
         (s.LEASE_PRIORITY_MIN > s.LEASE_PRIORITY_MAX,
          "LEASE_PRIORITY_MIN is above LEASE_PRIORITY_MAX: the history lane gets no ranges.",
          None, "indexer.E010"),
-        (s.NEWZNAB_DEFAULT_LIMIT > s.NEWZNAB_MAX_LIMIT,
-         "NEWZNAB_DEFAULT_LIMIT is above NEWZNAB_MAX_LIMIT.",
-         "A client's page holds NEWZNAB_MAX_LIMIT results at most.", "indexer.E014"),
     ])  # fmt: skip
+
+
+@register()
+def check_newznab_limits(app_configs: Any, **kwargs: Any) -> list[Warning]:
+    if settings.NEWZNAB_DEFAULT_LIMIT <= settings.NEWZNAB_MAX_LIMIT:
+        return []
+    return [
+        Warning(
+            "NEWZNAB_DEFAULT_LIMIT is above NEWZNAB_MAX_LIMIT: t=caps shows a default that no "
+            "page reaches.",
+            hint="A page holds NEWZNAB_MAX_LIMIT results at most; lower the default.",
+            id="indexer.W003",
+        )
+    ]
 
 
 @register()

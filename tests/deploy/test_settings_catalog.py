@@ -27,7 +27,9 @@ def value(name: str, raw: str) -> object:
     ("name", "raw", "says"),
     [
         ("PLAN_RANGE_SIZE", "0", "must be at least 1"),
-        ("LEASE_TTL_SECONDS", "5", "must be at least 10"),
+        ("LEASE_TTL_SECONDS", "0", "must be at least 1"),
+        ("LEASE_MAX_PER_NODE", "-1", "'-1' must be at least 0"),  # what was typed
+        ("SNAPSHOT_DIR", "$HOME/snapshots", "names another variable"),
         ("LEASE_TTL_SECONDS", "15m", "must be a whole number"),
         ("MAX_ATTEMPTS", "2.5", "must be a whole number"),
         ("API_QUEUE_MAX_SECONDS", "nan", "must be a finite number"),
@@ -60,6 +62,9 @@ def test_a_bad_value_is_refused_with_a_sentence_naming_it(name, raw, says):
         ("DEBUG", "Yes", True),
         ("DEBUG", "off", False),
         ("DEBUG", "", False),
+        ("DB_PREPARE", "", False),  # an empty flag is off, as django-environ read it
+        ("WEB_TIMEOUT", "0", 0),  # gunicorn: no timeout
+        ("LOG_LEVEL", "warn", "WARN"),
         ("LOG_FORMAT", "JSON", "json"),
         ("LOG_LEVEL", "warning", "WARNING"),
         ("METRICS_ALLOW_IPS", "", []),  # empty list: no address
@@ -67,6 +72,8 @@ def test_a_bad_value_is_refused_with_a_sentence_naming_it(name, raw, says):
         ("SNAPSHOT_DIR", "", Path("/data/snapshots")),  # relative default under DATA_DIR
         ("SNAPSHOT_DIR", "shared/snapshots", Path("/data/shared/snapshots")),
         ("SNAPSHOT_DIR", "/srv/snapshots", Path("/srv/snapshots")),
+        ("SNAPSHOT_DIR", "$DATA_DIR/snapshots", Path("/data/snapshots")),  # old .env.example
+        ("EMBEDDED_DATABASE_DIR", "${DATA_DIR}/pg", Path("/data/pg")),
         ("METRICS_TOKEN", "", ""),
     ],
 )
@@ -106,7 +113,13 @@ def test_a_malformed_catalog_is_refused(tmp_path):
     catalog = tmp_path / "settings.toml"
     catalog.write_text('[a]\ntitle = "A"\n[a.X]\ntype = "int"\ndefault = 0\nmin = 1\n'
                        'meaning = "x"\n', encoding="utf-8")  # fmt: skip
-    with pytest.raises(SettingError, match="X='0' must be at least 1"):
+    with pytest.raises(ValueError, match="X's default is out of its bounds"):
+        environment.load(catalog)
+    catalog.write_text('[a]\ntitle = "A"\n[a.X]\ntype = "int"\ndefault = "5"\nmeaning = "x"\n')
+    with pytest.raises(ValueError, match="X's default is not a int"):
+        environment.load(catalog)
+    catalog.write_text('[a]\ntitle = "A"\n[a.X]\ntype = "int"\ndefault = true\nmeaning = "x"\n')
+    with pytest.raises(ValueError, match="X's default is not a int"):
         environment.load(catalog)
     catalog.write_text('[a]\ntitle = "A"\n[a.X]\ntype = "integer"\nmeaning = "x"\n')
     with pytest.raises(ValueError, match="X needs a known type"):
@@ -118,25 +131,43 @@ def test_docs_settings_md_is_written_from_the_catalog():
     assert written == environment.markdown(environment.load()), "run `make settings-doc`"
 
 
-def test_the_command_line_says_the_sentence_without_a_traceback(tmp_path):
-    env = {**os.environ, "PLAN_RANGE_SIZE": "0", "DATA_DIR": str(tmp_path)}
+def manage_check(tmp_path: Path, **variables: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DATA_DIR": str(tmp_path), **variables}
     env.pop("DJANGO_SETTINGS_MODULE", None)
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, str(ROOT / "manage.py"), "check"],
         capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path,
     )  # fmt: skip
+
+
+@pytest.mark.parametrize("url", ["$OTHER_URL", "mysql://app:pw-secret-9@db/app"])
+def test_a_database_url_that_is_not_postgres_stops_the_start_without_its_password(tmp_path, url):
+    done = manage_check(tmp_path, DATABASE_URL=url)
+    assert done.returncode == 2
+    assert "DATABASE_URL must be a postgres:// URL" in done.stderr
+    assert "pw-secret-9" not in done.stderr
+
+
+def test_a_relative_data_dir_is_made_absolute_where_the_coordinator_starts(tmp_path):
+    env = {**os.environ, "DATA_DIR": "relative-data", "PYTHONPATH": str(ROOT)}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    done = subprocess.run(
+        [sys.executable, "-c", "import coordinator.settings as s; print(s.VAR_DIR, s.SNAPSHOT_DIR)"],
+        capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path, check=True,
+    )  # fmt: skip
+    data = tmp_path / "relative-data"
+    assert done.stdout.split() == [str(data), str(data / "snapshots")]
+
+
+def test_the_command_line_says_the_sentence_without_a_traceback(tmp_path):
+    done = manage_check(tmp_path, PLAN_RANGE_SIZE="0")
     assert done.returncode == 2
     assert done.stderr.startswith("manage.py: The setting PLAN_RANGE_SIZE='0' must be at least 1")
     assert "Traceback" not in done.stderr
 
 
 def test_s3_snapshots_without_a_bucket_stop_the_start(tmp_path):
-    env = {**os.environ, "SNAPSHOT_STORAGE": "s3", "DATA_DIR": str(tmp_path)}
-    env.pop("SNAPSHOT_S3_BUCKET", None)
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), "check"],
-        capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path,
-    )  # fmt: skip
+    done = manage_check(tmp_path, SNAPSHOT_STORAGE="s3", SNAPSHOT_S3_BUCKET="")
     assert done.returncode == 2
     assert "SNAPSHOT_STORAGE=s3 needs SNAPSHOT_S3_BUCKET" in done.stderr
 
@@ -146,7 +177,8 @@ def test_s3_snapshots_without_a_bucket_stop_the_start(tmp_path):
     [
         ({"TAIL_PRIORITY": 100, "DEFAULT_PRIORITY": 100}, "indexer.E005"),
         ({"LEASE_PRIORITY_MIN": 5, "LEASE_PRIORITY_MAX": 4}, "indexer.E010"),
-        ({"NEWZNAB_DEFAULT_LIMIT": 200, "NEWZNAB_MAX_LIMIT": 100}, "indexer.E014"),
+        ({"NEWZNAB_DEFAULT_LIMIT": 200, "NEWZNAB_MAX_LIMIT": 100}, "indexer.W003"),
+        ({"LEASE_TTL_SECONDS": 5}, "indexer.E001"),
     ],
 )
 def test_settings_that_disagree_fail_a_system_check(overrides, check_id):
