@@ -50,6 +50,10 @@ FALSE_WORDS = frozenset({"0", "false", "no", "off", "n", ""})
 EMPTY_IS_DEFAULT = frozenset({"int", "float", "path", "choice"})
 # A path may start with the data directory's variable, as .env.example once wrote.
 DATA_DIR_PREFIX = re.compile(r"^\$(?:DATA_DIR|\{DATA_DIR\})(?=/|$)")
+# A whole value that names another variable: `$OTHER` or `${OTHER}`.
+PROXY = re.compile(r"\$(?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)|\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)\})")
+# Whole numbers go to PostgreSQL's integer unless the catalog allows more (bytes).
+INT_MAX = 2**31 - 1
 LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 WHERE = "Change it in the environment or in .env (docs/settings.md lists every setting)."
 
@@ -59,19 +63,21 @@ MARKDOWN_HEAD = """\
 
 <!-- Written by `make settings-doc` from coordinator/settings.toml; edit that file. -->
 
-Every setting comes from the environment, or from a `.env` file at the
-checkout's root (the environment wins). A value of the wrong type or out
+Every setting comes from the environment, or from a `.env` file (at the
+checkout's root; an installed coordinator reads the one in the directory it
+starts in); the environment wins. `NAME=$OTHER` reads the variable `OTHER`. A value of the wrong type or out
 of bounds stops the coordinator at start with a sentence naming it. An
 empty number, path or choice (`NAME=`) means its default; an empty flag is
-off and an empty list is empty. Flags take `1`, `true`, `yes` or `on`, and
+off and an empty text or list is empty. Flags take `1`, `true`, `yes` or `on`, and
 `0`, `false`, `no` or `off`. A relative path, and one that starts with
 `$DATA_DIR/`, lies under `DATA_DIR` (a relative `DATA_DIR` lies under the
 directory the coordinator starts in)."""
 ENV_EXAMPLE_HEAD = """\
 # Every variable the coordinator reads, at its default (or an example), commented
 # out. Copy to .env (a checkout) or to /etc/seed-coordinator/env (the systemd unit
-# in deploy/systemd/) and uncomment what you change. docs/settings.md says what
-# each does; both are written from coordinator/settings.toml (`make settings-doc`)."""
+# in deploy/systemd/) and uncomment what you change. A relative path lies under
+# DATA_DIR. docs/settings.md says more; both are written from
+# coordinator/settings.toml (`make settings-doc`)."""
 
 
 class SettingError(ImproperlyConfigured):
@@ -98,6 +104,13 @@ class Variable:
     def value(self, environ: Mapping[str, str], data_dir: Path | None = None) -> Any:
         """This variable's value in `environ`, or its default; ImproperlyConfigured if bad."""
         raw = environ.get(self.name)
+        proxy = None if raw is None or self.type == "path" else PROXY.fullmatch(raw.strip())
+        if proxy:
+            # `NAME=$OTHER` reads OTHER, as django-environ did (a shared key, a URL).
+            other = proxy["name"] or proxy["braced"]
+            raw = environ.get(other)
+            if raw is None:
+                raise self._refuse(proxy[0], f"names the variable {other}, which is not set")
         if raw is None or (raw.strip() == "" and self.type in EMPTY_IS_DEFAULT):
             return self._default(data_dir)
         return self.parse(raw, data_dir)
@@ -129,7 +142,10 @@ class Variable:
         return text or "."
 
     def _path(self, text: str, data_dir: Path | None) -> Path:
-        path = Path(text).expanduser()
+        try:
+            path = Path(text).expanduser()
+        except RuntimeError:  # ~user with no such user, or ~ with no HOME
+            raise self._refuse(text, "names a home directory that cannot be found") from None
         return path if path.is_absolute() or data_dir is None else data_dir / path
 
     def _bool(self, raw: str) -> bool:
@@ -155,14 +171,20 @@ class Variable:
         return number
 
     def _bounded(self, number: int | float, raw: str) -> int | float:
-        low, high = self.minimum, self.maximum
-        if (low is not None and number < low) or (high is not None and number > high):
-            raise self._refuse(raw, "must be " + self.allowed())
+        low, high = self.minimum, self.highest
+        if low is not None and number < low:
+            raise self._refuse(raw, f"must be at least {_plain(low)}")
+        if high is not None and number > high:
+            raise self._refuse(raw, f"must be at most {_plain(high)}")
         return number
+
+    @property
+    def highest(self) -> float | None:
+        return INT_MAX if self.maximum is None and self.type == "int" else self.maximum
 
     def allowed(self) -> str:
         """The values this variable takes, in words (docs/settings.md's `allowed`)."""
-        low, high = _plain(self.minimum), _plain(self.maximum)
+        low, high = _plain(self.minimum), _plain(self.highest)
         if self.type == "choice":
             return ", ".join(f"`{choice}`" for choice in self.choices)
         if self.type == "bool":
@@ -176,15 +198,21 @@ class Variable:
         return f"at most {high}" if high is not None else ""
 
     def _refuse(self, raw: str, rule: str) -> SettingError:
+        shown = raw.strip() if len(raw.strip()) <= 40 else raw.strip()[:40] + "..."
         return SettingError(
-            f"The setting {self.name}={raw.strip()!r} {rule.replace('`', '')} "
+            f"The setting {self.name}={shown!r} {rule.replace('`', '')} "
             f"({plain(self.meaning)}). {WHERE}"
         )
 
 
 def plain(markdown_text: str) -> str:
     """`markdown_text` without links and code marks, for a message or a comment."""
-    return LINK.sub(r"\1", markdown_text).replace("`", "").replace("**", "")
+    text = LINK.sub(lambda link: _doc_name(link[1]), markdown_text)
+    return text.replace("`", "").replace("**", "")
+
+
+def _doc_name(text: str) -> str:
+    return f"docs/{text}" if text.endswith(".md") else text
 
 
 def _plain(bound: float | None) -> str | None:
@@ -302,8 +330,11 @@ def env_example(variables: Mapping[str, Variable]) -> str:
         for variable in members:
             about = plain(variable.meaning)
             about = about[:1].upper() + about[1:]
-            if variable.default_text:
-                about += f". Default: {plain(variable.default_text)}"
+            default = plain(variable.default_text)
+            if default.startswith("unset"):
+                about += f". {default[:1].upper()}{default[1:]}"
+            elif default:
+                about += f". Default: {default}"
             lines += textwrap.wrap(about, width=80, initial_indent="# ", subsequent_indent="# ")
             lines += [f"# {variable.name}={_env_text(variable)}", ""]
         lines.pop()

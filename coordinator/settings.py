@@ -104,6 +104,7 @@ TEMPLATES = [
 # DATABASE_URL selects the database. Unset, the embedded PostgreSQL under
 # var/pg is started on first connect (indexer/embedded_postgres).
 EMBEDDED_DATABASE = not env("DATABASE_URL")
+POSTGRES_SCHEMES = {"postgres", "postgresql", "pgsql", "psql", "postgis"}  # django-environ's
 if EMBEDDED_DATABASE:
     DATABASES = {
         "default": {
@@ -114,7 +115,7 @@ if EMBEDDED_DATABASE:
         }
     }
 else:
-    if urlsplit(env("DATABASE_URL")).scheme not in {"postgres", "postgresql", "pgsql"}:
+    if urlsplit(env("DATABASE_URL")).scheme not in POSTGRES_SCHEMES:
         # The URL may hold a password: the sentence shows none of it.
         raise SettingError(
             "The setting DATABASE_URL must be a postgres:// URL "
