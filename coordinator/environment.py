@@ -8,6 +8,7 @@ a bad value stops the coordinator at start with a sentence that names it.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import math
 import os
 import re
@@ -22,11 +23,11 @@ from typing import Any
 from django.core.exceptions import ImproperlyConfigured
 
 CATALOG = Path(__file__).with_name("settings.toml")
-TYPES = frozenset({"str", "int", "float", "bool", "list", "path", "choice"})
+TYPES = frozenset({"str", "int", "float", "bool", "list", "networks", "path", "choice"})
 # What a default may be in the catalog, by type (None: no default).
 DEFAULT_TYPES: dict[str, tuple[type, ...]] = {
     "str": (str,), "int": (int,), "float": (int, float), "bool": (bool,),
-    "list": (list,), "path": (str, type(None)), "choice": (str,),
+    "list": (list,), "networks": (list,), "path": (str, type(None)), "choice": (str,),
 }  # fmt: skip
 SPEC_KEYS = frozenset(
     {
@@ -118,8 +119,9 @@ class Variable:
     def parse(self, raw: str, data_dir: Path | None = None) -> Any:
         if self.type == "str":
             return raw
-        if self.type == "list":
-            return [part.strip() for part in raw.split(",") if part.strip()]
+        if self.type in {"list", "networks"}:
+            items = [part.strip() for part in raw.split(",") if part.strip()]
+            return self._networks(raw, items) if self.type == "networks" else items
         if self.type == "path":
             return self._path(self._expand(raw.strip()), data_dir)
         if self.type == "bool":
@@ -147,6 +149,14 @@ class Variable:
         except RuntimeError:  # ~user with no such user, or ~ with no HOME
             raise self._refuse(text, "names a home directory that cannot be found") from None
         return path if path.is_absolute() or data_dir is None else data_dir / path
+
+    def _networks(self, raw: str, items: list[str]) -> list[str]:
+        for item in items:
+            try:
+                ipaddress.ip_network(item, strict=False)
+            except ValueError:
+                raise self._refuse(raw, f"holds {item!r}, not an address or a network") from None
+        return items
 
     def _bool(self, raw: str) -> bool:
         word = raw.strip().lower()
@@ -189,8 +199,11 @@ class Variable:
             return ", ".join(f"`{choice}`" for choice in self.choices)
         if self.type == "bool":
             return "`1` or `0`"
-        if self.type in {"str", "list", "path"}:
-            return {"str": "text", "list": "a comma-separated list", "path": "a path"}[self.type]
+        if self.type in {"str", "list", "networks", "path"}:
+            return {
+                "str": "text", "list": "a comma-separated list", "path": "a path",
+                "networks": "comma-separated addresses or networks (`10.0.0.0/8`)",
+            }[self.type]  # fmt: skip
         if low is not None and high is not None:
             return f"from {low} to {high}"
         if low is not None:
@@ -316,7 +329,7 @@ def _default_text(variable: Variable) -> str:
         return "`1`" if default else "`0`"
     if variable.type == "path":
         return f"`DATA_DIR/{default}`"
-    if variable.type == "list":
+    if variable.type in {"list", "networks"}:
         return f"`{','.join(default)}`" if default else "empty"
     return f"`{default}`" if default != "" else "empty"
 

@@ -48,6 +48,7 @@ def value(name: str, raw: str) -> object:
         ("NNTP_MAX_CONNECTIONS", "-1", "must be at least 0"),
         ("CATALOG_PAGE_SIZE", "5000", "must be at most 1000"),
         ("LOG_FORMAT", "xml", "must be one of plain, json"),
+        ("METRICS_ALLOW_IPS", "10.0.0.0/8, localhost", "holds 'localhost', not an address or a"),
         ("DEFAULT_PRIORITY", str(2**31), "must be at most 2147483647"),
     ],
 )
@@ -75,6 +76,7 @@ def test_a_bad_value_is_refused_with_a_sentence_naming_it(name, raw, says):
         ("LOG_FORMAT", "JSON", "json"),
         ("LOG_LEVEL", "warning", "WARNING"),
         ("METRICS_ALLOW_IPS", "", []),  # empty list: no address
+        ("METRICS_ALLOW_IPS", "10.0.0.0/8, ::1", ["10.0.0.0/8", "::1"]),
         ("ALLOWED_HOSTS", "a.example, b.example,", ["a.example", "b.example"]),
         ("SNAPSHOT_DIR", "", Path("/data/snapshots")),  # relative default under DATA_DIR
         ("SNAPSHOT_DIR", "shared/snapshots", Path("/data/shared/snapshots")),
