@@ -19,7 +19,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
+import environ
 from django.core.exceptions import ImproperlyConfigured
 
 CATALOG = Path(__file__).with_name("settings.toml")
@@ -53,8 +55,12 @@ EMPTY_IS_DEFAULT = frozenset({"int", "float", "path", "choice"})
 DATA_DIR_PREFIX = re.compile(r"^\$(?:DATA_DIR|\{DATA_DIR\})(?=/|$)")
 # A whole value that names another variable: `$OTHER` or `${OTHER}`.
 PROXY = re.compile(r"\$(?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)|\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)\})")
-# Whole numbers go to PostgreSQL's integer unless the catalog allows more (bytes).
+# Whole numbers go to PostgreSQL's integer unless the catalog allows more (bytes);
+# decimals are seconds, and a wait longer than a year is a typo.
 INT_MAX = 2**31 - 1
+FLOAT_MAX = 365 * 24 * 3600
+# The schemes django-environ reads as PostgreSQL, the only database.
+POSTGRES_SCHEMES = frozenset({"postgres", "postgresql", "pgsql", "psql", "postgis"})
 LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 WHERE = "Change it in the environment or in .env (docs/settings.md lists every setting)."
 
@@ -190,7 +196,9 @@ class Variable:
 
     @property
     def highest(self) -> float | None:
-        return INT_MAX if self.maximum is None and self.type == "int" else self.maximum
+        if self.maximum is None and self.type in {"int", "float"}:
+            return INT_MAX if self.type == "int" else FLOAT_MAX
+        return self.maximum
 
     def allowed(self) -> str:
         """The values this variable takes, in words (docs/settings.md's `allowed`)."""
@@ -216,6 +224,24 @@ class Variable:
             f"The setting {self.name}={shown!r} {rule.replace('`', '')} "
             f"({plain(self.meaning)}). {WHERE}"
         )
+
+
+def database_config(url: str) -> dict[str, Any]:
+    """Django's database entry for a postgres:// URL; SettingError, showing none of it, if not."""
+    try:
+        readable = urlsplit(url).scheme in POSTGRES_SCHEMES
+        config = dict(environ.Env.db_url_config(url)) if readable else None
+    except ValueError:  # a port that is no number, a broken [IPv6] host
+        config = None
+    if config is None:
+        # The URL may hold a password: the sentence quotes none of it.
+        raise SettingError(
+            "The setting DATABASE_URL is not a postgres:// URL that can be read "
+            "(postgres://user:password@host:5432/name; percent-encode / : @ # in the "
+            "password). PostgreSQL is the only database."
+        )
+    config["ENGINE"] = "django.db.backends.postgresql"
+    return config
 
 
 def plain(markdown_text: str) -> str:

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import environ
 
-from coordinator.environment import Environment, SettingError
+from coordinator.environment import Environment, SettingError, database_config
 from coordinator.local_secrets import local_secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -104,7 +103,6 @@ TEMPLATES = [
 # DATABASE_URL selects the database. Unset, the embedded PostgreSQL under
 # var/pg is started on first connect (indexer/embedded_postgres).
 EMBEDDED_DATABASE = not env("DATABASE_URL")
-POSTGRES_SCHEMES = {"postgres", "postgresql", "pgsql", "psql", "postgis"}  # django-environ's
 if EMBEDDED_DATABASE:
     DATABASES = {
         "default": {
@@ -115,14 +113,7 @@ if EMBEDDED_DATABASE:
         }
     }
 else:
-    if urlsplit(env("DATABASE_URL")).scheme not in POSTGRES_SCHEMES:
-        # The URL may hold a password: the sentence shows none of it.
-        raise SettingError(
-            "The setting DATABASE_URL must be a postgres:// URL "
-            "(postgres://user:password@host:5432/name); PostgreSQL is the only database."
-        )
-    DATABASES = {"default": environ.Env.db_url_config(env("DATABASE_URL"))}
-    DATABASES["default"]["ENGINE"] = "django.db.backends.postgresql"
+    DATABASES = {"default": database_config(env("DATABASE_URL"))}
 DATABASES["default"]["CONN_MAX_AGE"] = env("DB_CONN_MAX_AGE")
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DATABASES["default"].setdefault("OPTIONS", {})

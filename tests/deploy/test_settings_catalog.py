@@ -14,7 +14,7 @@ from django.core.checks import run_checks
 from django.test import override_settings
 
 from coordinator import environment
-from coordinator.environment import Environment, SettingError
+from coordinator.environment import Environment, SettingError, database_config
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,6 +32,8 @@ def value(name: str, raw: str) -> object:
         ("SNAPSHOT_DIR", "$HOME/snapshots", "names another variable"),
         ("SNAPSHOT_DIR", "~no-such-user-here/x", "names a home directory that cannot be found"),
         ("LEASE_TTL_SECONDS", "3000000000", "must be at most 2147483647"),
+        ("NEWS_POOL_WAIT_SECONDS", "1e10", "must be at most 31536000"),  # Condition.wait overflows
+        ("ROLLUP_MINUTES_KEEP_HOURS", "2147483647", "must be at most 87600"),
         (
             "SECRET_KEY",
             "$UNSET_SHARED_KEY",
@@ -157,12 +159,35 @@ def manage_check(tmp_path: Path, **variables: str) -> subprocess.CompletedProces
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("url", ["sqlite:///x.db", "mysql://app:pw-secret-9@db/app"])
-def test_a_database_url_that_is_not_postgres_stops_the_start_without_its_password(tmp_path, url):
-    done = manage_check(tmp_path, DATABASE_URL=url)
+@pytest.mark.parametrize(
+    "url",
+    [
+        "sqlite:///x.db",
+        "mysql://app:pw-secret-9@db/app",
+        "postgres://app:pw-secret-9/x@db/app",  # an unencoded / makes the password a port
+        "postgres://app:pw-secret-9@[db/app",
+    ],
+)
+def test_a_database_url_that_cannot_be_read_is_refused_without_its_password(url):
+    with pytest.raises(SettingError, match="DATABASE_URL is not a postgres:// URL") as refused:
+        database_config(url)
+    assert "pw-secret-9" not in str(refused.value)
+
+
+def test_a_database_url_stops_the_start_with_the_sentence(tmp_path):
+    done = manage_check(tmp_path, DATABASE_URL="postgres://app:pw-secret-9/x@db/app")
     assert done.returncode == 2
-    assert "DATABASE_URL must be a postgres:// URL" in done.stderr
-    assert "pw-secret-9" not in done.stderr
+    assert "DATABASE_URL is not a postgres:// URL" in done.stderr
+    assert "pw-secret-9" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_postgres_url_of_any_of_its_schemes_is_read():
+    for scheme in ("postgres", "postgresql", "psql", "pgsql", "postgis"):
+        config = database_config(f"{scheme}://app:p%2Fw@db.example:6432/idx?sslmode=require")
+        assert config["ENGINE"] == "django.db.backends.postgresql"
+        assert (config["HOST"], config["PORT"], config["NAME"]) == ("db.example", 6432, "idx")
+        assert config["PASSWORD"] == "p/w"
+        assert config["OPTIONS"] == {"sslmode": "require"}
 
 
 def test_a_relative_data_dir_is_made_absolute_where_the_coordinator_starts(tmp_path):
