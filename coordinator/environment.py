@@ -72,13 +72,13 @@ MARKDOWN_HEAD = """\
 
 Every setting comes from the environment, or from a `.env` file (at the
 checkout's root; an installed coordinator reads the one in the directory it
-starts in); the environment wins. `NAME=$OTHER` reads the variable `OTHER`. A value of the wrong type or out
-of bounds stops the coordinator at start with a sentence naming it. An
-empty number, path or choice (`NAME=`) means its default; an empty flag is
-off and an empty text or list is empty. Flags take `1`, `true`, `yes` or `on`, and
-`0`, `false`, `no` or `off`. A relative path, and one that starts with
-`$DATA_DIR/`, lies under `DATA_DIR` (a relative `DATA_DIR` lies under the
-directory the coordinator starts in)."""
+starts in); the environment wins. `NAME=$OTHER` reads the variable `OTHER`.
+A value of the wrong type or out of bounds stops the coordinator at start
+with a sentence naming it. An empty number, path or choice (`NAME=`) means
+its default; an empty flag is off and an empty text or list is empty. Flags
+take `1`, `true`, `yes` or `on`, and `0`, `false`, `no` or `off`. A relative
+path, and one that starts with `$DATA_DIR/`, lies under `DATA_DIR` (a
+relative `DATA_DIR` lies under the directory the coordinator starts in)."""
 ENV_EXAMPLE_HEAD = """\
 # Every variable the coordinator reads, at its default (or an example), commented
 # out. Copy to .env (a checkout) or to /etc/seed-coordinator/env (the systemd unit
@@ -189,9 +189,9 @@ class Variable:
     def _bounded(self, number: int | float, raw: str) -> int | float:
         low, high = self.minimum, self.highest
         if low is not None and number < low:
-            raise self._refuse(raw, f"must be at least {_plain(low)}")
+            raise self._refuse(raw, f"must be at least {_number_text(low)}")
         if high is not None and number > high:
-            raise self._refuse(raw, f"must be at most {_plain(high)}")
+            raise self._refuse(raw, f"must be at most {_number_text(high)}")
         return number
 
     @property
@@ -202,7 +202,7 @@ class Variable:
 
     def allowed(self) -> str:
         """The values this variable takes, in words (docs/settings.md's `allowed`)."""
-        low, high = _plain(self.minimum), _plain(self.highest)
+        low, high = _number_text(self.minimum), _number_text(self.highest)
         if self.type == "choice":
             return ", ".join(f"`{choice}`" for choice in self.choices)
         if self.type == "bool":
@@ -254,7 +254,7 @@ def _doc_name(text: str) -> str:
     return f"docs/{text}" if text.endswith(".md") else text
 
 
-def _plain(bound: float | None) -> str | None:
+def _number_text(bound: float | None) -> str | None:
     if bound is None:
         return None
     return str(int(bound)) if float(bound).is_integer() else str(bound)

@@ -25,10 +25,7 @@ _CHECKOUT = (BASE_DIR / "manage.py").exists()
 _HOME = BASE_DIR if _CHECKOUT else Path.cwd()
 
 environ.Env.read_env(_HOME / ".env", overwrite=False)
-# Every variable read below is declared in settings.toml: its type, default,
-# bounds and meaning (docs/settings.md is written from it). A bad value stops
-# the start here with a sentence naming it.
-env = Environment()
+env = Environment()  # every variable read below is an entry of settings.toml
 VAR_DIR = DATA_DIR = (env("DATA_DIR") or _HOME / "var").absolute()
 # The settings named after their variables: DEBUG, ALLOWED_HOSTS, BIND,
 # LEASE_TTL_SECONDS, ... (every entry of settings.toml without `setting = false`).
@@ -36,8 +33,9 @@ globals().update(env.settings(data_dir=VAR_DIR))
 
 # Unset, a random key is made on first start and kept in var/secret-key
 # (coordinator/local_secrets.py): there is no public development key.
-SECRET_KEY_FILE = None if env("SECRET_KEY") else VAR_DIR / "secret-key"
-SECRET_KEY = env("SECRET_KEY") or local_secret_key(VAR_DIR / "secret-key")
+_KEY = env("SECRET_KEY")
+SECRET_KEY_FILE = None if _KEY else VAR_DIR / "secret-key"
+SECRET_KEY = _KEY or local_secret_key(VAR_DIR / "secret-key")
 
 # --- HTTPS (docs/security.md, "Deployment") ----------------------------------
 # The TLS proxy's header that says "https" (e.g. HTTP_X_FORWARDED_PROTO).
