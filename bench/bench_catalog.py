@@ -33,10 +33,10 @@ setup(BIG)
 from django.db import connection, transaction  # noqa: E402
 from django.test import Client  # noqa: E402
 
-from indexer.catalog import services  # noqa: E402
-from indexer.catalog.releases import assign_releases  # noqa: E402
-from indexer.catalog.services import rebuild_catalog_summary, store_files  # noqa: E402
-from indexer.catalog.validation import FileReport  # noqa: E402
+from catalog import services  # noqa: E402
+from catalog.releases import assign_releases  # noqa: E402
+from catalog.services import rebuild_catalog_summary, store_files  # noqa: E402
+from catalog.validation import FileReport  # noqa: E402
 from indexer.models import Group  # noqa: E402
 
 FILES_PER_BATCH = 1000

@@ -43,7 +43,7 @@ def drop_database(name: str) -> None:
     import psycopg
     from django.db import connection
 
-    from indexer.embedded_postgres import server
+    from core.embedded_postgres import server
 
     connection.close()
     connection.settings_dict["NAME"] = "postgres"  # connecting must not create it again

@@ -14,8 +14,8 @@ from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
 
-from indexer import throttle
-from indexer.errors import Throttled
+from core import throttle
+from core.errors import Throttled
 
 from .dashboard import dashboard_view
 
@@ -58,7 +58,7 @@ class ConsoleAdminSite(admin.AdminSite):
 
     def login(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
         """Django's login, throttled: failed attempts are counted in PostgreSQL
-        (indexer.throttle, shared by every host); past the limit a POST is
+        (core.throttle, shared by every host); past the limit a POST is
         refused with 429 before the password is even checked."""
         if request.method != "POST":
             return super().login(request, extra_context)

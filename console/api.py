@@ -8,9 +8,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from indexer.api.authentication import NodeTokenAuthentication
-from indexer.api.edge import ERRORS
-from indexer.api.permissions import IsNodeOrStaff
+from core.api.edge import ERRORS
+from core.api.permissions import IsNodeOrStaff
+from indexer.authentication import NodeTokenAuthentication
 
 from . import selectors
 from .serializers import StatusOut

@@ -16,8 +16,8 @@ from prometheus_client import generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from indexer.catalog.selectors import catalog_totals
-from indexer.metrics import counter_registry
+from catalog.selectors import catalog_totals
+from core.metrics import counter_registry
 from indexer.space import leasing_paused
 from seeding.selectors import range_totals
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.conf import settings
 
-from indexer.catalog.selectors import CatalogTotals, catalog_totals, catalog_totals_by_group
+from catalog.selectors import CatalogTotals, catalog_totals, catalog_totals_by_group
 from indexer.space import catalog_full, leasing_paused
 from leases.selectors import lanes_status
 from seeding.models import RangeStatus

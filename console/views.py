@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from indexer.api.errors import RETRY_AFTER_UNAVAILABLE
+from core.api.errors import RETRY_AFTER_UNAVAILABLE
 
 from .metrics import address_allowed, render_metrics
 

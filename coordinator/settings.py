@@ -4,7 +4,7 @@ Every variable it reads is declared in `settings.toml` (type, default, bounds,
 meaning; docs/settings.md lists them). Every default works on a laptop;
 production sets SECRET_KEY, DEBUG=0, ALLOWED_HOSTS and DATABASE_URL. A value
 out of bounds stops the start; the rest is judged by system checks
-(`indexer/checks.py`).
+(`core/checks.py`).
 """
 
 from __future__ import annotations
@@ -55,7 +55,9 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's files served from here, never a CDN
+    "core",
     "indexer",
+    "catalog",
     "seeding",
     "leases",
     "newznab",
@@ -67,9 +69,9 @@ MIDDLEWARE = [
     "coordinator.health.HealthCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "indexer.request_log.ApiRequestLogMiddleware",
-    "indexer.api.middleware.ApiErrorMiddleware",
-    "indexer.api.middleware.QueueWaitMiddleware",
+    "core.request_log.ApiRequestLogMiddleware",
+    "core.api.middleware.ApiErrorMiddleware",
+    "core.api.middleware.QueueWaitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -99,12 +101,12 @@ TEMPLATES = [
 
 # --- Database ---------------------------------------------------------------
 # DATABASE_URL selects the database. Unset, the embedded PostgreSQL under
-# var/pg is started on first connect (indexer/embedded_postgres).
+# var/pg is started on first connect (core/embedded_postgres).
 EMBEDDED_DATABASE = not env("DATABASE_URL")
 if EMBEDDED_DATABASE:
     DATABASES = {
         "default": {
-            "ENGINE": "indexer.embedded_postgres",
+            "ENGINE": "core.embedded_postgres",
             "NAME": env("EMBEDDED_DATABASE_NAME"),
             "USER": "postgres",
             "EMBEDDED_DIR": str(env("EMBEDDED_DATABASE_DIR", data_dir=VAR_DIR)),
@@ -135,11 +137,11 @@ STATIC_URL = "static/"
 
 # --- Node API ---------------------------------------------------------------
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": ["indexer.api.authentication.NodeTokenAuthentication"],
-    "DEFAULT_PERMISSION_CLASSES": ["indexer.api.permissions.IsNode"],
-    "DEFAULT_PARSER_CLASSES": ["indexer.api.parsers.LimitedJSONParser"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["indexer.authentication.NodeTokenAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["core.api.permissions.IsNode"],
+    "DEFAULT_PARSER_CLASSES": ["core.api.parsers.LimitedJSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "EXCEPTION_HANDLER": "indexer.api.errors.exception_handler",
+    "EXCEPTION_HANDLER": "core.api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,
 }
@@ -184,7 +186,7 @@ if env("SNAPSHOT_STORAGE") == "s3":
             "default_acl": None,
         },
     }
-# The fault suite's crash points (indexer/crashpoints.py): never read from the
+# The fault suite's crash points (core/crashpoints.py): never read from the
 # environment; only tests/chaos/settings.py turns them on.
 CRASH_POINTS = False
 
@@ -194,9 +196,9 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
-        "json": {"()": "indexer.log_format.JsonFormatter"},
+        "json": {"()": "core.log_format.JsonFormatter"},
     },
-    # indexer.requests: one key=value line per API request (indexer/request_log.py).
+    # indexer.requests: one key=value line per API request (core/request_log.py).
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": env("LOG_FORMAT")}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL")},
     "loggers": {"embedded_postgres": {"level": "WARNING"}},

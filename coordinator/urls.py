@@ -11,7 +11,7 @@ from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from console.views import metrics_view
-from indexer.api.docs import ApiDocsView
+from core.api.docs import ApiDocsView
 
 urlpatterns = [
     path("", RedirectView.as_view(url="/admin/", permanent=False)),
@@ -31,8 +31,8 @@ urlpatterns = [
         ),
         name="api-docs-swagger",
     ),
-    path("api/v1/", include("indexer.urls")),
-    path("api/v1/", include("indexer.catalog.urls")),
+    path("api/v1/", include("core.urls")),
+    path("api/v1/", include("catalog.urls")),
     path("api/v1/", include("seeding.urls")),
     path("api/v1/", include("leases.urls")),
     path("api/v1/", include("console.urls")),

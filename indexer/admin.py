@@ -14,10 +14,8 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from indexer.admin_credentials import CredentialAdmin
-from indexer.admin_tools import ConsoleModelAdmin, LargeTableAdmin
-from indexer.catalog import admin as _catalog_admin  # noqa: F401  (registers the catalog's pages)
-from indexer.catalog import release_admin as _release_admin  # noqa: F401  (the releases' pages)
+from core.admin_credentials import CredentialAdmin
+from core.admin_tools import ConsoleModelAdmin, LargeTableAdmin
 
 from . import services
 from .models import AuditEntry, Group, Node

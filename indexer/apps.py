@@ -8,8 +8,4 @@ class IndexerConfig(AppConfig):
     verbose_name = "Indexer"
 
     def ready(self) -> None:
-        from . import (
-            checks,  # noqa: F401  (registers the system checks)
-            pgarrays,  # noqa: F401  (registers its dumpers before any connection opens)
-        )
-        from .api import schema  # noqa: F401  (the node token's OpenAPI security scheme)
+        from . import token_schema  # noqa: F401  (the node token's OpenAPI security scheme)

@@ -148,24 +148,3 @@ class AuditEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.at:%Y-%m-%d %H:%M:%S} {self.actor} {self.action} {self.count} {self.object_type}"
-
-
-# The catalog lives in its own package but belongs to this app (its
-# migrations are in indexer/migrations).
-from indexer.catalog.models import (  # noqa: E402
-    CatalogFile,
-    GroupCatalogSummary,
-    Release,
-    RuleSetVersion,
-)
-
-__all__ = [
-    "AuditAction",
-    "AuditEntry",
-    "CatalogFile",
-    "Group",
-    "GroupCatalogSummary",
-    "Node",
-    "Release",
-    "RuleSetVersion",
-]

@@ -13,8 +13,8 @@ from dataclasses import replace
 
 from django.conf import settings
 
+from core.errors import Unavailable
 from indexer.connection_slots import DatabaseSlots
-from indexer.errors import Unavailable
 from usenet.nntp import NewsServerConfig, NNTPPool
 
 

@@ -8,11 +8,11 @@ from typing import Any
 
 from django.db import transaction
 
-from indexer.errors import Invalid
+from core.errors import Invalid
+from core.sql import PARAMETER_BATCH, slices
 from indexer.models import AuditAction, AuditEntry, Group, Node
 from indexer.newsserver import news_pool
 from indexer.signals import nodes_disabled
-from indexer.sql import PARAMETER_BATCH, slices
 from indexer.tokens import hash_token, new_token
 from usenet.groups import group_name_problem
 from usenet.nntp import NNTPPool

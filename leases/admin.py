@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
-from indexer.admin_tools import LargeTableAdmin, confirm_then
+from core.admin_tools import LargeTableAdmin, confirm_then
 
 from . import services
 from .models import GroupLane

@@ -4,7 +4,7 @@ The snapshot upload never goes through a DRF parser and never touches
 `request.body`: the body is read from the WSGI input in chunks and streamed
 to disk by the service, so a gigabyte window costs a megabyte of memory.
 Errors are raised by the services as typed exceptions and mapped to HTTP
-in `indexer.api.errors`.
+in `core.api.errors`.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from indexer.api.edge import ERRORS, ErrorOut, node_id, validated, validated_query
-from indexer.api.parsers import content_length
+from core.api.edge import ERRORS, ErrorOut, node_id, validated, validated_query
+from core.api.parsers import content_length
 from seeding.api import epoch_action_view
 from seeding.serializers import EpochIn
 

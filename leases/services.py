@@ -18,11 +18,11 @@ from typing import IO, Any
 from django.conf import settings
 from django.db import transaction
 
-from indexer.crashpoints import crash_point
-from indexer.errors import Invalid, LeaseLost, NotFound, TooLarge, checked_id
-from indexer.metrics import LEASES
+from catalog.rulesets import current_rules
+from core.crashpoints import crash_point
+from core.errors import Invalid, LeaseLost, NotFound, TooLarge, checked_id
+from core.metrics import LEASES
 from indexer.models import AuditAction
-from indexer.rulesets import current_rules
 from indexer.services import record_audit
 from indexer.space import leasing_paused, room
 from seeding import maintenance

@@ -21,7 +21,7 @@ from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import Storage, storages
 
-from indexer.errors import DomainError, Invalid, TooLarge, Unavailable
+from core.errors import DomainError, Invalid, TooLarge, Unavailable
 
 from .models import Lane
 from .snapshots import CHUNK_BYTES, EMPTY_SNAPSHOT

@@ -24,7 +24,7 @@ from typing import BinaryIO
 
 from django.conf import settings
 
-from indexer.errors import DomainError, Invalid, StorageFull, TooLarge, Unavailable
+from core.errors import DomainError, Invalid, StorageFull, TooLarge, Unavailable
 
 from .models import Lane
 

@@ -12,7 +12,7 @@ from django.db.models import OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce, Now, TruncDate
 from django.http import HttpRequest
 
-from indexer.admin_credentials import CredentialAdmin
+from core.admin_credentials import CredentialAdmin
 
 from . import services
 from .models import ApiKey, ApiKeyDay

@@ -23,10 +23,10 @@ from django.http.response import HttpResponseBase
 from django.utils.timezone import now
 from django.views.decorators.http import require_GET
 
-from indexer.api.errors import RETRY_AFTER_UNAVAILABLE
-from indexer.catalog.nzb import CONTENT_TYPE as NZB_CONTENT_TYPE
-from indexer.catalog.nzb import content_disposition
-from indexer.errors import MAX_ROW_ID
+from catalog.nzb import CONTENT_TYPE as NZB_CONTENT_TYPE
+from catalog.nzb import content_disposition
+from core.api.errors import RETRY_AFTER_UNAVAILABLE
+from core.errors import MAX_ROW_ID
 
 from . import feed as rss
 from . import params, selectors, services

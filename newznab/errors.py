@@ -7,7 +7,7 @@ into HTTP 429.
 
 from __future__ import annotations
 
-from indexer.errors import DomainError
+from core.errors import DomainError
 
 
 class NewznabError(DomainError):

@@ -19,9 +19,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from indexer.catalog import selectors as catalog
-from indexer.errors import NotFound
-from indexer.sql import Record
+from catalog import selectors as catalog
+from core.errors import NotFound
+from core.sql import Record
 
 from .errors import NoSuchItem
 from .sql import queries

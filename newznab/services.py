@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models.functions import Now
 
-from indexer.errors import Invalid
+from core.errors import Invalid
 from indexer.models import AuditAction
 from indexer.services import AUDIT_IDS_SHOWN, record_audit
 

@@ -21,15 +21,15 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
-from indexer.admin import GroupAdmin
-from indexer.admin_tools import (
+from core.admin_tools import (
     GroupNameFilter,
     LargeTableAdmin,
     confirm,
     confirm_then,
     confirmed,
 )
-from indexer.errors import DomainError
+from core.errors import DomainError
+from indexer.admin import GroupAdmin
 from indexer.models import Group
 from usenet.limits import MAX_BIGINT
 from usenet.nntp import NNTPError

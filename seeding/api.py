@@ -1,7 +1,7 @@
 """HTTP edge of the range-lease protocol: validate, call one service, answer.
 
 Errors are raised as typed exceptions by the services and mapped to HTTP in
-`indexer.api.errors`, never here.
+`core.api.errors`, never here.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from indexer.api.edge import ERRORS, ErrorOut, node_id, validated, validated_query
-from indexer.errors import checked_id
+from core.api.edge import ERRORS, ErrorOut, node_id, validated, validated_query
+from core.errors import checked_id
 
 from . import relay, services
 from .serializers import (

@@ -17,11 +17,11 @@ from typing import Any, TypedDict, Unpack
 from django.conf import settings
 from django.db import transaction
 
-from indexer.errors import Invalid, NotFound
+from core.errors import Invalid, NotFound
+from core.sql import slices
 from indexer.models import AuditAction, Group
 from indexer.newsserver import news_pool
 from indexer.services import record_audit
-from indexer.sql import slices
 from usenet.groups import group_name_problem
 from usenet.nntp import NNTPClient, NNTPPool, NoArticles, NoSuchGroup, find_article_at_date
 from usenet.nntp.client import GroupInfo

@@ -13,7 +13,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from indexer.errors import DomainError, Invalid, NotFound, Unavailable
+from core.errors import DomainError, Invalid, NotFound, Unavailable
 from indexer.newsserver import news_pool
 from usenet.nntp import NNTPError, NNTPPool, NoArticles, NoSuchGroup
 

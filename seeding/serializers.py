@@ -1,13 +1,13 @@
 """Input and output shapes of the range protocol (docs/api.md).
 
-The File inside a batch is the catalog's shape (`indexer.catalog.serializers`).
+The File inside a batch is the catalog's shape (`catalog.serializers`).
 """
 
 from __future__ import annotations
 
 from rest_framework import serializers
 
-from indexer.catalog.serializers import FileListField
+from catalog.serializers import FileListField
 from usenet.limits import MAX_ARTICLE, MAX_EPOCH, MAX_HEADERS_PER_BATCH
 
 

@@ -15,17 +15,17 @@ from typing import Any, Generic, TypeVar
 from django.conf import settings
 from django.db import transaction
 
-from indexer.catalog.services import store_files
-from indexer.catalog.validation import FileReport
-from indexer.crashpoints import crash_point
-from indexer.errors import LeaseLost, NotFound, TooManyLeases
-from indexer.metrics import BATCHES, HEADERS, LEASE_SECONDS, LEASES
+from catalog.rulesets import current_rules
+from catalog.services import store_files
+from catalog.validation import FileReport
+from core.crashpoints import crash_point
+from core.errors import LeaseLost, NotFound, TooManyLeases
+from core.metrics import BATCHES, HEADERS, LEASE_SECONDS, LEASES
+from core.sql import Record
+from core.throttle import Window, check_window
 from indexer.models import AuditAction, Group
-from indexer.rulesets import current_rules
 from indexer.services import AUDIT_IDS_SHOWN, record_audit
 from indexer.space import leasing_paused
-from indexer.sql import Record
-from indexer.throttle import Window, check_window
 
 from . import maintenance
 from .models import RangeStatus, SeedRange

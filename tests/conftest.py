@@ -67,7 +67,7 @@ def backdate() -> Callable[..., None]:
 @pytest.fixture(autouse=True)
 def _fresh_process_caches() -> Any:
     """Each test sees its own rule sets and sizes (the caches outlive transactions)."""
-    from indexer.rulesets import forget_current_rules
+    from catalog.rulesets import forget_current_rules
     from indexer.space import forget_cached_sizes
 
     forget_current_rules()

@@ -1,6 +1,6 @@
 """Domain errors reach each audience in its own terms.
 
-A service raises an `indexer.errors` class that knows nothing of HTTP; the API
+A service raises an `core.errors` class that knows nothing of HTTP; the API
 answers it with the status and code docs/api.md promises, a management command
 with a CommandError, the admin with a message. The cases below make the real
 services raise each domain error over real HTTP against PostgreSQL.
@@ -18,9 +18,9 @@ from django.core.management import CommandError, call_command
 from django.test import override_settings
 from django.urls import reverse
 
-from indexer import errors as domain
-from indexer.api.errors import DOMAIN_ERRORS, exception_handler, response_for_unhandled
-from indexer.errors import DomainError
+from core import errors as domain
+from core.api.errors import DOMAIN_ERRORS, exception_handler, response_for_unhandled
+from core.errors import DomainError
 from indexer.models import Node
 from indexer.newsserver import close_news_pool
 from newznab.api import error_response as newznab_error_response

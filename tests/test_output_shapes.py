@@ -13,9 +13,9 @@ import pytest
 from django.test import override_settings
 from rest_framework.renderers import JSONRenderer
 
+from catalog.models import CatalogFile
+from catalog.selectors import file_detail, file_page
 from console.selectors import seed_status
-from indexer.catalog.selectors import file_detail, file_page
-from indexer.models import CatalogFile
 from leases.serializers import LaneOfferOut, NextOut
 from leases.services import GroupRef, LaneLease, LaneOffer, LaneRange, SnapshotRef
 from seeding.serializers import BatchOut, LeaseOfferOut

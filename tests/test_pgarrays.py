@@ -8,8 +8,8 @@ from django.db import connection
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.pgarrays import Int4Array, Int8Array
-from indexer.sql import binary_placeholders
+from core.pgarrays import Int4Array, Int8Array
+from core.sql import binary_placeholders
 
 INT4 = st.integers(-(2**31), 2**31 - 1)
 INT8 = st.integers(-(2**63), 2**63 - 1)

@@ -1,6 +1,6 @@
 """The limits of what a node may report, shared by the coordinator and the agent.
 
-The coordinator rejects a batch that breaks one (indexer/catalog/validation.py); the
+The coordinator rejects a batch that breaks one (catalog/validation.py); the
 agent (seed_node) leaves such a file or segment out rather than have its
 whole batch refused. Both sides ask the same predicates below, so they cannot
 drift apart. No Django here: the agent imports this module.

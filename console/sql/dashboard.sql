@@ -1,7 +1,7 @@
 -- Reads of the operators' dashboard (seeding/selectors.py: dashboard). Every
 -- query is bounded: totals come from group_range_summary (a few rows per
 -- group; the catalog's from group_catalog_summary, read by
--- indexer.catalog.selectors), throughput from header_rollup by bucket,
+-- catalog.selectors), throughput from header_rollup by bucket,
 -- coverage from index probes on one page of groups; only leased ranges (few,
 -- a partial index) are read from seed_range whole.
 

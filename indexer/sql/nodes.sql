@@ -1,4 +1,4 @@
--- Seed nodes: the token check every API call makes (indexer/api/authentication.py).
+-- Seed nodes: the token check every API call makes (indexer/authentication.py).
 
 -- name: authenticate_node
 -- The node a token digest belongs to (a unique index), and whether
@@ -13,7 +13,3 @@ SELECT id, name, token_hash, disabled,
 UPDATE seed_node SET last_seen_at = now()
  WHERE id = %(id)s
    AND (last_seen_at IS NULL OR last_seen_at < now() - make_interval(secs => %(interval)s));
-
--- name: database_clock
--- The database's clock in Unix seconds: the ping's one trivial query.
-SELECT extract(epoch FROM now())::bigint AS now;

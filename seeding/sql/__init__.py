@@ -4,6 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from indexer.sql import Queries
+from core.sql import Queries
 
 queries = Queries(Path(__file__).parent)

@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl
 import pytest
 from rest_framework.exceptions import ValidationError
 
-from indexer.errors import DomainError
+from core.errors import DomainError
 from seed_node.cli import main
 from seed_node.control import EXIT_UNAUTHENTICATED, Control
 from seed_node.http import Aborted, Coordinator
@@ -496,7 +496,7 @@ def test_files_beyond_the_batch_limit_go_out_in_further_batches(
 ) -> None:
     # The same small limit on both sides: the coordinator refuses a batch over it.
     monkeypatch.setattr("seed_node.reading.MAX_FILES_PER_BATCH", 2)
-    monkeypatch.setattr("indexer.catalog.serializers.MAX_FILES_PER_BATCH", 2)
+    monkeypatch.setattr("catalog.serializers.MAX_FILES_PER_BATCH", 2)
     with NNTPServer() as news:
         news.add_group("alt.binaries.x", binary_articles())
         coordinator.routes["/ranges/lease"] = one_lease(1, 400)

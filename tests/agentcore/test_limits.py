@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from indexer.catalog.validation import validate_file
-from indexer.errors import Invalid
+from catalog.validation import validate_file
+from core.errors import Invalid
 from usenet.limits import MAX_SEGMENT_BYTES, storable_segment
 
 

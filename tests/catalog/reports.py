@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from indexer.catalog.validation import FileReport
-from indexer.models import CatalogFile
+from catalog.models import CatalogFile
+from catalog.validation import FileReport
 
 POSTER = "someone <a@b.c>"
 

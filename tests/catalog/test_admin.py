@@ -6,11 +6,13 @@ import json
 from importlib import import_module
 
 import pytest
-from django.apps import apps
+from django.db import connection
+from django.db.migrations.loader import MigrationLoader
 from lxml import etree
 
-from indexer.models import CatalogFile, Group, RuleSetVersion
-from indexer.rulesets import current_rules
+from catalog.models import CatalogFile, RuleSetVersion
+from catalog.rulesets import current_rules
+from indexer.models import Group
 from tests.catalog.reports import report
 from tests.catalog.test_api import DTD, store
 from tests.factories import GroupFactory
@@ -30,7 +32,7 @@ def files():
 
 class TestCatalogAdmin:
     def test_the_list_shows_segment_counts_and_links(self, admin_client, files):
-        response = admin_client.get("/admin/indexer/catalogfile/")
+        response = admin_client.get("/admin/catalog/catalogfile/")
         assert response.status_code == 200
         html = response.content.decode()
         assert "alpha.part01.rar" in html and "beta.mkv" in html
@@ -46,7 +48,7 @@ class TestCatalogAdmin:
         ],
     )
     def test_search_and_filters(self, admin_client, files, query, shown, hidden):
-        html = admin_client.get(f"/admin/indexer/catalogfile/?{query}").content.decode()
+        html = admin_client.get(f"/admin/catalog/catalogfile/?{query}").content.decode()
         for name in shown:
             assert name in html
         for name in hidden:
@@ -56,7 +58,7 @@ class TestCatalogAdmin:
         other = GroupFactory(name="alt.binaries.other")
         store(other, report("gamma.rar", [1], 1))
         html = admin_client.get(
-            f"/admin/indexer/catalogfile/?group__id__exact={other.id}"
+            f"/admin/catalog/catalogfile/?group__id__exact={other.id}"
         ).content.decode()
         assert "gamma.rar" in html and "beta.mkv" not in html
 
@@ -65,20 +67,20 @@ class TestCatalogAdmin:
         from django.test.utils import CaptureQueriesContext
 
         with CaptureQueriesContext(connection) as queries:
-            assert admin_client.get("/admin/indexer/catalogfile/").status_code == 200
+            assert admin_client.get("/admin/catalog/catalogfile/").status_code == 200
         listing = [q["sql"] for q in queries if 'FROM "catalog_file"' in q["sql"]]
         assert listing and all('"message_ids"' not in sql for sql in listing)
 
     def test_a_file_page_shows_its_segments(self, admin_client, files):
         file = CatalogFile.objects.get(name="alpha.part01.rar")
-        html = admin_client.get(f"/admin/indexer/catalogfile/{file.id}/change/").content.decode()
+        html = admin_client.get(f"/admin/catalog/catalogfile/{file.id}/change/").content.decode()
         assert "&lt;alpha.part01.rar.2@host&gt;" in html
 
     def test_the_nzb_links_return_valid_documents(self, admin_client, files):
         file = CatalogFile.objects.get(name="alpha.par2")
         for url in (
-            f"/admin/indexer/catalogfile/{file.id}/nzb/",
-            f"/admin/indexer/catalogfile/{file.id}/release-nzb/",
+            f"/admin/catalog/catalogfile/{file.id}/nzb/",
+            f"/admin/catalog/catalogfile/{file.id}/release-nzb/",
         ):
             response = admin_client.get(url)
             assert response.status_code == 200
@@ -92,12 +94,12 @@ class TestCatalogAdmin:
         file_id = CatalogFile.objects.get(name="alpha.par2").id
         CatalogFile.objects.filter(id=file_id).delete()
         for url in (
-            f"/admin/indexer/catalogfile/{file_id}/nzb/",
-            f"/admin/indexer/catalogfile/{file_id}/release-nzb/",
+            f"/admin/catalog/catalogfile/{file_id}/nzb/",
+            f"/admin/catalog/catalogfile/{file_id}/release-nzb/",
         ):
             assert admin_client.get(url).status_code == 404
         response = admin_client.post(
-            "/admin/indexer/catalogfile/",
+            "/admin/catalog/catalogfile/",
             {"action": "export_nzb", "_selected_action": [file_id], "confirmed": "yes"},
             follow=True,
         )
@@ -107,12 +109,12 @@ class TestCatalogAdmin:
     def test_selected_files_download_as_one_nzb_after_a_confirmation(self, admin_client, files):
         ids = list(CatalogFile.objects.values_list("id", flat=True))
         asked = admin_client.post(
-            "/admin/indexer/catalogfile/",
+            "/admin/catalog/catalogfile/",
             {"action": "export_nzb", "_selected_action": ids},
         )
         assert b"Download these files as one NZB?" in asked.content
         response = admin_client.post(
-            "/admin/indexer/catalogfile/",
+            "/admin/catalog/catalogfile/",
             {"action": "export_nzb", "_selected_action": ids, "confirmed": "yes"},
         )
         assert response["Content-Type"] == "application/x-nzb"
@@ -123,9 +125,9 @@ class TestCatalogAdmin:
     def test_deleting_files_asks_first(self, admin_client, files):
         file = CatalogFile.objects.get(name="beta.mkv")
         body = {"action": "delete_files", "_selected_action": [file.id]}
-        response = admin_client.post("/admin/indexer/catalogfile/", body)
+        response = admin_client.post("/admin/catalog/catalogfile/", body)
         assert response.status_code == 200 and CatalogFile.objects.filter(id=file.id).exists()
-        admin_client.post("/admin/indexer/catalogfile/", {**body, "confirmed": "yes"})
+        admin_client.post("/admin/catalog/catalogfile/", {**body, "confirmed": "yes"})
         assert not CatalogFile.objects.filter(id=file.id).exists()
 
 
@@ -135,7 +137,7 @@ class TestRuleSetAdmin:
         rules.pop("version")
         rules["poster_exclude"] = ["spammer@"]
         response = admin_client.post(
-            "/admin/indexer/rulesetversion/add/",
+            "/admin/catalog/rulesetversion/add/",
             {"rules": json.dumps(rules), "note": "drop the spammer"},
         )
         assert response.status_code == 302, response.content.decode()[:2000]
@@ -160,19 +162,19 @@ class TestRuleSetAdmin:
     )
     def test_invalid_rules_are_explained_in_the_form(self, admin_client, rules, message):
         response = admin_client.post(
-            "/admin/indexer/rulesetversion/add/", {"rules": json.dumps(rules), "note": ""}
+            "/admin/catalog/rulesetversion/add/", {"rules": json.dumps(rules), "note": ""}
         )
         assert response.status_code == 200
         assert message in response.content.decode()
         assert RuleSetVersion.objects.count() == 1
 
     def test_the_add_form_starts_from_the_rules_in_force(self, admin_client):
-        html = admin_client.get("/admin/indexer/rulesetversion/add/").content.decode()
+        html = admin_client.get("/admin/catalog/rulesetversion/add/").content.decode()
         assert "segment_counter" in html
 
     def test_an_old_version_cannot_be_edited(self, admin_client):
         version = RuleSetVersion.objects.get(version=1)
-        url = f"/admin/indexer/rulesetversion/{version.id}/change/"
+        url = f"/admin/catalog/rulesetversion/{version.id}/change/"
         view = admin_client.get(url)
         assert view.status_code == 200 and 'name="_save"' not in view.content.decode()
         rules = RuleSet.default().to_dict()
@@ -189,6 +191,12 @@ class TestRulesInLinearTime:
 
     migration = import_module("indexer.migrations.0009_rules_in_linear_time")
 
+    @property
+    def apps(self):
+        """The models as that migration saw them (the rule sets were the indexer's then)."""
+        loader = MigrationLoader(connection)
+        return loader.project_state(("indexer", "0009_rules_in_linear_time")).apps
+
     def test_the_old_default_patterns_are_republished_for_re2(self):
         old = RuleSet.default().to_dict()
         old.pop("version")
@@ -196,12 +204,12 @@ class TestRulesInLinearTime:
         old["filename"] = [old["filename"][0], self.migration.OLD_FILENAME_TOKEN]
         old["poster_exclude"] = ["spammer@"]
         RuleSetVersion.objects.create(version=2, rules=old)
-        self.migration.republish_defaults(apps, None)
+        self.migration.republish_defaults(self.apps, None)
         assert current_rules().version == 3
         assert current_rules() == RuleSet(version=3, poster_exclude=("spammer@",))
 
     def test_rules_that_already_run_under_re2_are_left_alone(self):
-        self.migration.republish_defaults(apps, None)
+        self.migration.republish_defaults(self.apps, None)
         assert RuleSetVersion.objects.count() == 1
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from indexer.catalog.services import store_files
-from indexer.catalog.validation import FileReport
-from indexer.models import CatalogFile
+from catalog.models import CatalogFile
+from catalog.services import store_files
+from catalog.validation import FileReport
 from tests.catalog.reports import POSTER, msgid, report
 from tests.factories import GroupFactory
 
@@ -224,7 +224,7 @@ class TestNzb:
     def test_a_large_release_streams_file_by_file_in_bounded_slices(
         self, node_client, django_assert_max_num_queries
     ):
-        from indexer.catalog.selectors import NZB_SLICE
+        from catalog.selectors import NZB_SLICE
 
         group = GroupFactory()
         count = 2 * NZB_SLICE + 3

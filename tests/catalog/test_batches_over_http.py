@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from indexer.catalog.services import publish_rules
-from indexer.models import CatalogFile, Release
+from catalog.models import CatalogFile, Release
+from catalog.services import publish_rules
 from seeding.models import SeedRange
 from tests.catalog.reports import as_json, catalog_snapshot, report
 from tests.factories import GroupFactory, SeedRangeFactory

@@ -7,7 +7,7 @@ import json
 import pytest
 from lxml import etree
 
-from indexer.models import Release, RuleSetVersion
+from catalog.models import Release, RuleSetVersion
 from tests.catalog.test_release_api import ALBUM, MOVIE, TV, releases  # noqa: F401 (fixture)
 from usenet.rules import RuleSet
 
@@ -23,7 +23,7 @@ def shown(response):
 @pytest.mark.usefixtures("releases")
 class TestReleaseAdmin:
     def test_the_list_shows_category_files_and_completion(self, admin_client):
-        response = admin_client.get("/admin/indexer/release/")
+        response = admin_client.get("/admin/catalog/release/")
         assert shown(response) == {TV, MOVIE, ALBUM}
         html = response.content.decode()
         assert "5040 TV/HD" in html and "10/5" in html and "4/5" in html
@@ -42,30 +42,30 @@ class TestReleaseAdmin:
         ],
     )
     def test_filters(self, admin_client, query, expected):
-        assert shown(admin_client.get(f"/admin/indexer/release/?{query}")) == expected
+        assert shown(admin_client.get(f"/admin/catalog/release/?{query}")) == expected
 
     def test_a_release_page_lists_its_files_with_their_completion(self, admin_client):
         release = Release.objects.get(name=MOVIE)
-        response = admin_client.get(f"/admin/indexer/release/{release.id}/change/")
+        response = admin_client.get(f"/admin/catalog/release/{release.id}/change/")
         assert response.status_code == 200
         html = response.content.decode()
         assert f"{MOVIE}.part01.rar" in html and f"{MOVIE}.nfo" in html
         assert f"{MOVIE}.part02.rar" not in html
         assert "2/2" in html
-        assert f"/admin/indexer/release/{release.id}/nzb/" in html
+        assert f"/admin/catalog/release/{release.id}/nzb/" in html
 
     def test_the_nzb_link_streams_the_release(self, admin_client):
         release = Release.objects.get(name=TV)
-        response = admin_client.get(f"/admin/indexer/release/{release.id}/nzb/")
+        response = admin_client.get(f"/admin/catalog/release/{release.id}/nzb/")
         assert response.status_code == 200
         doc = etree.fromstring(b"".join(response.streaming_content))
         assert len(doc.findall("{http://www.newzbin.com/DTD/2003/nzb}file")) == 5
 
     def test_an_unknown_release_nzb_is_a_404(self, admin_client):
-        assert admin_client.get("/admin/indexer/release/999999/nzb/").status_code == 404
+        assert admin_client.get("/admin/catalog/release/999999/nzb/").status_code == 404
 
     def test_releases_cannot_be_added_or_changed(self, admin_client):
-        assert admin_client.get("/admin/indexer/release/add/").status_code == 403
+        assert admin_client.get("/admin/catalog/release/add/").status_code == 403
 
 
 class TestCategoryRulesInTheRuleSetForm:
@@ -75,13 +75,13 @@ class TestCategoryRulesInTheRuleSetForm:
         return json.dumps(rules)
 
     def test_the_form_starts_from_the_category_rules_in_force(self, admin_client):
-        html = admin_client.get("/admin/indexer/rulesetversion/add/").content.decode()
+        html = admin_client.get("/admin/catalog/rulesetversion/add/").content.decode()
         assert "5045" in html and "categories" in html
 
     def test_saving_publishes_category_rules_with_the_version(self, admin_client):
         custom = [{"category": 7020, "name": ["(?i)epub"]}]
         response = admin_client.post(
-            "/admin/indexer/rulesetversion/add/",
+            "/admin/catalog/rulesetversion/add/",
             {"rules": self.rules(), "categories": json.dumps(custom), "note": "books"},
         )
         assert response.status_code == 302
@@ -90,7 +90,7 @@ class TestCategoryRulesInTheRuleSetForm:
     def test_a_pattern_outside_re2_is_explained_in_the_form(self, admin_client):
         bad = [{"category": 7020, "name": ["(?<=x)epub"]}]
         response = admin_client.post(
-            "/admin/indexer/rulesetversion/add/",
+            "/admin/catalog/rulesetversion/add/",
             {"rules": self.rules(), "categories": json.dumps(bad), "note": ""},
         )
         assert response.status_code == 200

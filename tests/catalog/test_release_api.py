@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from indexer.catalog.services import store_files
-from indexer.models import Release
+from catalog.models import Release
+from catalog.services import store_files
 from tests.catalog.test_releases import release_files
 from tests.factories import GroupFactory
 

@@ -12,16 +12,16 @@ import pytest
 from django.core.management import call_command
 from django.db import connection, connections, transaction
 
-from indexer.catalog.releases import release_identity, release_name
-from indexer.catalog.services import (
+from catalog.models import CatalogFile, Release
+from catalog.releases import release_identity, release_name
+from catalog.rulesets import current_rules
+from catalog.services import (
     delete_files,
     prune_incomplete_files,
     publish_rules,
     store_files,
 )
-from indexer.errors import Invalid
-from indexer.models import CatalogFile, Release
-from indexer.rulesets import current_rules
+from core.errors import Invalid
 from tests.catalog.reports import report
 from tests.factories import GroupFactory
 from tests.support.threads import run_threads

@@ -8,9 +8,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from indexer.catalog.services import prune_incomplete_files
-from indexer.errors import Invalid
-from indexer.models import CatalogFile
+from catalog.models import CatalogFile
+from catalog.services import prune_incomplete_files
+from core.errors import Invalid
 from indexer.space import catalog_full, forget_cached_sizes
 from tests.catalog.reports import report
 from tests.catalog.test_api import store

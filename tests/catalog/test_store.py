@@ -14,10 +14,11 @@ from django.db import connection, transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from indexer.catalog.selectors import file_ids_by_message_id
-from indexer.catalog.services import publish_rules, store_files
-from indexer.catalog.validation import FileReport
-from indexer.models import CatalogFile, Group
+from catalog.models import CatalogFile
+from catalog.selectors import file_ids_by_message_id
+from catalog.services import publish_rules, store_files
+from catalog.validation import FileReport
+from indexer.models import Group
 from tests.catalog.reports import POSTER, catalog_snapshot, msgid, report
 from tests.factories import GroupFactory
 from tests.support.system_postgres import SystemPostgres
@@ -308,7 +309,7 @@ def test_name_search_uses_the_trigram_index_on_a_server_with_pg_trgm():
 def test_the_rules_in_force_are_cached_and_a_new_version_is_seen(
     settings, django_assert_num_queries
 ):
-    from indexer.rulesets import current_rules, forget_current_rules
+    from catalog.rulesets import current_rules, forget_current_rules
 
     settings.RULES_CHECK_SECONDS = 3600
     forget_current_rules()

@@ -1,4 +1,4 @@
-"""The coordinator's settings with the fault suite's crash points on (indexer/crashpoints.py)."""
+"""The coordinator's settings with the fault suite's crash points on (core/crashpoints.py)."""
 
 from __future__ import annotations
 

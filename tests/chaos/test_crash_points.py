@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from indexer.crashpoints import crash_point
+from core.crashpoints import crash_point
 
 
 def plan_killing_at_first_hit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

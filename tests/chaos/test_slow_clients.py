@@ -5,7 +5,7 @@ worker class, workers and threads), with a 2-second `--timeout`:
 
 - fifty connections send a heartbeat's head and then its body at a byte a
   second; meanwhile another node's lease call is answered at once (a thread is
-  taken only by a whole request: coordinator/gunicorn_worker.py), and every
+  taken only by a whole request: core/gunicorn_worker.py), and every
   slow call is answered in the end;
 - a snapshot of a few hundred megabytes is uploaded and downloaded, each
   throttled to last several times the worker timeout, and arrives intact.
@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from indexer.management.commands.serve import gunicorn_arguments
+from core.management.commands.serve import gunicorn_arguments
 from tests.chaos import harness
 from tests.chaos.clocks import call
 from tests.e2e.fleet import BIN, LEASE_TTL_SECONDS, ROOT, Fleet, fresh_database

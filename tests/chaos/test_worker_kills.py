@@ -1,7 +1,7 @@
 """Coordinator workers SIGKILLed at named points; the catalog still equals the reference.
 
 The coordinator runs the fault suite's settings, so its crash points
-(indexer/crashpoints.py) are live: a plan drawn from a fixed seed names which
+(core/crashpoints.py) are live: a plan drawn from a fixed seed names which
 hits of each point kill the worker. Gunicorn's arbiter starts a new worker and
 the agents, which see a dropped connection, call again. Afterwards the catalog
 and every counter equal an undisturbed run of the same posts, nothing is left
@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from indexer.crashpoints import POINTS
+from core.crashpoints import POINTS
 from tests.chaos import clients, harness
 from tests.chaos.harness import Outcome
 from tests.support.inn2 import InnServer

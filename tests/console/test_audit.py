@@ -88,8 +88,8 @@ def test_force_release_is_logged(admin_client):
 
 
 def test_publishing_rules_is_logged(admin_client):
-    from indexer.catalog.services import publish_rules
-    from indexer.rulesets import current_rules
+    from catalog.rulesets import current_rules
+    from catalog.services import publish_rules
 
     rules = current_rules().to_dict()
     rules.pop("version")

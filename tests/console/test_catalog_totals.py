@@ -10,8 +10,8 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from indexer.catalog.services import store_files
-from indexer.models import CatalogFile
+from catalog.models import CatalogFile
+from catalog.services import store_files
 from tests.catalog.reports import report
 from tests.factories import GroupFactory
 from tests.support import catalog_figures as figures
@@ -71,7 +71,7 @@ def test_each_group_row_links_to_its_files_in_the_admin(admin_client):
     groups = figures.groups_from_dashboard(admin_client.get(DASHBOARD).content.decode())
     complete, files, link = groups["alt.binaries.totals.one"]
     assert (complete, files) == (1, 2)
-    assert link == f"/admin/indexer/catalogfile/?group__id__exact={one.id}"
+    assert link == f"/admin/catalog/catalogfile/?group__id__exact={one.id}"
     listed = admin_client.get(link).content.decode()
     assert "a.rar" in listed and "c.rar" not in listed
 
@@ -85,7 +85,7 @@ def test_the_totals_stay_exact_after_pruning_and_a_deletion_in_the_admin(admin_c
     assert_every_figure_is_exact(admin_client, node_client)
     newest = CatalogFile.objects.get(name="c.rar")
     body = {"action": "delete_files", "_selected_action": [newest.id], "confirmed": "yes"}
-    response = admin_client.post("/admin/indexer/catalogfile/", body)
+    response = admin_client.post("/admin/catalog/catalogfile/", body)
     assert response.status_code == 302
     assert not CatalogFile.objects.filter(id=newest.id).exists()
     assert_every_figure_is_exact(admin_client, node_client)

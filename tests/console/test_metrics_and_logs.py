@@ -80,14 +80,14 @@ def test_counters_and_gauges_follow_the_protocol(client, node_client, settings):
 def test_several_workers_add_up_in_multiprocess_mode(tmp_path):
     env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)}
     bump = (
-        "from indexer.metrics import LEASES, HEADERS;"
+        "from core.metrics import LEASES, HEADERS;"
         "LEASES.labels(kind='range').inc(); HEADERS.inc(100)"
     )
     for _ in range(3):  # three worker processes
         subprocess.run([sys.executable, "-c", bump], env=env, cwd=ROOT, check=True)
     read = (
         "from prometheus_client import generate_latest;"
-        "from indexer.metrics import counter_registry;"
+        "from core.metrics import counter_registry;"
         "print(generate_latest(counter_registry()).decode())"
     )
     out = subprocess.run(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from io import StringIO
 
-from indexer.progress import ProgressBar
+from core.progress import ProgressBar
 
 
 def test_a_terminal_gets_one_redrawn_line():

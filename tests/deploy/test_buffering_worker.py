@@ -1,4 +1,4 @@
-"""When the buffering worker hands a request to a thread (coordinator/gunicorn_worker.py).
+"""When the buffering worker hands a request to a thread (core/gunicorn_worker.py).
 
 The whole behaviour, fifty slow clients against a real `serve`, is in
 tests/chaos/test_slow_clients.py; these are the cases of the rule itself.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from coordinator.gunicorn_worker import BUFFER_BYTES, HEAD_BYTES, request_ready
+from core.gunicorn_worker import BUFFER_BYTES, HEAD_BYTES, request_ready
 
 HEAD = b"POST /api/v1/ranges/1/batch HTTP/1.1\r\nHost: x\r\n"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer.startup import connection_budget_problem
+from core.startup import connection_budget_problem
 from tests.e2e.fleet import fresh_database
 from tests.e2e.test_startup import start_serve, stop
 

@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from indexer.embedded_postgres.server import EmbeddedClusterTooOld, check_cluster_version
+from core.embedded_postgres.server import EmbeddedClusterTooOld, check_cluster_version
 
 
 @pytest.mark.django_db
 def test_the_embedded_server_is_postgresql_18() -> None:
     if connection.vendor != "postgresql" or connection.settings_dict["ENGINE"] != (
-        "indexer.embedded_postgres"
+        "core.embedded_postgres"
     ):
         pytest.skip("DATABASE_URL is set: the tests run against another server")
     assert connection.pg_version // 10000 == 18

@@ -78,13 +78,13 @@ def test_seed_coordinator_check_runs_outside_the_checkout(installed: Path) -> No
 
 def test_templates_and_sql_come_from_the_installed_packages(installed: Path) -> None:
     probe = (
-        "import coordinator, indexer.sql\n"
+        "import coordinator, core.sql\n"
         "from django.template.loader import get_template\n"
         "for name in ('admin/dashboard.html', 'api/docs.html', 'admin/indexer/issue_token.html',\n"
         "             'admin/newznab/issue_key.html'):\n"
         "    print(get_template(name).origin.name)\n"
         "print(coordinator.__file__)\n"
-        "indexer.sql.queries['server_setting']\n"
+        "core.sql.queries['server_setting']\n"
     )
     done = coordinator(installed, installed / "site", "shell", "-c", probe)
     assert done.returncode == 0, done.stderr

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from indexer.log_format import JsonFormatter
+from core.log_format import JsonFormatter
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,6 +1,6 @@
 """Work beyond capacity is told to wait: through a real `manage.py serve` with one
 thread, an API call that waited longer than API_QUEUE_MAX_SECONDS for it gets
-503 with Retry-After (indexer/queue_wait.py); a call that did not wait runs."""
+503 with Retry-After (core/queue_wait.py); a call that did not wait runs."""
 
 from __future__ import annotations
 

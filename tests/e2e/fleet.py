@@ -38,7 +38,7 @@ def server_params() -> dict[str, Any]:
     """How to reach the test PostgreSQL server (starting the embedded one if needed)."""
     db = settings.DATABASES["default"]
     if settings.EMBEDDED_DATABASE:
-        from indexer.embedded_postgres.server import ensure_started
+        from core.embedded_postgres.server import ensure_started
 
         return {"host": ensure_started(Path(db["EMBEDDED_DIR"])), "user": "postgres"}
     params = {"host": db["HOST"] or "localhost", "user": db["USER"], "password": db["PASSWORD"]}

@@ -492,6 +492,6 @@ def test_the_consoles_catalog_figures_equal_the_tables_after_runs_prunes_and_del
     # ... and deletes the newest file in the admin.
     ((newest,),) = fleet.sql("SELECT id FROM catalog_file ORDER BY date DESC, id LIMIT 1")
     body = {"action": "delete_files", "_selected_action": str(newest), "confirmed": "yes"}
-    assert "Deleted 1 file(s)." in admin.post("/admin/indexer/catalogfile/", body)
+    assert "Deleted 1 file(s)." in admin.post("/admin/catalog/catalogfile/", body)
     deleted = console_matches_the_tables(fleet, admin)
     assert deleted.files == pruned.files - 1

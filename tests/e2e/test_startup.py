@@ -1,7 +1,7 @@
 """Two coordinator hosts started at once on a fresh database: both serve, one migrates.
 
 `serve` migrates and creates the admin login under a PostgreSQL advisory
-lock (indexer/startup.py); `serve --no-migrate` leaves the schema alone.
+lock (core/startup.py); `serve --no-migrate` leaves the schema alone.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import threading
 import pytest
 from django.db import DatabaseError
 
-from indexer.errors import LeaseLost
+from core.errors import LeaseLost
 from leases import services, snapshots
 from leases.models import GroupLane
 from leases.snapshots import file_stem, legacy_snapshot_path, snapshot_path

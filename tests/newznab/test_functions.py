@@ -12,8 +12,8 @@ import pytest
 from lxml import etree
 from nzb import Nzb
 
-from indexer.catalog.services import store_files
-from indexer.models import Release
+from catalog.models import Release
+from catalog.services import store_files
 from newznab.models import ApiKeyDay
 from tests.catalog.test_releases import release_files
 from tests.factories import GroupFactory

@@ -78,14 +78,14 @@ def test_requests_are_counted_per_key_and_day(client: Client, api_key: Any) -> N
 
 
 def test_issuing_a_taken_name_is_refused(api_key: Any) -> None:
-    from indexer.errors import Invalid
+    from core.errors import Invalid
 
     with pytest.raises(Invalid):
         services.issue_api_key("sonarr")
 
 
 def test_the_served_access_log_leaves_query_strings_out() -> None:
-    from indexer.management.commands.serve import ACCESS_LOG_FORMAT
+    from core.management.commands.serve import ACCESS_LOG_FORMAT
 
     assert "%(U)s" in ACCESS_LOG_FORMAT
     assert not any(field in ACCESS_LOG_FORMAT for field in ("%(r)s", "%(q)s", "%(f)s"))

@@ -117,7 +117,7 @@ def test_add_groups_refuses_listed_names_rfc_3977_does_not_allow(news):
 
 
 def test_planning_refuses_a_group_name_that_would_reach_the_news_server_raw():
-    from indexer.errors import Invalid
+    from core.errors import Invalid
     from seeding.planning import resolve_groups
 
     with pytest.raises(Invalid, match="control character"):

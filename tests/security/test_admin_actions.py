@@ -20,8 +20,9 @@ from django.core.exceptions import PermissionDenied
 from django.test import RequestFactory
 from django.utils import timezone
 
-from indexer.admin_tools import confirm_then
-from indexer.models import AuditEntry, CatalogFile, Group, Node
+from catalog.models import CatalogFile
+from core.admin_tools import confirm_then
+from indexer.models import AuditEntry, Group, Node
 from leases.models import GroupLane
 from newznab.models import ApiKey
 from seeding.models import SeedRange
@@ -59,8 +60,8 @@ ACTIONS = [
     Act("seeding.seedrange", "change_priority", "change", confirm={**CONFIRMED, "priority": "7"}),
     Act("seeding.seedrange", "delete_selected", "delete", confirm={"post": "yes"}),
     Act("leases.grouplane", "force_release", "change"),
-    Act("indexer.catalogfile", "export_nzb", "view", done=200, changes=False),
-    Act("indexer.catalogfile", "delete_files", "delete"),
+    Act("catalog.catalogfile", "export_nzb", "view", done=200, changes=False),
+    Act("catalog.catalogfile", "delete_files", "delete"),
     Act("newznab.apikey", "rotate_keys", "change", done=200),  # the page showing the keys
     Act("newznab.apikey", "disable_keys", "change"),
     Act("newznab.apikey", "enable_keys", "change", target="disabled_key"),
@@ -99,7 +100,7 @@ def world() -> dict[str, int]:
         "bare_group": GroupFactory(name="alt.binaries.bare").pk,
         "seeding.seedrange": leased.pk,
         "leases.grouplane": lane.pk,
-        "indexer.catalogfile": CatalogFile.objects.get().pk,
+        "catalog.catalogfile": CatalogFile.objects.get().pk,
         "newznab.apikey": ApiKey.objects.create(name="world-key", key_hash="a" * 64).pk,
         "disabled_key": ApiKey.objects.create(name="off-key", key_hash="b" * 64, disabled=True).pk,
         "auth.user": get_user_model().objects.create_user("bystander").pk,

@@ -22,7 +22,8 @@ from django.test import Client, RequestFactory, TestCase
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
-from indexer.models import CatalogFile, Group, Release
+from catalog.models import CatalogFile, Release
+from indexer.models import Group
 from tests.catalog.reports import report
 from tests.catalog.test_api import store
 from tests.factories import GroupFactory, NodeFactory, SeedRangeFactory
@@ -182,20 +183,20 @@ MATRIX: dict[str, tuple[Call | None, dict[str, int]]] = {
         Call("GET", lambda w: "/admin/indexer/group/plan/"),
         ADMIN_CHANGE,
     ),
-    "GET admin:indexer_catalogfile_nzb": (
-        Call("GET", lambda w: f"/admin/indexer/catalogfile/{w['file']}/nzb/"),
+    "GET admin:catalog_catalogfile_nzb": (
+        Call("GET", lambda w: f"/admin/catalog/catalogfile/{w['file']}/nzb/"),
         ADMIN_READ,
     ),
     "GET admin:newznab_apikey_issue": (
         Call("GET", lambda w: "/admin/newznab/apikey/issue/"),
         ADMIN_CHANGE,
     ),
-    "GET admin:indexer_release_nzb": (
-        Call("GET", lambda w: f"/admin/indexer/release/{w['release']}/nzb/"),
+    "GET admin:catalog_release_nzb": (
+        Call("GET", lambda w: f"/admin/catalog/release/{w['release']}/nzb/"),
         ADMIN_READ,
     ),
-    "GET admin:indexer_catalogfile_release_nzb": (
-        Call("GET", lambda w: f"/admin/indexer/catalogfile/{w['file']}/release-nzb/"),
+    "GET admin:catalog_catalogfile_release_nzb": (
+        Call("GET", lambda w: f"/admin/catalog/catalogfile/{w['file']}/release-nzb/"),
         ADMIN_READ,
     ),
 }

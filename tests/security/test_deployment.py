@@ -13,7 +13,7 @@ import pytest
 from django.conf import settings
 
 from coordinator.local_secrets import local_secret_key
-from indexer.checks import PUBLIC_DEVELOPMENT_KEY
+from core.checks import PUBLIC_DEVELOPMENT_KEY
 from tests.catalog.reports import report
 from tests.catalog.test_api import store
 from tests.factories import GroupFactory

@@ -33,7 +33,7 @@ def test_a_dashboard_page_past_any_number_is_shown_not_a_500(admin_client, page)
 def test_the_api_docs_page_builds_the_schema_once(client):
     from drf_spectacular.generators import SchemaGenerator
 
-    from indexer.api import docs
+    from core.api import docs
 
     docs.forget_docs()
     with mock.patch.object(

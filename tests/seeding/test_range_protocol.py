@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from django.test import override_settings
 
-from indexer.models import CatalogFile
+from catalog.models import CatalogFile
 from indexer.space import forget_cached_sizes
 from seeding.models import RangeStatus, SeedRange
 from tests.factories import GroupFactory, SeedRangeFactory

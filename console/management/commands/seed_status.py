@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from console.selectors import seed_status
-from indexer.tables import format_table
+from core.tables import format_table
 
 __all__ = ["render_status"]
 

@@ -6,10 +6,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from indexer.commands import command_errors
-from indexer.progress import ProgressBar
+from core.commands import command_errors
+from core.progress import ProgressBar
+from core.tables import format_table
 from indexer.services import AddedGroups, add_groups
-from indexer.tables import format_table
 
 
 class Command(BaseCommand):

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from indexer.errors import DomainError
+from core.errors import DomainError
 from indexer.services import issue_token
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import close_old_connections, connection
 
-from indexer.tables import format_table
+from core.tables import format_table
 from seeding import maintenance
 from seeding.maintenance import Outcome
 

@@ -6,10 +6,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from indexer.commands import command_errors
+from core.commands import command_errors
+from core.progress import ProgressBar
+from core.tables import format_table
 from indexer.models import Group
-from indexer.progress import ProgressBar
-from indexer.tables import format_table
 from seeding.planning import GroupPlan, PlanSummary, plan_ranges
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import close_old_connections, connection
 
-from indexer.commands import command_errors
+from core.commands import command_errors
 from seeding.planning import GroupPlan, PlanSummary, plan_tail
 
 from .plan_seed import render_plan

@@ -1,9 +1,0 @@
-from __future__ import annotations
-
-from django.urls import path
-
-from indexer.api.ping import PingView
-
-urlpatterns = [
-    path("ping", PingView.as_view(), name="ping"),
-]
