@@ -11,8 +11,8 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import admin
-from django.http import HttpRequest, HttpResponse
-from django.urls import path
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.urls import path, re_path
 
 from core import throttle
 from core.errors import Throttled
@@ -42,6 +42,18 @@ def login_refused(exc: Throttled) -> HttpResponse:
     return response
 
 
+# The catalog's pages were under /admin/indexer/ until the catalog became its
+# own app; an old bookmark is sent on to the same page there.
+MOVED_TO_CATALOG = r"^indexer/(?P<model>catalogfile|release|rulesetversion)/"
+
+
+def moved_to_catalog(request: HttpRequest, model: str, rest: str) -> HttpResponse:
+    old = f"/indexer/{model}/"
+    return HttpResponsePermanentRedirect(
+        request.get_full_path().replace(old, f"/catalog/{model}/", 1)
+    )
+
+
 class ConsoleAdminSite(admin.AdminSite):
     site_header = "Seed coordinator"
     site_title = "Seed coordinator"
@@ -50,6 +62,7 @@ class ConsoleAdminSite(admin.AdminSite):
     def get_urls(self) -> list[Any]:
         return [
             path("dashboard/", self.admin_view(self.dashboard_view), name="dashboard"),
+            re_path(MOVED_TO_CATALOG + r"(?P<rest>.*)$", moved_to_catalog),
             *super().get_urls(),
         ]
 

@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from catalog.models import SUMMARY_SLOTS, CatalogFile
 from catalog.selectors import CatalogTotals, catalog_totals, catalog_totals_by_group
 from catalog.services import delete_files, prune_incomplete_files, store_files
-from catalog.sql import queries
 from indexer.models import Group
 from tests.catalog.reports import report
 from tests.factories import GroupFactory
