@@ -56,11 +56,20 @@ def parse_queries(text: str) -> dict[str, str]:
     return queries
 
 
+# An app's sql/schema.sql holds the live definition of its functions, views
+# and triggers: read by the schema-drift test, never called by name.
+SCHEMA_FILE = "schema.sql"
+
+
 @cache
 def load_queries(path: str) -> dict[str, str]:
-    """The named blocks of one `.sql` file, or of every `.sql` file below a directory."""
+    """The named blocks of one `.sql` file, or of every `.sql` file below a directory
+    (the schema file aside)."""
     where = Path(path)
-    files = sorted(where.rglob("*.sql")) if where.is_dir() else [where]
+    if where.is_dir():
+        files = sorted(file for file in where.rglob("*.sql") if file.name != SCHEMA_FILE)
+    else:
+        files = [where]
     queries: dict[str, str] = {}
     for file in files:
         for name, body in parse_queries(file.read_text(encoding="utf-8")).items():

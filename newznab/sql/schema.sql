@@ -1,0 +1,39 @@
+-- The live definition of every function, view and trigger the newznab app
+-- owns: the words and season of a release name that the search's generated
+-- columns and indexes are computed from.
+--
+-- This file is the truth; it is never run by the coordinator. Migrations are
+-- deltas toward it (their SQL in sql/migrations/, never edited once run), and
+-- tests/core/test_schema_drift.py holds the two equal: change a definition
+-- here and in a new migration together.
+
+-- Scene names are words joined by dots, dashes and underscores
+-- ("Show.Name.S01E02.720p.HDTV.x264-GRP"): they become spaces before the
+-- 'simple' parser (no stemming, no stop words: "The" and "It" are titles).
+-- A stored generated column, not an expression index: the date-ordered walk
+-- tests it on every row it reads, and recomputing to_tsvector there would
+-- cost more than the walk. Added by this app to the catalog's table (the
+-- higher layer plugs itself in; the catalog never reads it).
+CREATE OR REPLACE FUNCTION newznab_words(name text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT translate(name, '._-+()[]{}', '          ')
+$$;
+
+-- A season pack (tvsearch's season without an episode: the prefix 's02':*)
+-- with a word found in hundreds of thousands of releases: the GIN index
+-- cannot AND a prefix (it merges every s02e… entry into a bitmap and
+-- rechecks each row), and testing the prefix on every row of the word in
+-- the newest window reads a heap page a row. This index gives the window's
+-- rows of one season straight, by date. Its value is the season of the
+-- name's lexemes that begin "s" and two digits ('s02e05' -> 's02'), '*'
+-- when they name two seasons, NULL when none: a row matching 's02':* has
+-- 's02' or '*', so `= ANY('{s02,*}')` loses no match (the tsvector is still
+-- tested). Read from the stored tsvector, so it is the parser's words.
+CREATE OR REPLACE FUNCTION newznab_season(words tsvector) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT CASE WHEN min(s) = max(s) THEN min(s) WHEN min(s) IS NOT NULL THEN '*' END
+      FROM (SELECT left(lexeme, 3) AS s
+              FROM unnest(tsvector_to_array(words)) AS lexeme
+             WHERE lexeme COLLATE "C" >= 's00' AND lexeme COLLATE "C" < 's:'
+               AND substr(lexeme, 3, 1) COLLATE "C" BETWEEN '0' AND '9') AS seasons
+$$;
