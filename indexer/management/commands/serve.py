@@ -23,6 +23,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from indexer.management.commands.ensure_admin import admin_login_message
 from indexer.startup import connection_budget_problem, prepare_database
 
 
@@ -107,15 +108,7 @@ class Command(BaseCommand):
             self.stdout.write(f"Applied {prepared.migrations_applied} migration(s).")
         else:
             self.stdout.write("The schema is up to date.")
-        if prepared.admin_password:
-            self.stdout.write(
-                f"Admin login created: user {prepared.admin!r}, "
-                f"password {prepared.admin_password!r} (also in var/admin-password)"
-            )
-        else:
-            saved = Path(settings.VAR_DIR) / "admin-password"
-            hint = f" (its generated password is in {saved})" if saved.exists() else ""
-            self.stdout.write(f"Admin login: user {prepared.admin!r}{hint}")
+        self.stdout.write(admin_login_message(prepared.admin, prepared.admin_created))
 
 
 def gunicorn_arguments(
