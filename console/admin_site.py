@@ -11,6 +11,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
 
@@ -18,6 +19,7 @@ from indexer import throttle
 from indexer.errors import Throttled
 
 from .dashboard import dashboard_view
+from .permissions import DASHBOARD_PERMISSIONS
 
 
 def login_keys(request: HttpRequest) -> list[tuple[str, int]]:
@@ -54,7 +56,19 @@ class ConsoleAdminSite(admin.AdminSite):
         ]
 
     def dashboard_view(self, request: HttpRequest) -> HttpResponse:
+        """The dashboard sums up ranges, nodes, lanes, groups and files: a login needs
+        the view permission on each, as on their own pages (console/permissions.py)."""
+        if not request.user.has_perms(DASHBOARD_PERMISSIONS):
+            raise PermissionDenied(
+                "The dashboard needs the view permission on "
+                + ", ".join(DASHBOARD_PERMISSIONS)
+                + "."
+            )
         return dashboard_view(request)
+
+    def index(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
+        allowed = request.user.has_perms(DASHBOARD_PERMISSIONS)
+        return super().index(request, {**(extra_context or {}), "dashboard_allowed": allowed})
 
     def login(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
         """Django's login, throttled: failed attempts are counted in PostgreSQL
