@@ -23,6 +23,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from indexer.client_address import ENVIRON_KEY
 from indexer.management.commands.ensure_admin import admin_login_message
 from indexer.startup import connection_budget_problem, prepare_database
 
@@ -37,7 +38,11 @@ def prepare_metrics_dir() -> None:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(path)
 
 
-ACCESS_LOG_FORMAT = '%(h)s %(l)s %(u)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s "%(a)s"'
+# The first field is the client's address as the limits key it (behind a trusted
+# proxy, the forwarded one: indexer/client_address.py), not the connection's peer.
+ACCESS_LOG_FORMAT = (
+    f'%({{{ENVIRON_KEY}}}e)s %(l)s %(u)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s "%(a)s"'
+)
 
 
 class Command(BaseCommand):
