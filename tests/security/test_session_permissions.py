@@ -71,3 +71,10 @@ def test_a_login_that_is_not_staff_reads_nothing_whatever_it_holds(catalog, djan
     response = client.get("/api/v1/files")
     assert response.status_code == 403
     assert response.json()["detail"] == "This call needs a node token or a staff login."
+
+
+@pytest.mark.parametrize(("held", "status"), [([], 403), (list(STATUS_PERMISSIONS), 200)])
+def test_metrics_in_a_session_need_the_status_permissions(settings, held, status):
+    settings.METRICS_ALLOW_IPS = []  # judged by the session alone
+    response = staff_client("scraper", held).get("/metrics", REMOTE_ADDR="203.0.113.9")
+    assert response.status_code == status
