@@ -63,6 +63,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # The client's address behind a trusted proxy, for limits and logs (indexer/client_address.py).
+    "indexer.client_address.ClientAddressMiddleware",
     # /healthz and /readyz, before the host check and the HTTPS redirect (coordinator/health.py).
     "coordinator.health.HealthCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 
 from tests.support.net import free_port
 
@@ -19,6 +20,9 @@ NGINX = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin")
 def test_the_proxy_always_sets_the_header_secure_proxy_ssl_header_names() -> None:
     text = CONF.read_text()
     assert "proxy_set_header X-Forwarded-Proto $scheme;" in text
+    # The client's address, believed from the proxy TRUSTED_PROXIES trusts by default.
+    assert "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;" in text
+    assert "server 127.0.0.1:" in text and "127.0.0.1" in settings.TRUSTED_PROXIES
     example = (ROOT / ".env.example").read_text()
     assert "SECURE_PROXY_SSL_HEADER=HTTP_X_FORWARDED_PROTO" in example
     # Long streams pass unbuffered and uncut; /metrics stays off the public side.
