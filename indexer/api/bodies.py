@@ -9,7 +9,8 @@ caller may send (docs/security.md, "Request bodies"):
   `Authorization: Bearer sn_…` header of a node token's form, elsewhere a
   session cookie of a session key's form. No database is asked here.
 - With them: API_MAX_BODY_BYTES, and SNAPSHOT_MAX_BYTES for the one PUT (a
-  lane snapshot, streamed). The real check comes before such a body is read:
+  lane snapshot, streamed), which the views themselves enforce from
+  Content-Length before reading. The real check comes before such a body is read:
   DRF authenticates the token before a view parses anything, and
   `SessionBodyGate` loads the session before the admin's CSRF check reads a
   form (one query, which the admin view makes anyway).
@@ -168,13 +169,8 @@ def refusal(head: Head) -> Refusal | None:
         )
     if not head.credentialed and (head.chunked or (head.length or 0) > limit):
         return _unauthenticated(head, limit)
-    if head.length is not None and head.length > limit:
-        setting = "SNAPSHOT_MAX_BYTES" if head.method == "PUT" else "API_MAX_BODY_BYTES"
-        return Refusal(
-            413,
-            "too_large",
-            f"The body is {head.length} bytes; {setting} allows {limit} bytes here.",
-        )
+    # Past API_MAX_BODY_BYTES or SNAPSHOT_MAX_BYTES the view answers 413 itself,
+    # from Content-Length and before reading (the parser, the snapshot service).
     return None
 
 
