@@ -198,3 +198,22 @@ def test_a_body_that_stops_arriving_frees_its_thread(served: Served) -> None:
         answer = reply.read()  # the connection closes after the answer
     detail = json.loads(answer.partition(b"\r\n\r\n")[2])["detail"]
     assert f"no byte arrived for {IDLE_SECONDS} s" in detail, detail
+
+
+def test_a_client_waiting_for_100_continue_is_told_to_go_on_once(served: Served) -> None:
+    token = served.issue_token("polite").read_text().strip()
+    status, offer = call(served.port, "POST", "/api/v1/ranges/lease", token, {})
+    assert status == 200 and offer["lease"], offer
+    lease = offer["lease"]
+    body = json.dumps({"epoch": lease["epoch"]}).encode()
+    head = post_head(f"/api/v1/ranges/{lease['id']}/heartbeat", len(body),
+                     f"Authorization: Bearer {token}", "Content-Type: application/json",
+                     "Expect: 100-continue", "Connection: close")  # fmt: skip
+    with ExitStack() as stack:
+        client = held(stack, served.port, head)
+        reply = client.makefile("rb")
+        assert reply.readline() == b"HTTP/1.1 100 Continue\r\n" and reply.readline() == b"\r\n"
+        client.sendall(body)
+        answer = reply.read()
+    assert answer.startswith(b"HTTP/1.1 204 "), answer
+    assert b"100 Continue" not in answer  # the thread does not say it again
