@@ -72,10 +72,14 @@ MIDDLEWARE = [
     "indexer.request_log.ApiRequestLogMiddleware",
     "indexer.api.middleware.ApiErrorMiddleware",
     "indexer.api.middleware.QueueWaitMiddleware",
+    # A body its route or its caller may not send is refused unread (indexer/api/bodies.py).
+    "indexer.api.bodies.BodyLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Before CSRF's check reads a form: a large one only for a real session.
+    "indexer.api.bodies.SessionBodyGate",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
