@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-## Start the coordinator: embedded PostgreSQL, migrations, an admin login it prints, gunicorn on 127.0.0.1:8000.
+## Start the coordinator: embedded PostgreSQL, migrations, an admin login (its password: cat var/admin-password), gunicorn on 127.0.0.1:8000.
 run: $(STAMP)
 	$(PY) manage.py serve
 

@@ -1,7 +1,8 @@
 """HTTP edge of the catalog: file lists, one file, NZB documents.
 
-Reads for nodes (token) and operators (staff session). Errors are typed
-exceptions mapped to HTTP in `core.api.errors`.
+Reads for nodes (token) and operators (staff session: the view permission
+on files for /files, on releases for /releases, as the admin asks). Errors
+are typed exceptions mapped to HTTP in `core.api.errors`.
 """
 
 from __future__ import annotations
@@ -35,9 +36,16 @@ from .serializers import (
     ReleasePageOut,
 )
 
+# What the catalog's reads need of a staff session: the admin's file and release pages'.
+VIEW_FILES = ("catalog.view_catalogfile",)
+VIEW_RELEASES = ("catalog.view_release",)
+
 ERRORS = {
     400: OpenApiResponse(ErrorOut, description="invalid: a parameter is out of range"),
     401: OpenApiResponse(ErrorOut, description="unauthenticated"),
+    403: OpenApiResponse(
+        ErrorOut, description="forbidden: a staff login without the view permission"
+    ),
     404: OpenApiResponse(ErrorOut, description="not_found: unknown file or group"),
     503: OpenApiResponse(ErrorOut, description="unavailable: retry with backoff"),
 }
@@ -66,6 +74,7 @@ def nzb_response(document: Iterator[bytes], name: str) -> StreamingHttpResponse:
 class CatalogView(APIView):
     authentication_classes = [NodeTokenAuthentication, SessionAuthentication]
     permission_classes = [IsNodeOrStaff]
+    staff_permissions: ClassVar[tuple[str, ...]] = VIEW_FILES
 
 
 class PageView(CatalogView):
@@ -88,8 +97,15 @@ def page_view(
     select: Callable[..., Any],
     summary: str,
     operation_id: str,
+    staff_permissions: tuple[str, ...] = VIEW_FILES,
 ) -> type[PageView]:
-    attributes = {"query_in": query_in, "page_out": page_out, "select": select, "__doc__": summary}
+    attributes = {
+        "query_in": query_in,
+        "page_out": page_out,
+        "select": select,
+        "__doc__": summary,
+        "staff_permissions": staff_permissions,
+    }
     name = "".join(word.title() for word in operation_id.split("_")) + "View"
     view = type(name, (PageView,), attributes)
     schema = extend_schema(
@@ -119,10 +135,15 @@ class OneView(CatalogView):
 
 
 def one_view(
-    out: type[Serializer], find: Callable[[int], Any], summary: str, operation_id: str
+    out: type[Serializer],
+    find: Callable[[int], Any],
+    summary: str,
+    operation_id: str,
+    staff_permissions: tuple[str, ...] = VIEW_FILES,
 ) -> type[OneView]:
     name = "".join(word.title() for word in operation_id.split("_")) + "View"
-    view = type(name, (OneView,), {"out": out, "find": find, "__doc__": summary})
+    attributes = {"out": out, "find": find, "__doc__": summary}
+    view = type(name, (OneView,), {**attributes, "staff_permissions": staff_permissions})
     schema = extend_schema(
         responses={200: out, **ERRORS}, summary=summary, operation_id=operation_id
     )
@@ -185,6 +206,7 @@ ReleaseListView = page_view(
     selectors.release_page,
     "List releases, newest posted first (keyset pagination)",
     "releases_list",
+    VIEW_RELEASES,
 )
 
 
@@ -193,12 +215,17 @@ def release_detail(release_id: int) -> Any:
 
 
 ReleaseDetailView = one_view(
-    ReleaseDetailOut, release_detail, "One release with its files", "release_retrieve"
+    ReleaseDetailOut,
+    release_detail,
+    "One release with its files",
+    "release_retrieve",
+    VIEW_RELEASES,
 )
 
 
 class ReleaseByIdNzbView(CatalogView):
     renderer_classes = [NzbRenderer, JSONRenderer]
+    staff_permissions = VIEW_RELEASES
 
     @extend_schema(
         responses={(200, CONTENT_TYPE): OpenApiResponse(description="NZB 1.1"), **ERRORS},

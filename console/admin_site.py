@@ -9,27 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.urls import path, re_path
 
-from core import throttle
 from core.errors import Throttled
 
 from .dashboard import dashboard_view
-
-
-def login_keys(request: HttpRequest) -> list[tuple[str, int]]:
-    """The buckets a login attempt counts in, with their limits: the username
-    (guessing one account from many addresses) and the address (many accounts
-    from one). REMOTE_ADDR only: a forwarded header is the client's to forge."""
-    username = request.POST.get("username", "")[:150].strip().lower()
-    address = request.META.get("REMOTE_ADDR", "")
-    return [
-        (f"login-user:{username}", settings.LOGIN_FAILURES_PER_USER),
-        (f"login-addr:{address}", settings.LOGIN_FAILURES_PER_ADDRESS),
-    ]
+from .login_limits import login_buckets
+from .permissions import DASHBOARD_PERMISSIONS
 
 
 def login_refused(exc: Throttled) -> HttpResponse:
@@ -67,22 +56,32 @@ class ConsoleAdminSite(admin.AdminSite):
         ]
 
     def dashboard_view(self, request: HttpRequest) -> HttpResponse:
+        """The dashboard sums up ranges, nodes, lanes, groups and files: a login needs
+        the view permission on each, as on their own pages (console/permissions.py)."""
+        if not request.user.has_perms(DASHBOARD_PERMISSIONS):
+            raise PermissionDenied(
+                "The dashboard needs the view permission on "
+                + ", ".join(DASHBOARD_PERMISSIONS)
+                + "."
+            )
         return dashboard_view(request)
+
+    def index(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
+        allowed = request.user.has_perms(DASHBOARD_PERMISSIONS)
+        return super().index(request, {**(extra_context or {}), "dashboard_allowed": allowed})
 
     def login(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
         """Django's login, throttled: failed attempts are counted in PostgreSQL
-        (core.throttle, shared by every host); past the limit a POST is
+        (console/login_limits.py, shared by every host); past a limit a POST is
         refused with 429 before the password is even checked."""
         if request.method != "POST":
             return super().login(request, extra_context)
-        window = settings.LOGIN_WINDOW_SECONDS
+        buckets = login_buckets(request)
         try:
-            for key, limit in login_keys(request):
-                throttle.check_room(key, limit, window, "failed logins")
+            buckets.check()
         except Throttled as exc:
             return login_refused(exc)
         response = super().login(request, extra_context)
         if response.status_code != 302:  # the form again: the login failed
-            for key, _limit in login_keys(request):
-                throttle.hit(key, 0, window, "failed logins")
+            buckets.count_failure()
         return response

@@ -9,7 +9,6 @@ catalog totals, paused) are cheap queries on the range and catalog summaries.
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Iterator
 
 from prometheus_client import generate_latest
@@ -70,18 +69,3 @@ def render_metrics() -> bytes:
     registry = counter_registry()
     registry.register(DatabaseCollector())
     return generate_latest(registry)
-
-
-def address_allowed(address: str, allowed: list[str]) -> bool:
-    """Whether `address` is one of `allowed` (addresses or networks, e.g. 10.0.0.0/8)."""
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return False
-    for entry in allowed:
-        try:
-            if ip in ipaddress.ip_network(entry, strict=False):
-                return True
-        except ValueError:
-            continue
-    return False

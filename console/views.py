@@ -11,8 +11,10 @@ from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from core.api.errors import RETRY_AFTER_UNAVAILABLE
+from core.client_address import address_in, client_address
 
-from .metrics import address_allowed, render_metrics
+from .metrics import render_metrics
+from .permissions import STATUS_PERMISSIONS
 
 
 def bearer_matches(presented: str, token: str) -> bool:
@@ -24,17 +26,20 @@ def bearer_matches(presented: str, token: str) -> bool:
 
 def metrics_allowed(request: HttpRequest) -> bool | None:
     """A scrape is allowed with the METRICS_TOKEN bearer token, from METRICS_ALLOW_IPS
-    (loopback by default; REMOTE_ADDR, never a forwarded header) or in a staff session.
-    None: a bearer token was presented and is wrong (401, whatever the address)."""
+    (loopback by default; the client's address, forwarded only by TRUSTED_PROXIES) or
+    in a staff session holding the status's view permissions (the gauges are its
+    totals). None: a bearer token was presented and is wrong (401, whatever the address)."""
     header = request.META.get("HTTP_AUTHORIZATION", "")
     if header.startswith("Bearer "):
         return (
             bearer_matches(header.removeprefix("Bearer ").strip(), settings.METRICS_TOKEN) or None
         )
-    if address_allowed(request.META.get("REMOTE_ADDR", ""), settings.METRICS_ALLOW_IPS):
+    if address_in(client_address(request), settings.METRICS_ALLOW_IPS):
         return True
     user = getattr(request, "user", None)
-    return bool(user is not None and user.is_active and user.is_staff)
+    return bool(
+        user is not None and user.is_active and user.is_staff and user.has_perms(STATUS_PERMISSIONS)
+    )
 
 
 @require_GET

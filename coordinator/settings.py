@@ -65,6 +65,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # The client's address behind a trusted proxy, for limits and logs (core/client_address.py).
+    "core.client_address.ClientAddressMiddleware",
     # /healthz and /readyz, before the host check and the HTTPS redirect (coordinator/health.py).
     "coordinator.health.HealthCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -72,10 +74,14 @@ MIDDLEWARE = [
     "core.request_log.ApiRequestLogMiddleware",
     "core.api.middleware.ApiErrorMiddleware",
     "core.api.middleware.QueueWaitMiddleware",
+    # A body its route or its caller may not send is refused unread (core/api/bodies.py).
+    "core.api.bodies.BodyLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Before CSRF's check reads a form: a large one only for a real session.
+    "core.api.bodies.SessionBodyGate",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]

@@ -1,7 +1,8 @@
 """One structured log line per API request, and the 409 counter.
 
 `api method=POST path=/api/v1/ranges/12/batch status=200 duration_ms=3.1
-node=seed-1 range=12` on the `indexer.requests` logger (key=value, values
+client=203.0.113.9 node=seed-1 range=12` on the `indexer.requests` logger (the
+client's address as every limit keys it, core/client_address.py) (key=value, values
 quoted when they hold spaces); with `LOG_FORMAT=json`, one JSON object with the
 same fields as keys. Never the query string, headers or body: a
 token or a news-server password cannot end up in the log from here.
@@ -17,6 +18,7 @@ from django.http import HttpRequest, HttpResponse
 
 from core.api.middleware import ApiMiddleware
 from core.api.permissions import NodeIdentity
+from core.client_address import client_address
 from core.metrics import CONFLICTS
 
 logger = logging.getLogger("indexer.requests")
@@ -50,6 +52,7 @@ class ApiRequestLogMiddleware(ApiMiddleware):
             "path": request.path,
             "status": response.status_code,
             "duration_ms": round(duration_ms, 1),
+            "client": client_address(request),
         }
         # DRF puts the authenticated node on the request; a session user is never read here.
         user = request.__dict__.get("user")

@@ -27,7 +27,7 @@ class Prepared:
 
     migrations_applied: int
     admin: str  # the admin login's user name
-    admin_password: str | None
+    admin_created: bool  # its password is in var/admin-password, never printed
 
 
 @contextmanager
@@ -77,5 +77,5 @@ def prepare_database(*, verbosity: int = 1) -> Prepared:
         pending = pending_migrations()
         if pending:
             call_command("migrate", interactive=False, verbosity=verbosity)
-        username, password = ensure_admin()
-    return Prepared(pending, username, password)
+        username, created = ensure_admin()
+    return Prepared(pending, username, created)

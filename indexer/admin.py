@@ -64,7 +64,9 @@ class IssueTokenForm(forms.Form):
 @admin.register(Node)
 class NodeAdmin(CredentialAdmin):
     list_display = ("name", "disabled", "last_seen_at", "created_at")
-    readonly_fields = ("name", "last_seen_at", "created_at")
+    # `disabled` changes only through the list's actions: the service ends a
+    # disabled node's leases and writes the audit entry, a saved form would not.
+    readonly_fields = ("name", "disabled", "last_seen_at", "created_at")
     actions = ("issue_tokens", "disable_nodes", "enable_nodes")
     issue_form = IssueTokenForm
     issue_title, issued_title = "Issue a node token", "Tokens issued"

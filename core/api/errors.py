@@ -14,7 +14,7 @@ from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError, DataError, InterfaceError, OperationalError
-from django.http import Http404, JsonResponse
+from django.http import Http404, JsonResponse, UnreadablePostError
 from rest_framework import exceptions as drf
 
 from core.errors import (
@@ -122,6 +122,10 @@ def _translate(exc: Exception) -> tuple[int, str, str] | None:
         return 429, "throttled", str(exc.detail)
     if isinstance(exc, RequestDataTooBig):
         return 413, "too_large", "The body is over the configured limit; send smaller batches."
+    if isinstance(exc, UnreadablePostError):
+        # The client stopped sending, went away, or sent slower than the read
+        # deadline allows (core/gunicorn_worker.py): nothing was done.
+        return 400, "invalid", f"The body broke off before its end ({exc}); send it again."
     if isinstance(exc, DataError):
         # A value PostgreSQL cannot hold (a number out of range) slipped past
         # validation: the client's input, not our failure.

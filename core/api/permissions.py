@@ -1,6 +1,10 @@
 """Who may call what: nodes for the protocol, nodes or staff for reads.
 
-A node that indexer/authentication.py admitted is a `NodeIdentity`.
+A node that indexer/authentication.py admitted is a `NodeIdentity`. A staff
+session reads only what its Django permissions let it see in the admin: each
+read names, in `staff_permissions`, the view permissions of the admin pages
+that show the same rows (docs/security.md, "Staff: permissions"). A node
+token reads every one of them.
 """
 
 from __future__ import annotations
@@ -33,14 +37,27 @@ class IsNode(BasePermission):
 
 
 class IsNodeOrStaff(BasePermission):
+    """A node, or an active staff session holding every permission the view names
+    in `staff_permissions`; a view that names none is for nodes alone."""
+
     message = "This call needs a node token or a staff login."
 
     def has_permission(self, request: Any, view: Any) -> bool:
         user = request.user
         if isinstance(user, NodeIdentity):
             return True
-        return bool(
-            user is not None
-            and getattr(user, "is_active", False)
-            and getattr(user, "is_staff", False)
-        )
+        if not (getattr(user, "is_active", False) and getattr(user, "is_staff", False)):
+            return False
+        needed = getattr(view, "staff_permissions", None)
+        if not needed:
+            self.message = "This call needs a node token."
+            return False
+        missing = [permission for permission in needed if not user.has_perm(permission)]
+        if missing:
+            # DRF makes a permission per request: the message is this request's alone.
+            self.message = (
+                f"Your login lacks the permission {', '.join(missing)} that this read needs "
+                "(the admin asks the same to show these rows); ask an administrator for it."
+            )
+            return False
+        return True

@@ -23,6 +23,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.client_address import ENVIRON_KEY
+from core.management.commands.ensure_admin import admin_login_message
 from core.startup import connection_budget_problem, prepare_database
 
 
@@ -36,7 +38,11 @@ def prepare_metrics_dir() -> None:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(path)
 
 
-ACCESS_LOG_FORMAT = '%(h)s %(l)s %(u)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s "%(a)s"'
+# The first field is the client's address as the limits key it (behind a trusted
+# proxy, the forwarded one: core/client_address.py), not the connection's peer.
+ACCESS_LOG_FORMAT = (
+    f'%({{{ENVIRON_KEY}}}e)s %(l)s %(u)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s "%(a)s"'
+)
 
 
 class Command(BaseCommand):
@@ -107,15 +113,7 @@ class Command(BaseCommand):
             self.stdout.write(f"Applied {prepared.migrations_applied} migration(s).")
         else:
             self.stdout.write("The schema is up to date.")
-        if prepared.admin_password:
-            self.stdout.write(
-                f"Admin login created: user {prepared.admin!r}, "
-                f"password {prepared.admin_password!r} (also in var/admin-password)"
-            )
-        else:
-            saved = Path(settings.VAR_DIR) / "admin-password"
-            hint = f" (its generated password is in {saved})" if saved.exists() else ""
-            self.stdout.write(f"Admin login: user {prepared.admin!r}{hint}")
+        self.stdout.write(admin_login_message(prepared.admin, prepared.admin_created))
 
 
 def gunicorn_arguments(
