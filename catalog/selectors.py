@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db.models import F, Q
 
 from catalog.sql import queries
-from core.admin_tools import COUNT_CAP
+from core.counts import COUNT_CAP, capped_count
 from core.errors import NotFound
 from indexer.models import Group
 from usenet.categories import CATEGORIES
@@ -96,7 +96,7 @@ def file_page(
         files = files.filter(id__in=file_ids_by_message_id(message_id))
     if after is not None:
         files = files.filter(id__lt=after)
-    count = files.order_by()[: COUNT_CAP + 1].count()
+    count = capped_count(files)
     offset = (page - 1) * size
     rows = list(files.order_by("-id").values(*LIST_FIELDS)[offset : offset + size + 1])
     return FilePage(

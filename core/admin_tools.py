@@ -31,9 +31,8 @@ from django.template.response import TemplateResponse
 from django.urls import path
 from django.utils.functional import cached_property
 
+from core.counts import capped_count
 from core.errors import NotFound
-
-COUNT_CAP = 10_000
 
 
 class CappedCountPaginator(Paginator):
@@ -41,7 +40,7 @@ class CappedCountPaginator(Paginator):
     def count(self) -> int:
         object_list: Any = self.object_list
         if isinstance(object_list, QuerySet):
-            return object_list.order_by()[: COUNT_CAP + 1].count()
+            return capped_count(object_list)
         return len(object_list)
 
 

@@ -17,7 +17,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from core.management.commands.ensure_admin import ensure_admin
+from core.admin_login import ensure_admin
 from core.sql import queries
 
 

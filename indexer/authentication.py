@@ -15,8 +15,8 @@ from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
 from core.api.permissions import NodeIdentity
+from core.tokens import TOKEN_PREFIX, hash_token, token_matches
 from indexer.sql import queries
-from indexer.tokens import TOKEN_PREFIX, hash_token, token_matches
 
 
 class NodeTokenAuthentication(BaseAuthentication):

@@ -10,10 +10,10 @@ from django.db import transaction
 
 from core.errors import Invalid
 from core.sql import PARAMETER_BATCH, slices
+from core.tokens import hash_token, new_token
 from indexer.models import AuditAction, AuditEntry, Group, Node
 from indexer.newsserver import news_pool
 from indexer.signals import nodes_disabled
-from indexer.tokens import hash_token, new_token
 from usenet.groups import group_name_problem
 from usenet.nntp import NNTPPool
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import factory
 
+from core.tokens import hash_token, new_token
 from indexer.models import Group, Node
-from indexer.tokens import hash_token, new_token
 from seeding.models import SeedRange
 
 

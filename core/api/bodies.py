@@ -31,7 +31,7 @@ from django.http import HttpRequest, HttpResponse
 from django.http.cookie import parse_cookie
 
 from core.api.errors import error_response
-from indexer.tokens import TOKEN_PREFIX
+from core.tokens import TOKEN_PREFIX
 
 API_PREFIX = "/api/"
 NO_BODY_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "DELETE", "TRACE", "CONNECT"})

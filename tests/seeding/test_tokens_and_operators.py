@@ -10,9 +10,9 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
+from core.tokens import hash_token
 from indexer.models import Node
 from indexer.services import issue_token
-from indexer.tokens import hash_token
 from seeding.models import RangeStatus, SeedRange
 from tests.conftest import NodeClient
 from tests.factories import NodeFactory, SeedRangeFactory

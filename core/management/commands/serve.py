@@ -23,8 +23,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.admin_login import admin_login_message
 from core.client_address import ENVIRON_KEY
-from core.management.commands.ensure_admin import admin_login_message
 from core.startup import connection_budget_problem, prepare_database
 
 
