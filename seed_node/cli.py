@@ -15,26 +15,25 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
-from usenet.nntp import NewsServerConfig, NNTPPool
-
-from .control import EXIT_UNEXPECTED, EXIT_USAGE, Context, Control, Settings, Stats
-from .http import Coordinator
-from .processes import log_progress, log_timing, run_processes
-from .ranges import RangeWorker
-from .sources import NewsServerSource, OverviewSource, RelaySource
-from .window import WindowWorker
-from .worker import Worker
+from .assembly import (
+    UsageError,
+    configure_logging,
+    install_signal_handlers,
+    log_progress,
+    log_timing,
+    make_coordinator,
+    make_worker,
+    open_source,
+    settings_from,
+)
+from .control import EXIT_UNEXPECTED, EXIT_USAGE, Context, Control, Stats
+from .processes import run_processes
 
 log = logging.getLogger("seed_node")
 
 ENV_PREFIX = "SEED_"
-
-
-class UsageError(Exception):
-    pass
 
 
 MODES = ("ranges", "window")
@@ -166,28 +165,6 @@ def read_token(path: str | None) -> str:
     return token
 
 
-def settings_from(args: argparse.Namespace) -> Settings:
-    for name in ("workers", "batch_headers", "snapshot_every", "max_open"):
-        if getattr(args, name) < 1:
-            raise UsageError(f"--{name.replace('_', '-')} must be at least 1")
-    for name in ("batch_seconds", "heartbeat_seconds", "log_interval", "http_timeout"):
-        if getattr(args, name) <= 0:
-            raise UsageError(f"--{name.replace('_', '-')} must be positive")
-    return Settings(
-        batch_headers=args.batch_headers,
-        batch_seconds=args.batch_seconds,
-        snapshot_every=args.snapshot_every,
-        heartbeat_seconds=args.heartbeat_seconds,
-        fragment_lag=max(0, args.fragment_lag),
-        max_open=args.max_open,
-        exit_when_idle=args.exit_when_idle,
-        duplicate_batches=args.duplicate_batches,
-        max_headers_per_second=max(0.0, args.max_headers_per_second),
-        work_dir=Path(args.work_dir) if args.work_dir else None,
-        max_backoff=max(1.0, args.max_backoff),
-    )
-
-
 def main(argv: Sequence[str] | None = None, control: Control | None = None) -> int:
     """Run the node; returns the exit code. ``control`` lets a caller stop it (tests)."""
     control = control or Control()
@@ -221,19 +198,8 @@ def _main(argv: Sequence[str] | None, control: Control) -> int:
         return EXIT_UNEXPECTED
 
 
-def configure_logging(level: str) -> None:
-    logging.basicConfig(
-        level=getattr(logging, str(level).upper(), logging.INFO),
-        format="%(asctime)s %(levelname)s %(processName)s %(threadName)s %(name)s: %(message)s",
-    )
-
-
-def coordinator_urls(args: argparse.Namespace) -> list[str]:
-    return list(args.coordinator or [_env("COORDINATOR") or ""])
-
-
 def run(args: argparse.Namespace, control: Control) -> int:
-    urls = coordinator_urls(args)
+    urls = list(args.coordinator or [_env("COORDINATOR") or ""])
     if not any(url.strip() for url in urls):
         raise UsageError("give --coordinator URL (or SEED_COORDINATOR)")
     if not args.relay and not args.news_server:
@@ -242,16 +208,8 @@ def run(args: argparse.Namespace, control: Control) -> int:
         raise UsageError("--relay serves range leases only; window mode needs --news-server")
     token = read_token(args.token_file)
     settings = settings_from(args)
-    try:
-        coordinator = Coordinator(
-            urls,
-            token,
-            timeout=args.http_timeout,
-            max_backoff=settings.max_backoff,
-            abort=control.abort,
-        )
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    args.coordinator = urls  # resolved once, for the worker processes too
+    coordinator = make_coordinator(args, token, settings, control)
     source, described = open_source(args, coordinator)
     log.info(
         "seed-node: %s mode, %s worker%s, coordinator %s, overviews from %s",
@@ -276,48 +234,6 @@ def run(args: argparse.Namespace, control: Control) -> int:
     if args.stats:
         log_timing(stats)
     return control.exit_code
-
-
-def open_source(args: argparse.Namespace, coordinator: Coordinator) -> tuple[OverviewSource, str]:
-    """Where the workers read overviews from, and how to name it in the log."""
-    if args.relay:
-        return RelaySource(coordinator), f"the relay of {coordinator.base_url}"
-    try:
-        config = NewsServerConfig.from_url(args.news_server)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    # In-process (one worker): a pool no larger than the provider allows. Worker
-    # processes open their own (seed_node/processes.py).
-    return NewsServerSource(NNTPPool(config)), str(config)
-
-
-def make_worker(
-    args: argparse.Namespace, number: int, coordinator: Coordinator, context: Context
-) -> Worker:
-    name = f"worker-{number}"
-    if args.mode == "window":
-        return WindowWorker(name, coordinator, context, lane=args.lane)
-    return RangeWorker(name, coordinator, context)
-
-
-def install_signal_handlers(
-    control: Control, signals: tuple[int, ...] = (signal.SIGTERM, signal.SIGINT)
-) -> dict[int, Any]:
-    """First SIGTERM/SIGINT: report, release and stop. A second one: stop waiting on calls."""
-
-    def handle(signum: int, frame: FrameType | None) -> None:
-        if control.stop.is_set():
-            log.warning("second %s: abandoning calls in progress", signal.Signals(signum).name)
-            control.abort.set()
-        else:
-            log.info("%s: finishing up", signal.Signals(signum).name)
-            control.stop.set()
-
-    previous: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        for signum in signals:
-            previous[signum] = signal.signal(signum, handle)
-    return previous
 
 
 def report_progress(threads: list[threading.Thread], stats: Stats, interval: float) -> None:

@@ -17,17 +17,24 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import replace
 from multiprocessing.connection import wait
 from multiprocessing.context import SpawnContext, SpawnProcess
 from typing import Any
 
-from usenet.nntp import NewsServerConfig, NNTPPool
+from usenet.nntp import NewsServerConfig
 from usenet.nntp.errors import PoolExhausted
 
-from .control import EXIT_UNEXPECTED, STAT_NAMES, Context, Control, Stats, timing_lines
-from .http import Coordinator
-from .sources import NewsServerSource, OverviewSource, RelaySource
+from .assembly import (
+    configure_logging,
+    install_signal_handlers,
+    log_progress,
+    log_timing,
+    make_coordinator,
+    make_worker,
+    open_source,
+    settings_from,
+)
+from .control import EXIT_UNEXPECTED, STAT_NAMES, Context, Control, Stats
 
 log = logging.getLogger("seed_node")
 
@@ -123,22 +130,6 @@ def supervise(
             last, last_time = current, time.monotonic()
 
 
-def log_progress(last: dict[str, int], current: dict[str, int], elapsed: float) -> None:
-    log.info(
-        "%.0f headers/s, %s ranges done, %s batches, %s files, %s fragments",
-        (current["headers"] - last["headers"]) / elapsed,
-        current["ranges"],
-        current["batches"],
-        current["files"],
-        current["fragments"],
-    )
-
-
-def log_timing(stats: Stats) -> None:
-    for line in timing_lines(stats.everything()):
-        log.info("stats: %s", line)
-
-
 # --- in the worker process ------------------------------------------------------
 
 
@@ -146,41 +137,23 @@ def worker_process(
     args: argparse.Namespace, token: str, number: int, shared: Any, gate: ProcessGate | None
 ) -> None:
     """A worker process's main: one worker until it is done or told to stop."""
-    from . import cli  # not at the top: cli starts these processes
-
     # Ctrl-C reaches the whole process group; the parent passes it on as SIGTERM.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     control = Control()
-    cli.install_signal_handlers(control, signals=(signal.SIGTERM,))
-    cli.configure_logging(args.log_level)
+    install_signal_handlers(control, signals=(signal.SIGTERM,))
+    configure_logging(args.log_level)
     threading.Thread(target=_watch_parent, args=(control,), name="parent", daemon=True).start()
-    settings = cli.settings_from(args)
-    coordinator = Coordinator(
-        cli.coordinator_urls(args),
-        token,
-        timeout=args.http_timeout,
-        max_backoff=settings.max_backoff,
-        abort=control.abort,
-    )
-    source = _source(args, coordinator, gate)
+    settings = settings_from(args)
+    coordinator = make_coordinator(args, token, settings, control)
+    source, _described = open_source(args, coordinator, in_process=False, gate=gate)
     context = Context(source, settings, control, Stats(shared))
-    worker = cli.make_worker(args, number, coordinator, context)
+    worker = make_worker(args, number, coordinator, context)
     thread = threading.Thread(target=worker.run, name=worker.name, daemon=True)
     thread.start()
     while thread.is_alive():
         thread.join(timeout=_TICK)
     source.close()
     sys.exit(control.exit_code)
-
-
-def _source(
-    args: argparse.Namespace, coordinator: Coordinator, gate: ProcessGate | None
-) -> OverviewSource:
-    if args.relay:
-        return RelaySource(coordinator)
-    # A worker reads one span at a time: one connection of the node's allowance each.
-    config = replace(NewsServerConfig.from_url(args.news_server), connections=1)
-    return NewsServerSource(NNTPPool(config, gate=gate))
 
 
 def _watch_parent(control: Control) -> None:
