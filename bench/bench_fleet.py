@@ -5,7 +5,7 @@ then the protocol's mix (leases, batches of yEnc-like files, heartbeats,
 finishes, releases, lanes with `next` and snapshots), each for --seconds, and
 the coordinator's CPU from /proc (gunicorn's tree, PostgreSQL's tree, and this
 client). Then the realistic pace: every node pauses --think seconds after each
-call. The simulator is console/fleet_simulator.py (also `manage.py
+call. The simulator is simulator/fleet.py (also `manage.py
 simulate_fleet --url …`). Method, goals and figures: docs/performance.md,
 "Fleet simulator".
 
@@ -121,7 +121,7 @@ def measure(
     url: str, tokens: list[str], nodes: int, args: argparse.Namespace, meter: Any, **kw: Any
 ) -> tuple[Any, dict[str, float]]:
     """One window of `nodes` nodes; its stats and the cores each process tree used."""
-    from console.fleet_simulator import Profile, run_blocking, run_fleet
+    from simulator.fleet import Profile, run_blocking, run_fleet
 
     profile = Profile(think=kw.pop("think", 0.0), files=args.files, segments=args.segments)
     # Nodes start spread over a second or more, then the queue fills before the window
@@ -205,7 +205,7 @@ def main() -> None:
     args = parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop the server on the way out
     setup(DATABASE)
-    from console.fleet_simulator import (
+    from simulator.fleet import (
         CPU_HEADER,
         ENDPOINT_HEADER,
         SUMMARY_HEADER,

@@ -1,4 +1,4 @@
-"""The fleet simulator (console/fleet_simulator.py) against a real `manage.py serve`.
+"""The fleet simulator (simulator/fleet.py) against a real `manage.py serve`.
 
 A smoke test so the tool behind bench/bench_fleet.py cannot rot: five
 simulated nodes for a few seconds store batches, lease lanes, and see no 5xx
@@ -16,7 +16,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from console.fleet_simulator import Profile, run_blocking, run_fleet
+from simulator.fleet import Profile, run_blocking, run_fleet
 from tests.e2e.fleet import ROOT, fresh_database
 from tests.e2e.test_startup import start_serve, stop, wait_until_serving
 

@@ -1,6 +1,6 @@
 """`manage.py simulate_fleet --url URL --tokens FILE`: simulated seed nodes against a coordinator.
 
-The nodes speak the node API over HTTP (console/fleet_simulator.py) and report
+The nodes speak the node API over HTTP (simulator/fleet.py) and report
 generated files into that coordinator's catalog: point it at a test
 coordinator, never at a production one. Figures: docs/performance.md, "Fleet
 simulator".
@@ -13,7 +13,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from console.fleet_simulator import (
+from simulator.fleet import (
     CPU_HEADER,
     ENDPOINT_HEADER,
     SUMMARY_HEADER,
