@@ -35,7 +35,7 @@ def _digits(text: str, fewest: int, most: int) -> bool:
 
 def _is_release_suffix(token: str) -> bool:
     """Whether ``token`` (the text after a dot) is one of the suffixes above."""
-    word = token.translate(_TURKISH_I).casefold()
+    word = token.lower() if token.isascii() else token.translate(_TURKISH_I).casefold()
     if word in _SUFFIX_WORDS:
         return True
     if word.startswith("part"):
