@@ -111,11 +111,13 @@ UPDATE seed_range
  WHERE id = %(range_id)s AND status = 'leased' AND node_id = %(node_id)s AND epoch = %(epoch)s;
 
 -- name: finish_range
--- The range is done; the minute's rollup row of the node and group counts
--- it and its headers (the status's "finished in the last hour").
+-- The range is done, and an error an earlier release left is cleared (the
+-- range did not fail in the end); the minute's rollup row of the node and
+-- group counts it and its headers (the status's "finished in the last hour").
 WITH finished AS (
     UPDATE seed_range
-       SET status = 'done', done_at = now(), next_id = end_id + 1, heartbeat_at = now()
+       SET status = 'done', done_at = now(), next_id = end_id + 1, heartbeat_at = now(),
+           error = ''
      WHERE id = %(range_id)s AND status = 'leased' AND node_id = %(node_id)s AND epoch = %(epoch)s
     RETURNING group_id, headers
 ), rolled AS (
