@@ -123,7 +123,8 @@ WITH lane AS (
     UPDATE seed_range AS r
        SET status = CASE WHEN (lane.s IS NULL OR r.end_id < lane.s) AND r.next_id > r.end_id
                          THEN 'done' ELSE 'queued' END,
-           node_id = NULL,
+           node_id = CASE WHEN (lane.s IS NULL OR r.end_id < lane.s) AND r.next_id > r.end_id
+                          THEN r.node_id END,
            done_at = CASE WHEN (lane.s IS NULL OR r.end_id < lane.s) AND r.next_id > r.end_id
                           THEN coalesce(r.done_at, now()) END,
            next_id = CASE WHEN lane.s IS NOT NULL AND r.end_id >= lane.s
