@@ -148,12 +148,13 @@ class LaneConfig(models.Model):
 
 
 class LaneHandout(models.Model):
-    """A range a lane's `next` handed out, at the range epoch it got.
+    """A range a lane's `next` handed out: the lane, and the range epoch it got.
 
     While the epochs match, the range's progress came from that lane's window,
-    so a takeover may move it back to the snapshot; a range lease since (a new
-    epoch) owns its progress. Rows of ranges wholly before the lane's latest
-    snapshot are dropped when the snapshot is recorded.
+    so that lane's takeover may move it back to the snapshot (whatever the lane
+    bounds say now); a range lease since (a new epoch) owns its progress. Rows
+    of the lane's ranges wholly before its latest snapshot are dropped when the
+    snapshot is recorded, unless the range is still leased at that epoch.
     """
 
     range = models.OneToOneField(
@@ -164,6 +165,7 @@ class LaneHandout(models.Model):
         related_name="+",
     )
     epoch = models.IntegerField()
+    lane = models.CharField(max_length=8, choices=Lane.choices)
 
     class Meta:
         db_table = "lane_handout"

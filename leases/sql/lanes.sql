@@ -103,8 +103,9 @@ SELECT gl.group_id, gl.node_id, gl.range_id
 
 -- name: reset_lane_ranges
 -- What the lane's snapshot does not cover is queued again. Only ranges whose
--- progress came from this lane's window (lane_handout at the range's epoch)
--- are touched: a range lease's resume point is exact and stays. From the
+-- progress came from this lane's window (lane_handout of this lane at the
+-- range's epoch) are touched, whatever lane the bounds in force now would
+-- put them in: a range lease's resume point is exact and stays. From the
 -- snapshot's article on, the window's ranges (the last holder's range in
 -- work, quiet leases, done since the snapshot, or read past it) restart at
 -- max(start, snapshot next), and their counters go back to what that point
@@ -143,9 +144,8 @@ WITH lane AS (
                             ELSE r.fragments END
       FROM lane, lane_handout AS h, seed_range AS old
      WHERE h.range_id = r.id AND h.epoch = r.epoch AND old.id = r.id
+       AND h.lane = %(lane)s
        AND r.group_id = %(group_id)s
-       AND group_lane_of(r.priority, r.capture, %(tail_max)s, %(history_min)s,
-                         %(history_max)s, %(capture_only)s) = %(lane)s
        AND (
             (r.status = 'leased'
              AND ((r.id = %(range_id)s AND r.node_id = %(last_holder)s)
@@ -222,9 +222,9 @@ WITH own AS (
      WHERE r.id = pick.id
     RETURNING r.id, r.start_id, r.end_id, r.next_id, r.epoch
 ), handout AS (
-    INSERT INTO lane_handout (range_id, epoch)
-    SELECT id, epoch FROM claimed
-    ON CONFLICT (range_id) DO UPDATE SET epoch = excluded.epoch
+    INSERT INTO lane_handout (range_id, epoch, lane)
+    SELECT id, epoch, %(lane)s FROM claimed
+    ON CONFLICT (range_id) DO UPDATE SET epoch = excluded.epoch, lane = excluded.lane
 )
 SELECT id, start_id, end_id, next_id, epoch FROM claimed
 UNION ALL
@@ -272,8 +272,10 @@ SELECT gl.id, g.name, gl.snapshot_key
 
 -- name: record_snapshot
 -- With the range in work's counters when its `next` is the snapshot's
--- article (NULLs otherwise). Hand-outs of the group's ranges wholly before
--- the snapshot are no longer needed by any takeover.
+-- article (NULLs otherwise). Hand-outs of this lane's ranges wholly before
+-- the snapshot are no longer needed by its takeover, except while the range
+-- is still leased at that hand-out (the takeover queues it, the range claim's
+-- mix tells it from a range lease). The other lane's hand-outs are its own.
 WITH lane AS (
     UPDATE group_lane AS gl
        SET snapshot_next = %(next)s, snapshot_size = %(size)s, snapshot_at = now(),
@@ -283,11 +285,13 @@ WITH lane AS (
                  FROM seed_range AS r
                 WHERE r.id = gl.range_id AND r.start_id < %(next)s AND r.next_id = %(next)s)
      WHERE gl.id = %(lane_id)s
-    RETURNING gl.group_id
+    RETURNING gl.group_id, gl.lane
 )
 DELETE FROM lane_handout AS h
  USING seed_range AS r, lane
- WHERE r.id = h.range_id AND r.group_id = lane.group_id AND r.end_id < %(next)s;
+ WHERE r.id = h.range_id AND r.group_id = lane.group_id AND h.lane = lane.lane
+   AND r.end_id < %(next)s
+   AND NOT (r.status = 'leased' AND r.epoch = h.epoch);
 
 -- name: read_lane_snapshot
 -- Shared lock: a snapshot being replaced is read whole, before or after.
