@@ -173,6 +173,7 @@ def lease_lane(node_id: int, lane: str) -> LaneOffer:
                 "group_id": free.group_id,
                 "lane": lane,
                 "ttl": ttl,
+                "max_attempts": settings.MAX_ATTEMPTS,
                 "range_id": free.range_id,
                 "last_holder": free.node_id,
             },

@@ -109,42 +109,31 @@ SELECT gl.group_id, gl.node_id, gl.range_id
 -- snapshot's article on, the window's ranges (the last holder's range in
 -- work, quiet leases, done since the snapshot, or read past it) restart at
 -- max(start, snapshot next), and their counters go back to what that point
--- had counted (a range left read to its end is done, never queued empty): zero from the range's start, the snapshot's record for the
+-- had counted: zero from the range's start, the snapshot's record for the
 -- range it was taken in (kept as they were when there is no record). A range
 -- done before the snapshot stays done. Without a snapshot, the window's
--- leased ranges are queued at their resume points. Finished ranges that go
--- back are taken off the lane's own counters, which count them again when
--- they finish again.
+-- leased ranges are queued at their resume points. A leased range left read
+-- to its end before the snapshot (or without one) is done, never queued
+-- empty, and keeps its reader as holder (it counts as finished there). A
+-- leased range whose hand-out was its max_attempts-th fails instead of going
+-- back to the queue, as a quiet range lease does: a range that kills every
+-- window reading it cannot loop the lane's workers forever. Finished ranges
+-- that go back are taken off the lane's own counters, which count them again
+-- when they finish again.
 WITH lane AS (
     SELECT id, snapshot_next AS s, snapshot_at, snapshot_range_id, snapshot_headers,
            snapshot_files, snapshot_fragments
       FROM group_lane
      WHERE group_id = %(group_id)s AND lane = %(lane)s
-), reset AS (
-    UPDATE seed_range AS r
-       SET status = CASE WHEN (lane.s IS NULL OR r.end_id < lane.s) AND r.next_id > r.end_id
-                         THEN 'done' ELSE 'queued' END,
-           node_id = CASE WHEN (lane.s IS NULL OR r.end_id < lane.s) AND r.next_id > r.end_id
-                          THEN r.node_id END,
-           done_at = CASE WHEN (lane.s IS NULL OR r.end_id < lane.s) AND r.next_id > r.end_id
-                          THEN coalesce(r.done_at, now()) END,
-           next_id = CASE WHEN lane.s IS NOT NULL AND r.end_id >= lane.s
-                          THEN GREATEST(r.start_id, lane.s) ELSE r.next_id END,
-           headers = CASE WHEN lane.s IS NULL OR r.end_id < lane.s THEN r.headers
-                          WHEN r.start_id >= lane.s THEN 0
-                          WHEN r.id = lane.snapshot_range_id THEN lane.snapshot_headers
-                          ELSE r.headers END,
-           files = CASE WHEN lane.s IS NULL OR r.end_id < lane.s THEN r.files
-                        WHEN r.start_id >= lane.s THEN 0
-                        WHEN r.id = lane.snapshot_range_id THEN lane.snapshot_files
-                        ELSE r.files END,
-           fragments = CASE WHEN lane.s IS NULL OR r.end_id < lane.s THEN r.fragments
-                            WHEN r.start_id >= lane.s THEN 0
-                            WHEN r.id = lane.snapshot_range_id THEN lane.snapshot_fragments
-                            ELSE r.fragments END
-      FROM lane, lane_handout AS h, seed_range AS old
-     WHERE h.range_id = r.id AND h.epoch = r.epoch AND old.id = r.id
-       AND h.lane = %(lane)s
+), worked AS (
+    SELECT r.id, r.status AS was, r.headers AS was_headers,
+           lane.s IS NOT NULL AND r.end_id >= lane.s AS rewound,
+           CASE WHEN (lane.s IS NULL OR r.end_id < lane.s) AND r.next_id > r.end_id THEN 'done'
+                WHEN r.status = 'leased' AND r.attempts >= %(max_attempts)s THEN 'failed'
+                ELSE 'queued' END AS becomes
+      FROM lane, lane_handout AS h
+      JOIN seed_range AS r ON r.id = h.range_id AND r.epoch = h.epoch
+     WHERE h.lane = %(lane)s
        AND r.group_id = %(group_id)s
        AND (
             (r.status = 'leased'
@@ -155,7 +144,33 @@ WITH lane AS (
              AND ((r.status = 'done' AND r.done_at > lane.snapshot_at)
                   OR (r.status = 'queued' AND r.next_id > GREATEST(r.start_id, lane.s))))
        )
-    RETURNING old.status AS was, old.headers AS was_headers
+       FOR UPDATE OF r
+), reset AS (
+    UPDATE seed_range AS r
+       SET status = w.becomes,
+           node_id = CASE WHEN w.becomes = 'queued' THEN NULL ELSE r.node_id END,
+           done_at = CASE w.becomes WHEN 'done' THEN coalesce(r.done_at, now())
+                                    WHEN 'failed' THEN now() END,
+           error = CASE WHEN w.becomes = 'failed' AND r.error = ''
+                        THEN 'the lease went quiet ' || r.attempts || ' times (the last in a '
+                             || %(lane)s || ' lane''s window)'
+                        ELSE r.error END,
+           next_id = CASE WHEN w.rewound THEN GREATEST(r.start_id, lane.s) ELSE r.next_id END,
+           headers = CASE WHEN NOT w.rewound THEN r.headers
+                          WHEN r.start_id >= lane.s THEN 0
+                          WHEN r.id = lane.snapshot_range_id THEN lane.snapshot_headers
+                          ELSE r.headers END,
+           files = CASE WHEN NOT w.rewound THEN r.files
+                        WHEN r.start_id >= lane.s THEN 0
+                        WHEN r.id = lane.snapshot_range_id THEN lane.snapshot_files
+                        ELSE r.files END,
+           fragments = CASE WHEN NOT w.rewound THEN r.fragments
+                            WHEN r.start_id >= lane.s THEN 0
+                            WHEN r.id = lane.snapshot_range_id THEN lane.snapshot_fragments
+                            ELSE r.fragments END
+      FROM worked AS w, lane
+     WHERE r.id = w.id
+    RETURNING w.was, w.was_headers
 )
 UPDATE group_lane AS gl
    SET ranges_done = GREATEST(gl.ranges_done - done.ranges, 0),

@@ -306,6 +306,27 @@ class TestTakeover:
         assert response.status_code == 409
 
 
+    def test_a_range_every_window_dies_on_fails_after_max_attempts(
+        self, node_client, backdate_lane, settings
+    ):
+        settings.MAX_ATTEMPTS = 3
+        group = GroupFactory()
+        poison, after = ranges_of(group, 2)
+        for attempt in (1, 2, 3):
+            node = node_client()
+            lease = leased(node)
+            handed = next_range(node, lease)
+            assert (handed["id"], handed["epoch"]) == (poison.id, attempt)
+            # the worker dies reading it: its lane goes quiet
+            backdate_lane(group.id, "history", settings.LEASE_TTL_SECONDS + 1)
+        taker = node_client()
+        lease = leased(taker)
+        poison.refresh_from_db()
+        assert (poison.status, poison.attempts) == (RangeStatus.FAILED, 3)
+        assert "went quiet 3 times" in poison.error
+        assert next_range(taker, lease)["id"] == after.id
+
+
 def set_snapshot(group, lane, next_id, seconds_ago):
     with connection.cursor() as cursor:
         cursor.execute(
