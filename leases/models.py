@@ -78,13 +78,13 @@ class GroupLane(models.Model):
         indexes = [
             # The two turns of the choice, each an index probe in urgency order
             # (of the lane's claimable work); held lanes are few and are filtered
-            # on the way. Ties go to the more urgent group.
+            # on the way. Ties go to the more urgent group, then the lower group id.
             models.Index(
                 F("lane"),
                 F("claimable_priority"),
                 F("claimable_articles").desc(),
                 F("group_priority"),
-                F("id"),
+                F("group"),
                 condition=Q(claimable_priority__isnull=False),
                 name="group_lane_largest_idx",
             ),
@@ -93,7 +93,7 @@ class GroupLane(models.Model):
                 F("claimable_priority"),
                 F("heartbeat_at").asc(nulls_first=True),
                 F("group_priority"),
-                F("id"),
+                F("group"),
                 condition=Q(claimable_priority__isnull=False),
                 name="group_lane_unheard_idx",
             ),

@@ -41,8 +41,8 @@ SELECT group_id, lane, priority, count(*), sum(end_id - start_id + 1),
  GROUP BY 1, 2, 3;
 
 -- name: create_worked_lanes
--- In group order, so lane ids (the final tie-break of the group choice)
--- follow the groups' ids as they do when the trigger creates lanes.
+-- In group order (the group choice breaks its last tie by the group's id,
+-- never by the lane row's, so the order rows are made in does not matter).
 INSERT INTO group_lane (group_id, lane)
 SELECT w.group_id, w.lane
   FROM group_lane_work AS w
@@ -76,20 +76,20 @@ SELECT nextval('group_lane_turn_seq') AS turn;
 -- name: pick_most_planned
 -- The free lane with something to claim (sql/migrations/claimable.sql) whose
 -- most urgent claimable range is the most urgent, then the most articles
--- left to claim, then the most urgent group: an index probe on
--- group_lane_largest_idx; held lanes are filtered on the way.
+-- left to claim, then the most urgent group, then the lower group id: an
+-- index probe on group_lane_largest_idx; held lanes are filtered on the way.
 SELECT id
   FROM group_lane_free(%(lane)s, %(ttl)s)
- ORDER BY lane, claimable_priority, claimable_articles DESC, group_priority, id
+ ORDER BY lane, claimable_priority, claimable_articles DESC, group_priority, group_id
  LIMIT 1;
 
 -- name: pick_unheld_longest
 -- As pick_most_planned, then the lane whose holder was heard from the
 -- longest ago (its last heartbeat; never held first), then the most urgent
--- group: group_lane_unheard_idx.
+-- group, then the lower group id: group_lane_unheard_idx.
 SELECT id
   FROM group_lane_free(%(lane)s, %(ttl)s)
- ORDER BY lane, claimable_priority, heartbeat_at ASC NULLS FIRST, group_priority, id
+ ORDER BY lane, claimable_priority, heartbeat_at ASC NULLS FIRST, group_priority, group_id
  LIMIT 1;
 
 -- name: lock_free_lane
