@@ -305,7 +305,6 @@ class TestTakeover:
         )
         assert response.status_code == 409
 
-
     def test_a_range_every_window_dies_on_fails_after_max_attempts(
         self, node_client, backdate_lane, settings
     ):
@@ -683,6 +682,42 @@ class TestCoexistence:
         assert got == [tail.id, newer.id, older.id]
         assert ranger.lease() is None
         assert SeedRange.objects.filter(group=held, status=RangeStatus.QUEUED).count() == 2500
+
+    def crowd(self, node_client, **fields):
+        """A held history lane that owns more open ranges than the claim walks past."""
+        held = GroupFactory()
+        services.create_ranges(held, [(i * 10, i * 10 + 9) for i in range(2100)], **fields)
+        assert leased(node_client(), "history")["group"]["id"] == held.id
+        return held
+
+    @pytest.mark.parametrize(
+        "outside",
+        [
+            ({"LEASE_PRIORITY_MAX": 200}, {"priority": 500}, {}),
+            ({"LEASE_CAPTURE_ONLY": True}, {"priority": 100}, {"capture": True}),
+        ],
+        ids=["above LEASE_PRIORITY_MAX", "uncaptured under LEASE_CAPTURE_ONLY"],
+    )
+    def test_a_crowded_claim_hands_out_ranges_of_no_lane(self, node_client, settings, outside):
+        bounds, laneless, held_fields = outside
+        for name, value in bounds.items():
+            setattr(settings, name, value)
+        self.crowd(node_client, **held_fields)
+        free = GroupFactory()
+        (mine,) = ranges_of(free, 1, start=500_000, **laneless)
+        ranger = node_client()
+        assert ranger.lease()["id"] == mine.id
+        assert ranger.lease() is None
+
+    def test_a_crowded_claim_keeps_the_urgency_mix(self, node_client, settings):
+        self.crowd(node_client)
+        urgent = GroupFactory()
+        ranges_of(urgent, 4, start=500_000, priority=settings.TAIL_PRIORITY)
+        normal = GroupFactory()
+        ranges_of(normal, 4, start=500_000)
+        ranger = node_client()
+        groups = [ranger.lease()["group"] for _ in range(8)]
+        assert groups == [urgent.name, normal.name] * 4
 
     def test_range_leases_take_a_lane_again_once_it_is_quiet(
         self, node_client, backdate_lane, settings
