@@ -45,7 +45,7 @@ class RuleSetForm(forms.ModelForm):
         widget=forms.Textarea(attrs={"rows": 24, "cols": 100, "style": "font-family: monospace"}),
         help_text=(
             "The rule set as JSON: segment_counter, file_counters, strip, filename, "
-            "poster_exclude, min_total, max_total (Python regular expressions). Saving "
+            "poster_exclude, min_total, max_total (RE2 regular expressions). Saving "
             "publishes it as a new version; nodes and new leases pick it up within seconds."
         ),
     )
@@ -57,7 +57,10 @@ class RuleSetForm(forms.ModelForm):
             "Release categories as JSON: a list of rules tried in order, each "
             '{"category": newznab id, "name": [patterns all found in the name], '
             '"group": pattern found in a group}; no rule matches: 8010 Other/Misc. '
-            "RE2 syntax (no backreferences, no lookaround); empty keeps the ones in force. "
+            "Patterns are RE2 syntax, so that matching stays linear in the name whatever "
+            "a poster writes: no lookaround, backreferences, atomic groups or possessive "
+            "quantifiers, and a pattern RE2 refuses is shown with its reason. "
+            "Empty keeps the ones in force. "
             "After publishing, "
             "manage.py recategorize applies them to the releases already stored."
         ),

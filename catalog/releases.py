@@ -53,7 +53,11 @@ def release_identity(poster: str, name: str, file_count: int) -> bytes:
 
 def release_name(file_name: str) -> str:
     """A release's name: its files' common stem, part and volume suffixes cut off."""
-    return release_stem(file_name).strip(" ._-") or file_name
+    return _name_of_stem(release_stem(file_name), file_name)
+
+
+def _name_of_stem(stem: str, file_name: str) -> str:
+    return stem.strip(" ._-") or file_name
 
 
 def _wanted(files: Sequence[ReleaseFile]) -> tuple[list[bytes | None], dict[bytes, _Wanted]]:
@@ -76,7 +80,12 @@ def _wanted(files: Sequence[ReleaseFile]) -> tuple[list[bytes | None], dict[byte
         entry = wanted.get(key)
         if entry is None:
             wanted[key] = _Wanted(
-                key, release_name(item.name), item.poster, item.file_count, item.date, item.date
+                key,
+                _name_of_stem(stem, item.name),
+                item.poster,
+                item.file_count,
+                item.date,
+                item.date,
             )
         else:
             entry.first = min(entry.first, item.date)

@@ -5,11 +5,17 @@ parsed RuleSet is kept in memory and the newest version number is checked
 (one index-only query) at most every RULES_CHECK_SECONDS. Publishing a
 version in this process forgets the cache at once and again at commit; other processes see it
 within RULES_CHECK_SECONDS.
+
+Category rules stored before they ran under RE2 may hold a pattern RE2
+refuses: such a rule is skipped (logged once per process) and the others stay
+in force, so no batch fails on it; the rule-set form shows it and refuses to
+publish it again until it is rewritten.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 
@@ -19,6 +25,8 @@ from usenet.categories import CategoryRules
 from usenet.rules import RuleSet
 
 from .sql import queries
+
+log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _cached: tuple[float, RuleSet] | None = None
@@ -70,7 +78,9 @@ def category_rules(version: int) -> CategoryRules:
     data = None if row is None else row.categories
     if isinstance(data, str):
         data = json.loads(data)
-    rules = CategoryRules(data)
+    rules = CategoryRules(data, skip_refused=True)
+    for reason in rules.refused:
+        log.warning("Rule set v%s: a category rule is skipped. %s", version, reason)
     with _lock:
         _categories[version] = rules
     return rules

@@ -78,13 +78,13 @@ class GroupLane(models.Model):
         indexes = [
             # The two turns of the choice, each an index probe in urgency order
             # (of the lane's claimable work); held lanes are few and are filtered
-            # on the way. Ties go to the more urgent group.
+            # on the way. Ties go to the more urgent group, then the lower group id.
             models.Index(
                 F("lane"),
                 F("claimable_priority"),
                 F("claimable_articles").desc(),
                 F("group_priority"),
-                F("id"),
+                F("group"),
                 condition=Q(claimable_priority__isnull=False),
                 name="group_lane_largest_idx",
             ),
@@ -93,7 +93,7 @@ class GroupLane(models.Model):
                 F("claimable_priority"),
                 F("heartbeat_at").asc(nulls_first=True),
                 F("group_priority"),
-                F("id"),
+                F("group"),
                 condition=Q(claimable_priority__isnull=False),
                 name="group_lane_unheard_idx",
             ),
@@ -148,12 +148,13 @@ class LaneConfig(models.Model):
 
 
 class LaneHandout(models.Model):
-    """A range a lane's `next` handed out, at the range epoch it got.
+    """A range a lane's `next` handed out: the lane, and the range epoch it got.
 
     While the epochs match, the range's progress came from that lane's window,
-    so a takeover may move it back to the snapshot; a range lease since (a new
-    epoch) owns its progress. Rows of ranges wholly before the lane's latest
-    snapshot are dropped when the snapshot is recorded.
+    so that lane's takeover may move it back to the snapshot (whatever the lane
+    bounds say now); a range lease since (a new epoch) owns its progress. Rows
+    of the lane's ranges wholly before its latest snapshot are dropped when the
+    snapshot is recorded, unless the range is still leased at that epoch.
     """
 
     range = models.OneToOneField(
@@ -164,6 +165,7 @@ class LaneHandout(models.Model):
         related_name="+",
     )
     epoch = models.IntegerField()
+    lane = models.CharField(max_length=8, choices=Lane.choices)
 
     class Meta:
         db_table = "lane_handout"

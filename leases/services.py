@@ -158,7 +158,6 @@ def lease_lane(node_id: int, lane: str) -> LaneOffer:
     if reason is not None:
         return LaneOffer(None, retry_after=retry, paused=reason)
     ttl = settings.LEASE_TTL_SECONDS
-    bounds = lane_bounds()
     with transaction.atomic():
         queries.fetchone("lock_group_leases", {"key": LEASE_LOCK_KEY})
         ensure_lane_config()
@@ -171,10 +170,10 @@ def lease_lane(node_id: int, lane: str) -> LaneOffer:
         queries.execute(
             "reset_lane_ranges",
             {
-                **bounds,
                 "group_id": free.group_id,
                 "lane": lane,
                 "ttl": ttl,
+                "max_attempts": settings.MAX_ATTEMPTS,
                 "range_id": free.range_id,
                 "last_holder": free.node_id,
             },

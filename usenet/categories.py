@@ -4,16 +4,19 @@ A rule names a category and up to two conditions: `name`, a list of
 patterns that must all be found in the release name, and `group`, a
 pattern that must be found in one of its groups. The first rule whose
 conditions hold decides; no rule: OTHER. Patterns are searched, not
-anchored, and must stay within what RE2 (linear-time matching) accepts: no
-backreferences and no lookaround, which `CategoryRules` refuses.
+anchored, and run under RE2 (`usenet.linear`): matching is linear in the
+name whatever the pattern, so `(a+)+$` costs what `a` costs. A pattern RE2
+cannot run (lookaround, a backreference, an atomic group, a possessive
+quantifier) is refused with RE2's reason, never run by a backtracking engine.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from .linear import LinearPattern, PatternError, compile_linear
 
 # The standard newznab ids this project uses (t=caps lists them).
 CATEGORIES: dict[int, str] = {
@@ -79,65 +82,66 @@ DEFAULT_CATEGORY_RULES: tuple[dict[str, Any], ...] = (
     {"category": 4000, "group": r"(?i)\.(?:warez|apps|cd\.image|games)(?:\.|$)"},
 )
 
-# What RE2 does not accept (its matching is linear-time because it has none of these).
-_NOT_RE2 = re.compile(r"\(\?<?[=!]|\\[1-9]|\(\?P=|\\g<|\(\?>|[*+?}]\+")
 
-
-def _compile(pattern: Any, where: str) -> re.Pattern[str]:
+def _compile(pattern: Any, where: str) -> LinearPattern:
     if not isinstance(pattern, str) or not pattern:
         raise ValueError(f"{where}: a pattern is a non-empty string.")
-    if _NOT_RE2.search(pattern):
-        raise ValueError(
-            f"{where}: {pattern!r} uses a backreference, lookaround, atomic group or"
-            " possessive quantifier (RE2 syntax only, so matching stays linear-time)."
-        )
     try:
-        return re.compile(pattern)
-    except re.error as error:
+        return compile_linear(pattern)
+    except PatternError as error:
         raise ValueError(
-            f"{where}: {pattern!r} is not a valid regular expression: {error}"
+            f"{where}: {pattern!r} cannot run under RE2: {error}. Category patterns are"
+            " RE2 syntax, so that matching stays linear in the name: no lookaround,"
+            " backreferences, atomic groups or possessive quantifiers."
         ) from None
 
 
-_GLOBAL_FLAGS = re.compile(r"^\(\?([imsx]+)\)")
-
-
-def _any_of(patterns: list[str]) -> re.Pattern[str] | None:
-    """One pattern matching wherever any of `patterns` matches (None: none, or not combinable)."""
+def _any_of(patterns: list[str]) -> LinearPattern | None:
+    """One pattern matching wherever any of `patterns` matches (None: none, or too big)."""
     if not patterns:
         return None
-    # A leading global flag group becomes a scoped one: "(?i)x" -> "(?i:x)".
-    scoped = [
-        _GLOBAL_FLAGS.sub(lambda m: f"(?{m[1]}:", p) + ")" if _GLOBAL_FLAGS.match(p) else f"(?:{p})"
-        for p in dict.fromkeys(patterns)
-    ]
+    # RE2 scopes a flag group such as "(?i)" to the group it stands in.
     try:
-        return re.compile("|".join(scoped))
-    except re.error:
+        return compile_linear("|".join(f"(?:{p})" for p in dict.fromkeys(patterns)))
+    except PatternError:
         return None
 
 
 @dataclass(frozen=True)
 class CategoryRule:
     category: int
-    name: tuple[re.Pattern[str], ...]
-    group: re.Pattern[str] | None
+    name: tuple[LinearPattern, ...]
+    group: LinearPattern | None
 
     def matches(self, name: str, groups: Sequence[str]) -> bool:
-        if not all(p.search(name) for p in self.name):
+        if not all(p.contains(name) for p in self.name):
             return False
-        return self.group is None or any(self.group.search(g) for g in groups)
+        return self.group is None or any(self.group.contains(g) for g in groups)
 
 
 class CategoryRules:
-    """Parsed category rules: `categorize(name, groups)` is the first matching rule's id."""
+    """Parsed category rules: `categorize(name, groups)` is the first matching rule's id.
 
-    def __init__(self, rules: Iterable[dict[str, Any]] | None = None) -> None:
+    A rule that cannot be parsed raises ValueError naming it; with
+    `skip_refused` (rules stored before a stricter check) it is left out
+    instead and its reason kept in `refused`, while `source` keeps it as stored.
+    """
+
+    def __init__(
+        self, rules: Iterable[dict[str, Any]] | None = None, *, skip_refused: bool = False
+    ) -> None:
         source = list(DEFAULT_CATEGORY_RULES if rules is None else rules)
         self.source: list[dict[str, Any]] = source
-        self.rules: tuple[CategoryRule, ...] = tuple(
-            self._rule(i, item) for i, item in enumerate(source)
-        )
+        self.refused: list[str] = []
+        parsed: list[CategoryRule] = []
+        for index, item in enumerate(source):
+            try:
+                parsed.append(self._rule(index, item))
+            except ValueError as error:
+                if not skip_refused:
+                    raise
+                self.refused.append(str(error))
+        self.rules: tuple[CategoryRule, ...] = tuple(parsed)
         self._group_rules = tuple(rule for rule in self.rules if not rule.name)
         self._any_name = _any_of([p.pattern for rule in self.rules for p in rule.name])
 
@@ -169,7 +173,7 @@ class CategoryRules:
     def categorize(self, name: str, groups: Sequence[str]) -> int:
         # Most of the cost is names no name pattern matches (every rule is
         # tried): one scan with all of them at once settles those.
-        if self._any_name is not None and not self._any_name.search(name):
+        if self._any_name is not None and not self._any_name.contains(name):
             rules: Sequence[CategoryRule] = self._group_rules
         else:
             rules = self.rules

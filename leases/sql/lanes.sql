@@ -41,8 +41,8 @@ SELECT group_id, lane, priority, count(*), sum(end_id - start_id + 1),
  GROUP BY 1, 2, 3;
 
 -- name: create_worked_lanes
--- In group order, so lane ids (the final tie-break of the group choice)
--- follow the groups' ids as they do when the trigger creates lanes.
+-- In group order (the group choice breaks its last tie by the group's id,
+-- never by the lane row's, so the order rows are made in does not matter).
 INSERT INTO group_lane (group_id, lane)
 SELECT w.group_id, w.lane
   FROM group_lane_work AS w
@@ -76,20 +76,20 @@ SELECT nextval('group_lane_turn_seq') AS turn;
 -- name: pick_most_planned
 -- The free lane with something to claim (sql/migrations/claimable.sql) whose
 -- most urgent claimable range is the most urgent, then the most articles
--- left to claim, then the most urgent group: an index probe on
--- group_lane_largest_idx; held lanes are filtered on the way.
+-- left to claim, then the most urgent group, then the lower group id: an
+-- index probe on group_lane_largest_idx; held lanes are filtered on the way.
 SELECT id
   FROM group_lane_free(%(lane)s, %(ttl)s)
- ORDER BY lane, claimable_priority, claimable_articles DESC, group_priority, id
+ ORDER BY lane, claimable_priority, claimable_articles DESC, group_priority, group_id
  LIMIT 1;
 
 -- name: pick_unheld_longest
 -- As pick_most_planned, then the lane whose holder was heard from the
 -- longest ago (its last heartbeat; never held first), then the most urgent
--- group: group_lane_unheard_idx.
+-- group, then the lower group id: group_lane_unheard_idx.
 SELECT id
   FROM group_lane_free(%(lane)s, %(ttl)s)
- ORDER BY lane, claimable_priority, heartbeat_at ASC NULLS FIRST, group_priority, id
+ ORDER BY lane, claimable_priority, heartbeat_at ASC NULLS FIRST, group_priority, group_id
  LIMIT 1;
 
 -- name: lock_free_lane
@@ -103,48 +103,38 @@ SELECT gl.group_id, gl.node_id, gl.range_id
 
 -- name: reset_lane_ranges
 -- What the lane's snapshot does not cover is queued again. Only ranges whose
--- progress came from this lane's window (lane_handout at the range's epoch)
--- are touched: a range lease's resume point is exact and stays. From the
+-- progress came from this lane's window (lane_handout of this lane at the
+-- range's epoch) are touched, whatever lane the bounds in force now would
+-- put them in: a range lease's resume point is exact and stays. From the
 -- snapshot's article on, the window's ranges (the last holder's range in
 -- work, quiet leases, done since the snapshot, or read past it) restart at
 -- max(start, snapshot next), and their counters go back to what that point
--- had counted (a range left read to its end is done, never queued empty): zero from the range's start, the snapshot's record for the
+-- had counted: zero from the range's start, the snapshot's record for the
 -- range it was taken in (kept as they were when there is no record). A range
 -- done before the snapshot stays done. Without a snapshot, the window's
--- leased ranges are queued at their resume points. Finished ranges that go
--- back are taken off the lane's own counters, which count them again when
--- they finish again.
+-- leased ranges are queued at their resume points. A leased range left read
+-- to its end before the snapshot (or without one) is done, never queued
+-- empty, and keeps its reader as holder (it counts as finished there). A
+-- leased range whose hand-out was its max_attempts-th fails instead of going
+-- back to the queue, as a quiet range lease does: a range that kills every
+-- window reading it cannot loop the lane's workers forever. Finished ranges
+-- that go back are taken off the lane's own counters, which count them again
+-- when they finish again.
 WITH lane AS (
     SELECT id, snapshot_next AS s, snapshot_at, snapshot_range_id, snapshot_headers,
            snapshot_files, snapshot_fragments
       FROM group_lane
      WHERE group_id = %(group_id)s AND lane = %(lane)s
-), reset AS (
-    UPDATE seed_range AS r
-       SET status = CASE WHEN (lane.s IS NULL OR r.end_id < lane.s) AND r.next_id > r.end_id
-                         THEN 'done' ELSE 'queued' END,
-           node_id = NULL,
-           done_at = CASE WHEN (lane.s IS NULL OR r.end_id < lane.s) AND r.next_id > r.end_id
-                          THEN coalesce(r.done_at, now()) END,
-           next_id = CASE WHEN lane.s IS NOT NULL AND r.end_id >= lane.s
-                          THEN GREATEST(r.start_id, lane.s) ELSE r.next_id END,
-           headers = CASE WHEN lane.s IS NULL OR r.end_id < lane.s THEN r.headers
-                          WHEN r.start_id >= lane.s THEN 0
-                          WHEN r.id = lane.snapshot_range_id THEN lane.snapshot_headers
-                          ELSE r.headers END,
-           files = CASE WHEN lane.s IS NULL OR r.end_id < lane.s THEN r.files
-                        WHEN r.start_id >= lane.s THEN 0
-                        WHEN r.id = lane.snapshot_range_id THEN lane.snapshot_files
-                        ELSE r.files END,
-           fragments = CASE WHEN lane.s IS NULL OR r.end_id < lane.s THEN r.fragments
-                            WHEN r.start_id >= lane.s THEN 0
-                            WHEN r.id = lane.snapshot_range_id THEN lane.snapshot_fragments
-                            ELSE r.fragments END
-      FROM lane, lane_handout AS h, seed_range AS old
-     WHERE h.range_id = r.id AND h.epoch = r.epoch AND old.id = r.id
+), worked AS (
+    SELECT r.id, r.status AS was, r.headers AS was_headers,
+           lane.s IS NOT NULL AND r.end_id >= lane.s AS rewound,
+           CASE WHEN (lane.s IS NULL OR r.end_id < lane.s) AND r.next_id > r.end_id THEN 'done'
+                WHEN r.status = 'leased' AND r.attempts >= %(max_attempts)s THEN 'failed'
+                ELSE 'queued' END AS becomes
+      FROM lane, lane_handout AS h
+      JOIN seed_range AS r ON r.id = h.range_id AND r.epoch = h.epoch
+     WHERE h.lane = %(lane)s
        AND r.group_id = %(group_id)s
-       AND group_lane_of(r.priority, r.capture, %(tail_max)s, %(history_min)s,
-                         %(history_max)s, %(capture_only)s) = %(lane)s
        AND (
             (r.status = 'leased'
              AND ((r.id = %(range_id)s AND r.node_id = %(last_holder)s)
@@ -154,7 +144,33 @@ WITH lane AS (
              AND ((r.status = 'done' AND r.done_at > lane.snapshot_at)
                   OR (r.status = 'queued' AND r.next_id > GREATEST(r.start_id, lane.s))))
        )
-    RETURNING old.status AS was, old.headers AS was_headers
+       FOR UPDATE OF r
+), reset AS (
+    UPDATE seed_range AS r
+       SET status = w.becomes,
+           node_id = CASE WHEN w.becomes = 'queued' THEN NULL ELSE r.node_id END,
+           done_at = CASE w.becomes WHEN 'done' THEN coalesce(r.done_at, now())
+                                    WHEN 'failed' THEN now() END,
+           error = CASE WHEN w.becomes = 'failed' AND r.error = ''
+                        THEN 'the lease went quiet ' || r.attempts || ' times (the last in a '
+                             || %(lane)s || ' lane''s window)'
+                        ELSE r.error END,
+           next_id = CASE WHEN w.rewound THEN GREATEST(r.start_id, lane.s) ELSE r.next_id END,
+           headers = CASE WHEN NOT w.rewound THEN r.headers
+                          WHEN r.start_id >= lane.s THEN 0
+                          WHEN r.id = lane.snapshot_range_id THEN lane.snapshot_headers
+                          ELSE r.headers END,
+           files = CASE WHEN NOT w.rewound THEN r.files
+                        WHEN r.start_id >= lane.s THEN 0
+                        WHEN r.id = lane.snapshot_range_id THEN lane.snapshot_files
+                        ELSE r.files END,
+           fragments = CASE WHEN NOT w.rewound THEN r.fragments
+                            WHEN r.start_id >= lane.s THEN 0
+                            WHEN r.id = lane.snapshot_range_id THEN lane.snapshot_fragments
+                            ELSE r.fragments END
+      FROM worked AS w, lane
+     WHERE r.id = w.id
+    RETURNING w.was, w.was_headers
 )
 UPDATE group_lane AS gl
    SET ranges_done = GREATEST(gl.ranges_done - done.ranges, 0),
@@ -221,9 +237,9 @@ WITH own AS (
      WHERE r.id = pick.id
     RETURNING r.id, r.start_id, r.end_id, r.next_id, r.epoch
 ), handout AS (
-    INSERT INTO lane_handout (range_id, epoch)
-    SELECT id, epoch FROM claimed
-    ON CONFLICT (range_id) DO UPDATE SET epoch = excluded.epoch
+    INSERT INTO lane_handout (range_id, epoch, lane)
+    SELECT id, epoch, %(lane)s FROM claimed
+    ON CONFLICT (range_id) DO UPDATE SET epoch = excluded.epoch, lane = excluded.lane
 )
 SELECT id, start_id, end_id, next_id, epoch FROM claimed
 UNION ALL
@@ -271,8 +287,10 @@ SELECT gl.id, g.name, gl.snapshot_key
 
 -- name: record_snapshot
 -- With the range in work's counters when its `next` is the snapshot's
--- article (NULLs otherwise). Hand-outs of the group's ranges wholly before
--- the snapshot are no longer needed by any takeover.
+-- article (NULLs otherwise). Hand-outs of this lane's ranges wholly before
+-- the snapshot are no longer needed by its takeover, except while the range
+-- is still leased at that hand-out (the takeover queues it, the range claim's
+-- mix tells it from a range lease). The other lane's hand-outs are its own.
 WITH lane AS (
     UPDATE group_lane AS gl
        SET snapshot_next = %(next)s, snapshot_size = %(size)s, snapshot_at = now(),
@@ -282,11 +300,13 @@ WITH lane AS (
                  FROM seed_range AS r
                 WHERE r.id = gl.range_id AND r.start_id < %(next)s AND r.next_id = %(next)s)
      WHERE gl.id = %(lane_id)s
-    RETURNING gl.group_id
+    RETURNING gl.group_id, gl.lane
 )
 DELETE FROM lane_handout AS h
  USING seed_range AS r, lane
- WHERE r.id = h.range_id AND r.group_id = lane.group_id AND r.end_id < %(next)s;
+ WHERE r.id = h.range_id AND r.group_id = lane.group_id AND h.lane = lane.lane
+   AND r.end_id < %(next)s
+   AND NOT (r.status = 'leased' AND r.epoch = h.epoch);
 
 -- name: read_lane_snapshot
 -- Shared lock: a snapshot being replaced is read whole, before or after.

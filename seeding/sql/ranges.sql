@@ -111,23 +111,15 @@ UPDATE seed_range
  WHERE id = %(range_id)s AND status = 'leased' AND node_id = %(node_id)s AND epoch = %(epoch)s;
 
 -- name: finish_range
--- The range is done; the minute's rollup row of the node and group counts
--- it and its headers (the status's "finished in the last hour").
-WITH finished AS (
-    UPDATE seed_range
-       SET status = 'done', done_at = now(), next_id = end_id + 1, heartbeat_at = now()
-     WHERE id = %(range_id)s AND status = 'leased' AND node_id = %(node_id)s AND epoch = %(epoch)s
-    RETURNING group_id, headers
-), rolled AS (
-    INSERT INTO header_rollup AS h (bucket, node_id, group_id, headers, batches,
-                                    ranges_finished, finished_headers)
-    SELECT date_trunc('minute', now()), %(node_id)s, group_id, 0, 0, 1, headers
-      FROM finished
-    ON CONFLICT (bucket, node_id, group_id)
-    DO UPDATE SET ranges_finished = h.ranges_finished + 1,
-                  finished_headers = h.finished_headers + excluded.finished_headers
-)
-SELECT group_id, headers FROM finished;
+-- The range is done, and an error an earlier release left is cleared (the
+-- range did not fail in the end). The trigger seed_range_finished_rollup
+-- (sql/migrations/finished.sql) counts it and its headers in the node's
+-- minute of the rollup (the status's "finished in the last hour").
+UPDATE seed_range
+   SET status = 'done', done_at = now(), next_id = end_id + 1, heartbeat_at = now(),
+       error = ''
+ WHERE id = %(range_id)s AND status = 'leased' AND node_id = %(node_id)s AND epoch = %(epoch)s
+RETURNING group_id, headers;
 
 -- name: release_range
 -- Queued again, or failed once the attempts are used up. `uncounted` (the

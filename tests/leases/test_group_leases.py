@@ -305,6 +305,26 @@ class TestTakeover:
         )
         assert response.status_code == 409
 
+    def test_a_range_every_window_dies_on_fails_after_max_attempts(
+        self, node_client, backdate_lane, settings
+    ):
+        settings.MAX_ATTEMPTS = 3
+        group = GroupFactory()
+        poison, after = ranges_of(group, 2)
+        for attempt in (1, 2, 3):
+            node = node_client()
+            lease = leased(node)
+            handed = next_range(node, lease)
+            assert (handed["id"], handed["epoch"]) == (poison.id, attempt)
+            # the worker dies reading it: its lane goes quiet
+            backdate_lane(group.id, "history", settings.LEASE_TTL_SECONDS + 1)
+        taker = node_client()
+        lease = leased(taker)
+        poison.refresh_from_db()
+        assert (poison.status, poison.attempts) == (RangeStatus.FAILED, 3)
+        assert "went quiet 3 times" in poison.error
+        assert next_range(taker, lease)["id"] == after.id
+
 
 def set_snapshot(group, lane, next_id, seconds_ago):
     with connection.cursor() as cursor:
@@ -323,8 +343,9 @@ def mark(rng, by_lane=False, **fields):
         cursor.execute(f"UPDATE seed_range SET {sets} WHERE id = %s", [rng.id])
         if by_lane:
             cursor.execute(
-                "INSERT INTO lane_handout (range_id, epoch) SELECT id, epoch FROM seed_range"
-                " WHERE id = %s ON CONFLICT (range_id) DO UPDATE SET epoch = excluded.epoch",
+                "INSERT INTO lane_handout (range_id, epoch, lane)"
+                " SELECT id, epoch, 'history' FROM seed_range WHERE id = %s"
+                " ON CONFLICT (range_id) DO UPDATE SET epoch = excluded.epoch, lane = 'history'",
                 [rng.id],
             )
     rng.refresh_from_db()
@@ -554,6 +575,79 @@ class TestTakeoverCounters:
         assert (lane.ranges_done, lane.headers) == (1, 1000)
 
 
+def age_snapshot(group, lane, seconds):
+    """Move one lane's snapshot time back (the test's transaction has one now())."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE group_lane SET snapshot_at = now() - make_interval(secs => %s)"
+            " WHERE group_id = %s AND lane = %s",
+            [seconds, group.id, lane],
+        )
+
+
+def finish(client, rng, epoch):
+    response = client.post(f"/api/v1/ranges/{rng.id}/finish", {"epoch": epoch})
+    assert response.status_code == 204, response.content
+
+
+class TestResetScope:
+    """A takeover resets what its own lane's window worked, and only that."""
+
+    def finished_after_a_snapshot(self, node_client, group, rng, snapshot_at):
+        """The history lane reads `rng`, snapshots inside it, then finishes it."""
+        holder = node_client()
+        lease = leased(holder)
+        handed = next_range(holder, lease)
+        assert handed["id"] == rng.id
+        report(holder, rng, handed["epoch"], snapshot_at, snapshot_at - rng.start_id)
+        put_snapshot(holder, lease, snapshot_at)
+        age_snapshot(group, "history", 10)
+        report(holder, rng, handed["epoch"], rng.end_id + 1, rng.end_id + 1 - snapshot_at)
+        finish(holder, rng, handed["epoch"])
+        return holder
+
+    def test_a_tail_snapshot_keeps_the_history_lanes_hand_outs(
+        self, node_client, backdate_lane, settings, snapshot_dir
+    ):
+        group = GroupFactory()
+        r1, r2 = ranges_of(group, 2)
+        (tail_range,) = ranges_of(group, 1, start=90_000, priority=settings.TAIL_PRIORITY)
+        self.finished_after_a_snapshot(node_client, group, r1, 1500)
+        tail_holder = node_client()
+        tail = leased(tail_holder, "tail")
+        handed = next_range(tail_holder, tail)
+        assert handed["id"] == tail_range.id
+        report(tail_holder, tail_range, handed["epoch"], 90_500, 500)
+        put_snapshot(tail_holder, tail, 90_500)  # above every history range
+        backdate_lane(group.id, "history", settings.LEASE_TTL_SECONDS + 1)
+        new = leased(node_client())
+        assert (new["group"]["id"], new["snapshot"]["next"]) == (group.id, 1500)
+        # r1 was finished after the history snapshot: read again from it
+        assert counters(r1)[:3] == (RangeStatus.QUEUED, 1500, 500)
+        assert counters(r2)[:2] == (RangeStatus.QUEUED, r2.start_id)
+        # the tail lane's work is its own
+        assert counters(tail_range)[:2] == (RangeStatus.LEASED, 90_500)
+
+    @pytest.mark.parametrize(
+        "narrowed", [{"LEASE_PRIORITY_MAX": 50}, {"LEASE_CAPTURE_ONLY": True}], ids=str
+    )
+    def test_a_takeover_resets_the_windows_work_outside_the_bounds_now(
+        self, node_client, backdate_lane, settings, snapshot_dir, narrowed
+    ):
+        group = GroupFactory()
+        (r1,) = ranges_of(group, 1, priority=100)
+        # in the narrowed bounds too, so the lane still has work to hand out
+        (r2,) = ranges_of(group, 1, start=5000, priority=40, capture=True)
+        self.finished_after_a_snapshot(node_client, group, r1, 1500)
+        for name, value in narrowed.items():
+            setattr(settings, name, value)
+        backdate_lane(group.id, "history", settings.LEASE_TTL_SECONDS + 1)
+        new = leased(node_client())
+        assert new["group"]["id"] == group.id
+        assert counters(r1)[:3] == (RangeStatus.QUEUED, 1500, 500)
+        assert counters(r2)[:2] == (RangeStatus.QUEUED, r2.start_id)
+
+
 class TestCoexistence:
     def test_range_leases_skip_ranges_of_a_held_lane(self, node_client, settings):
         held = GroupFactory()
@@ -588,6 +682,42 @@ class TestCoexistence:
         assert got == [tail.id, newer.id, older.id]
         assert ranger.lease() is None
         assert SeedRange.objects.filter(group=held, status=RangeStatus.QUEUED).count() == 2500
+
+    def crowd(self, node_client, **fields):
+        """A held history lane that owns more open ranges than the claim walks past."""
+        held = GroupFactory()
+        services.create_ranges(held, [(i * 10, i * 10 + 9) for i in range(2100)], **fields)
+        assert leased(node_client(), "history")["group"]["id"] == held.id
+        return held
+
+    @pytest.mark.parametrize(
+        "outside",
+        [
+            ({"LEASE_PRIORITY_MAX": 200}, {"priority": 500}, {}),
+            ({"LEASE_CAPTURE_ONLY": True}, {"priority": 100}, {"capture": True}),
+        ],
+        ids=["above LEASE_PRIORITY_MAX", "uncaptured under LEASE_CAPTURE_ONLY"],
+    )
+    def test_a_crowded_claim_hands_out_ranges_of_no_lane(self, node_client, settings, outside):
+        bounds, laneless, held_fields = outside
+        for name, value in bounds.items():
+            setattr(settings, name, value)
+        self.crowd(node_client, **held_fields)
+        free = GroupFactory()
+        (mine,) = ranges_of(free, 1, start=500_000, **laneless)
+        ranger = node_client()
+        assert ranger.lease()["id"] == mine.id
+        assert ranger.lease() is None
+
+    def test_a_crowded_claim_keeps_the_urgency_mix(self, node_client, settings):
+        self.crowd(node_client)
+        urgent = GroupFactory()
+        ranges_of(urgent, 4, start=500_000, priority=settings.TAIL_PRIORITY)
+        normal = GroupFactory()
+        ranges_of(normal, 4, start=500_000)
+        ranger = node_client()
+        groups = [ranger.lease()["group"] for _ in range(8)]
+        assert groups == [urgent.name, normal.name] * 4
 
     def test_range_leases_take_a_lane_again_once_it_is_quiet(
         self, node_client, backdate_lane, settings

@@ -128,6 +128,20 @@ class TestTieBreaks:
         next_turn_is(parity)
         assert leased_group(node_client()) == sooner.id
 
+    @pytest.mark.parametrize("parity", [BY_SIZE, BY_AGE])
+    def test_the_last_tie_goes_to_the_lower_group_id_not_the_older_lane_row(
+        self, node_client, parity
+    ):
+        configure(node_client)
+        lower = GroupFactory()
+        higher = GroupFactory()
+        span(higher, 1000, 1999)  # its lane row is made first, so its id is the lower
+        span(lower, 1000, 1999)
+        rows = dict(GroupLane.objects.filter(lane="history").values_list("group_id", "id"))
+        assert lower.id < higher.id and rows[higher.id] < rows[lower.id]
+        next_turn_is(parity)
+        assert leased_group(node_client()) == lower.id
+
     def test_the_most_urgent_range_still_comes_before_the_groups_priority(self, node_client):
         configure(node_client)
         urgent_range = GroupFactory(priority=200)

@@ -51,29 +51,50 @@ def test_32_connections_lease_2000_ranges_and_each_is_leased_exactly_once(settin
 
 
 @pytest.mark.django_db
-def test_the_urgency_mix_keeps_urgent_ranges_under_half_of_the_live_leases(settings):
+def test_the_urgency_mix_alternates_and_a_tie_goes_to_urgent(settings):
     group = Group.objects.create(name="alt.binaries.mix")
+    # Planned first (lower ids), yet the rest go by priority: 100 before 200.
+    create_ranges(group, [(i * 10, i * 10 + 9) for i in range(30)], priority=200)
     create_ranges(
-        group, [(i * 10, i * 10 + 9) for i in range(100)], priority=settings.DEFAULT_PRIORITY
+        group,
+        [(1000 + i * 10, 1000 + i * 10 + 9) for i in range(30)],
+        priority=settings.DEFAULT_PRIORITY,
     )
     create_ranges(
         group,
-        [(5000 + i * 10, 5000 + i * 10 + 9) for i in range(100)],
+        [(5000 + i * 10, 5000 + i * 10 + 9) for i in range(30)],
         priority=settings.TAIL_PRIORITY,
     )
     node = NodeFactory()
-    urgent_flags = []
+    priorities = []
     for _ in range(40):
         lease = lease_range(node.id).lease
         assert lease is not None
-        urgent_flags.append(lease.start >= 5000)
-    # The first lease is urgent (no live leases yet); after that urgent and
-    # normal ranges alternate, so urgent never hold more than half.
-    assert urgent_flags[0] is True
-    for count in range(1, len(urgent_flags) + 1):
-        urgent = sum(urgent_flags[:count])
-        assert urgent * 2 <= count + 1
-    assert sum(urgent_flags) == 20
+        priorities.append(SeedRange.objects.get(id=lease.id).priority)
+    # Urgent first while 2 * urgent < live + 1: none live, then one urgent of
+    # one (rest), one of two (a tie: urgent), two of three (rest), ...
+    assert priorities == [settings.TAIL_PRIORITY, settings.DEFAULT_PRIORITY] * 20
+
+
+@pytest.mark.django_db
+def test_the_urgency_mix_counts_range_leases_not_a_lanes_ranges(settings, node_client):
+    from tests.leases.conftest import lease_lane, next_range
+
+    windows = []
+    for g in range(3):
+        group = Group.objects.create(name=f"alt.binaries.tail{g}")
+        create_ranges(group, [(1000, 1999)], priority=settings.TAIL_PRIORITY)
+        worker = node_client()
+        lease = lease_lane(worker, "tail")["lease"]
+        assert lease["group"]["id"] == group.id
+        windows.append(next_range(worker, lease))
+    assert all(windows)  # three urgent ranges live, each under a lane's window
+    ranged = Group.objects.create(name="alt.binaries.ranged")
+    create_ranges(ranged, [(1000, 1999)], priority=settings.TAIL_PRIORITY)
+    create_ranges(ranged, [(5000, 5999)], priority=settings.DEFAULT_PRIORITY)
+    node = NodeFactory()
+    got = [lease_range(node.id).lease for _ in range(2)]
+    assert [lease.start for lease in got if lease] == [1000, 5000]
 
 
 @pytest.mark.django_db

@@ -476,6 +476,21 @@ class TestHeartbeatFinishRelease:
             == 409
         )
 
+    def test_finish_clears_the_error_of_an_earlier_release(self, node_client):
+        SeedRangeFactory(start_id=1000, end_id=5999)
+        first = node_client()
+        lease = lease_one(first)
+        body = {"epoch": lease["epoch"], "error": "the news server hung up"}
+        assert first.post(f"/api/v1/ranges/{lease['id']}/release", body).status_code == 204
+        assert SeedRange.objects.get(id=lease["id"]).error == "the news server hung up"
+        second = node_client()
+        again = lease_one(second)
+        assert again["id"] == lease["id"]
+        finish = second.post(f"/api/v1/ranges/{again['id']}/finish", {"epoch": again["epoch"]})
+        assert finish.status_code == 204
+        rng = SeedRange.objects.get(id=lease["id"])
+        assert (rng.status, rng.error) == (RangeStatus.DONE, "")
+
     def test_release_queues_the_range_again_at_its_resume_point(self, node_client):
         SeedRangeFactory(start_id=1000, end_id=5999)
         node = node_client()
