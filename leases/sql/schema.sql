@@ -1,7 +1,8 @@
 -- The live definition of every function, view and trigger the leases app owns:
 -- the lanes' tracking of their ranges (the triggers on seed_range, group_lane
 -- and news_group), the lane claim's helpers, and the hooks the range claim
--- asks: `seed_range_hold` (the ranges a live lane holds) and
+-- asks: `seed_range_hold` (the ranges a live lane holds),
+-- `seed_range_window_lease` (the ranges a lane handed out) and
 -- `seed_range_pick_unheld` (the claim's walk when many are held).
 --
 -- This file is the truth; it is never run by the coordinator. Migrations are
@@ -327,44 +328,117 @@ SELECT gl.group_id,
  CROSS JOIN group_lane_config AS c
  WHERE gl.node_id IS NOT NULL;
 
--- The claim's walk when many ranges are held: asks only free lanes with
--- something to claim (claimable_priority set), most urgent and most
--- claimable first, and taking only a range with articles
--- left: an empty span is never handed out.
-CREATE OR REPLACE FUNCTION seed_range_pick_unheld(p_ttl integer) RETURNS bigint
+-- The ranges a lane's `next` handed out, at the epoch it gave them
+-- (seeding's hook: the range claim's urgency mix counts range leases only).
+CREATE OR REPLACE VIEW seed_range_window_lease AS
+SELECT h.range_id, h.epoch FROM lane_handout AS h;
+
+-- The first queued range with articles left at or above p_min_priority that
+-- belongs to no lane (group_lane_of is NULL: no hold ever covers it), in claim
+-- order, locked. The ranges of no lane lie in three priority bands, tried from
+-- the most urgent: between the lanes (above the tail bound, below
+-- history_min), in the history band but not flagged capture (only with
+-- capture_only), above history_max. Each is a range scan of the claim index;
+-- the first two stop at their first row, the capture band passes the capture
+-- ranges ahead of its first uncaptured one.
+CREATE OR REPLACE FUNCTION seed_range_first_laneless(p_tail_max integer, p_history_min integer,
+                                          p_history_max integer, p_capture_only boolean,
+                                          p_min_priority integer)
+RETURNS TABLE (laneless_id bigint, laneless_priority integer)
+LANGUAGE plpgsql
+SET plan_cache_mode = force_generic_plan
+AS $$
+BEGIN
+    RETURN QUERY
+    SELECT r.id, r.priority FROM seed_range AS r
+     WHERE r.status = 'queued' AND r.next_id <= r.end_id AND r.priority >= p_min_priority
+       AND r.priority > p_tail_max AND r.priority < p_history_min
+     ORDER BY r.priority, r.id
+     LIMIT 1
+       FOR UPDATE OF r SKIP LOCKED;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    IF p_capture_only THEN
+        RETURN QUERY
+        SELECT r.id, r.priority FROM seed_range AS r
+         WHERE r.status = 'queued' AND r.next_id <= r.end_id AND r.priority >= p_min_priority
+           AND r.priority > p_tail_max
+           AND r.priority >= p_history_min AND r.priority <= p_history_max AND NOT r.capture
+         ORDER BY r.priority, r.id
+         LIMIT 1
+           FOR UPDATE OF r SKIP LOCKED;
+        IF FOUND THEN
+            RETURN;
+        END IF;
+    END IF;
+    RETURN QUERY
+    SELECT r.id, r.priority FROM seed_range AS r
+     WHERE r.status = 'queued' AND r.next_id <= r.end_id AND r.priority >= p_min_priority
+       AND r.priority > p_tail_max AND r.priority > p_history_max
+     ORDER BY r.priority, r.id
+     LIMIT 1
+       FOR UPDATE OF r SKIP LOCKED;
+END
+$$;
+
+-- The crowded claim's candidate at or above p_min_priority (seeding's hook):
+-- the first range of no lane (seed_range_first_laneless), unless a free lane has claimable work
+-- more urgent than it; the free lanes are asked by their most urgent
+-- claimable priority at or above p_min_priority (from group_lane_work), then
+-- the most articles left to claim, then the group's id, each for its newest
+-- queued range at that priority. Ties of priority go to the range of no lane:
+-- only range leases can take it.
+CREATE OR REPLACE FUNCTION seed_range_pick_unheld(p_ttl integer, p_min_priority integer)
+RETURNS TABLE (picked_id bigint, picked_priority integer)
 LANGUAGE plpgsql
 SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     cfg group_lane_config%ROWTYPE;
     lane_row record;
-    picked bigint;
+    free_id bigint;
+    free_priority integer;
+    lane_pick bigint;
 BEGIN
     SELECT * INTO cfg FROM group_lane_config WHERE id = 1;
     IF NOT FOUND THEN
-        RETURN NULL;
+        RETURN;
     END IF;
+    SELECT l.laneless_id, l.laneless_priority INTO free_id, free_priority
+      FROM seed_range_first_laneless(cfg.tail_max, cfg.history_min, cfg.history_max,
+                                     cfg.capture_only, p_min_priority) AS l;
     FOR lane_row IN
-        SELECT gl.group_id, gl.lane
-          FROM group_lane AS gl
-         WHERE gl.claimable_priority IS NOT NULL
+        SELECT w.group_id, w.lane, min(w.priority) AS priority
+          FROM group_lane_work AS w
+          JOIN group_lane AS gl ON gl.group_id = w.group_id AND gl.lane = w.lane
+         WHERE w.claimable_ranges > 0
+           AND w.priority >= p_min_priority
+           AND (free_priority IS NULL OR w.priority < free_priority)
            AND NOT (gl.node_id IS NOT NULL
                     AND gl.heartbeat_at >= now() - make_interval(secs => p_ttl))
-         ORDER BY gl.claimable_priority, gl.claimable_articles DESC, gl.id
+         GROUP BY w.group_id, w.lane, gl.claimable_articles
+         ORDER BY min(w.priority), gl.claimable_articles DESC, w.group_id, w.lane
     LOOP
-        SELECT s.id INTO picked
+        SELECT s.id INTO lane_pick
           FROM seed_range AS s
          WHERE s.group_id = lane_row.group_id
            AND s.status = 'queued'
            AND s.next_id <= s.end_id
+           AND s.priority = lane_row.priority
            AND group_lane_of(s.priority, s.capture, cfg.tail_max, cfg.history_min,
                              cfg.history_max, cfg.capture_only) = lane_row.lane
          ORDER BY s.start_id DESC
          LIMIT 1
            FOR UPDATE SKIP LOCKED;
-        EXIT WHEN picked IS NOT NULL;
+        IF lane_pick IS NOT NULL THEN
+            RETURN QUERY SELECT lane_pick, lane_row.priority;
+            RETURN;
+        END IF;
     END LOOP;
-    RETURN picked;
+    IF free_id IS NOT NULL THEN
+        RETURN QUERY SELECT free_id, free_priority;
+    END IF;
 END
 $$;
 

@@ -1,9 +1,10 @@
 -- The live definition of every function, view and trigger the seeding app
--- owns: the range claim (`claim_seed_range`, which `lease_range` calls) and
--- the per-group range summary (the triggers on seed_range that keep
--- group_range_summary). The claim asks `seed_range_hold` and
--- `seed_range_pick_unheld`, which the leases app defines
--- (leases/sql/schema.sql): a higher layer plugs its lanes into the claim.
+-- owns: the range claim (`claim_seed_range`, which `lease_range` calls), the
+-- finished ranges' rollup and the per-group range summary (the triggers on
+-- seed_range that keep group_range_summary). The claim asks `seed_range_hold`,
+-- `seed_range_window_lease` and `seed_range_pick_unheld`, which the leases app
+-- defines (leases/sql/schema.sql): a higher layer plugs its lanes into the
+-- claim.
 --
 -- This file is the truth; it is never run by the coordinator. Migrations are
 -- deltas toward it (their SQL in sql/migrations/, never edited once run), and
@@ -35,13 +36,16 @@ END
 $$;
 
 -- Claim one queued range for a node, in one UPDATE of the picked row.
--- `head` is the first claimable range (most urgent, then plan order). When
--- it is not urgent, nothing urgent is queued and it is taken: the common
--- case reads the claim index once, like a bare claim. When it is urgent,
--- urgent ranges go first only while they hold less than half of the live
--- leases; past that the first non-urgent range goes first (or `head`). Past
--- 2,000 open ranges under live holds the walk is left to
--- seed_range_pick_unheld. force_generic_plan: PostgreSQL kept re-planning the
+-- `head` is the first claimable range: the claim index's first unheld range
+-- (most urgent, then plan order), or, past 2,000 open ranges under live
+-- holds, seed_range_pick_unheld's. When it is urgent (priority below
+-- p_urgent_below), the live range leases are counted, leaving out ranges a
+-- lane's `next` handed out (seed_range_window_lease): urgent ones go first
+-- while 2 * urgent < live + 1 (at most half, so a tie goes to urgent);
+-- otherwise the first claimable range at or above p_urgent_below, by priority
+-- then plan order, goes first (or `head`, when there is none). Both modes
+-- apply the mix. The common case, nothing urgent queued, reads the claim index
+-- once, like a bare claim. force_generic_plan: PostgreSQL kept re-planning the
 -- prepared claim on every call (0.3 ms of planning for 0.2 ms of work).
 CREATE OR REPLACE FUNCTION claim_seed_range(
     p_node_id bigint, p_ttl integer, p_urgent_below integer, p_rule_version integer)
@@ -51,32 +55,29 @@ LANGUAGE plpgsql
 SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
-    held_open bigint;
+    crowded boolean;
     head_priority integer;
     urgent_live bigint;
     all_live bigint;
     picked bigint;
 BEGIN
-    SELECT coalesce(sum(h.open_ranges), 0) INTO held_open
+    SELECT coalesce(sum(h.open_ranges), 0) > 2000 INTO crowded
       FROM seed_range_hold AS h
      WHERE h.heartbeat_at >= now() - make_interval(secs => p_ttl);
-
-    IF held_open > 2000 THEN
-        picked := seed_range_pick_unheld(p_ttl);
-    ELSE
-        SELECT f.claimable_id, f.claimable_priority INTO picked, head_priority
-          FROM seed_range_first_claimable(p_ttl, -2147483648) AS f;
-        IF head_priority < p_urgent_below THEN
-            SELECT count(*) FILTER (WHERE priority < p_urgent_below), count(*)
-              INTO urgent_live, all_live
-              FROM seed_range
-             WHERE status = 'leased'
-               AND heartbeat_at >= now() - make_interval(secs => p_ttl);
-            IF urgent_live > 0 AND urgent_live * 2 >= all_live THEN
-                picked := coalesce((SELECT f.claimable_id
-                                      FROM seed_range_first_claimable(p_ttl, p_urgent_below) AS f),
-                                   picked);
-            END IF;
+    SELECT c.picked_id, c.picked_priority INTO picked, head_priority
+      FROM seed_range_claimable(crowded, p_ttl, -2147483648) AS c;
+    IF head_priority < p_urgent_below THEN
+        SELECT count(*) FILTER (WHERE r.priority < p_urgent_below), count(*)
+          INTO urgent_live, all_live
+          FROM seed_range AS r
+         WHERE r.status = 'leased'
+           AND r.heartbeat_at >= now() - make_interval(secs => p_ttl)
+           AND NOT EXISTS (SELECT 1 FROM seed_range_window_lease AS w
+                            WHERE w.range_id = r.id AND w.epoch = r.epoch);
+        IF urgent_live * 2 >= all_live + 1 THEN
+            picked := coalesce((SELECT c.picked_id
+                                  FROM seed_range_claimable(crowded, p_ttl, p_urgent_below) AS c),
+                               picked);
         END IF;
     END IF;
 
@@ -98,6 +99,48 @@ BEGIN
     RETURNING r.id, g.name::text, r.next_id, r.end_id, r.epoch, r.group_id;
 END
 $$;
+
+-- The claim's candidate at or above p_min_priority, locked: the claim index's
+-- first unheld range, or, when live holds cover much of the queue (crowded),
+-- seed_range_pick_unheld's (which never walks past held ranges).
+CREATE OR REPLACE FUNCTION seed_range_claimable(p_crowded boolean, p_ttl integer,
+                                                p_min_priority integer)
+RETURNS TABLE (picked_id bigint, picked_priority integer)
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF p_crowded THEN
+        RETURN QUERY SELECT u.picked_id, u.picked_priority
+                       FROM seed_range_pick_unheld(p_ttl, p_min_priority) AS u;
+    ELSE
+        RETURN QUERY SELECT f.claimable_id, f.claimable_priority
+                       FROM seed_range_first_claimable(p_ttl, p_min_priority) AS f;
+    END IF;
+END
+$$;
+
+-- Row-level, and only when a range becomes done with a holder on record: the
+-- claim, batches and heartbeats never fire it (the WHEN clause is all they
+-- cost). A range with no holder (queued read ranges the read-range sweep makes
+-- done, left by versions before the checks that keep them out of the queue)
+-- has no node to count on.
+CREATE OR REPLACE FUNCTION seed_range_count_finished() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO header_rollup AS h (bucket, node_id, group_id, headers, batches,
+                                    ranges_finished, finished_headers)
+    VALUES (date_trunc('minute', now()), NEW.node_id, NEW.group_id, 0, 0, 1, NEW.headers)
+    ON CONFLICT (bucket, node_id, group_id)
+    DO UPDATE SET ranges_finished = h.ranges_finished + 1,
+                  finished_headers = h.finished_headers + excluded.finished_headers;
+    RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE TRIGGER seed_range_finished_rollup
+AFTER UPDATE ON seed_range
+FOR EACH ROW
+WHEN (NEW.status = 'done' AND OLD.status IS DISTINCT FROM 'done' AND NEW.node_id IS NOT NULL)
+EXECUTE FUNCTION seed_range_count_finished();
 
 -- Adds deltas (ranges, articles, reached, headers, files) per (group,
 -- status), in key order.

@@ -13,9 +13,9 @@ from django.core.management import call_command
 from hypothesis import given
 from hypothesis import strategies as st
 
-from indexer.catalog.services import store_files
-from indexer.models import Release, RuleSetVersion
-from indexer.rulesets import category_rules, current_rules, forget_current_rules
+from catalog.models import Release, RuleSetVersion
+from catalog.rulesets import category_rules, current_rules, forget_current_rules
+from catalog.services import store_files
 from tests.catalog.reports import report
 from tests.factories import GroupFactory
 from tests.support.cost import cpu_cost
@@ -122,7 +122,7 @@ STORED = [
 class TestAStoredRuleThatRe2Refuses:
     def test_is_skipped_with_a_warning_and_the_others_stay_in_force(self, caplog):
         version = publish_unchecked(STORED)
-        with caplog.at_level(logging.WARNING, logger="indexer.rulesets"):
+        with caplog.at_level(logging.WARNING, logger="catalog.rulesets"):
             rules = category_rules(version)
         assert rules.categorize("xepub.cbz", []) == 7030
         assert rules.categorize("xepub", []) == OTHER

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from indexer.catalog.identity import release_stem
+from catalog.identity import release_stem
 from tests.support.cost import cpu_cost
 
 # The pattern release_stem replaced: the reference for what a stem is. Under

@@ -47,10 +47,10 @@ ALLOWED: dict[tuple[str, str], str] = {
         "the usual segment counter, matched at one position with bounded repeats only:"
         " at most 6 x 6 ways over at most 15 characters, whatever the subject"
     ),
-    ("indexer/catalog/nzb.py", "[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"): (
+    ("catalog/nzb.py", "[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"): (
         f"characters XML cannot hold, in names and posters: {ONE_CLASS}"
     ),
-    ("indexer/catalog/nzb.py", r"[^A-Za-z0-9._+\-\[\]() ]+"): (
+    ("catalog/nzb.py", r"[^A-Za-z0-9._+\-\[\]() ]+"): (
         f"unsafe characters in an NZB's file name: {ONE_CLASS}"
     ),
     ("newznab/feed.py", "[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"): (
@@ -60,28 +60,28 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("leases/snapshots.py", r"[^A-Za-z0-9._+-]"): (
         f"unsafe characters in a group name, for a file name: {ONE_CLASS}"
     ),
-    ("indexer/catalog/serializers.py", r"^(\d{1,19})\.(\d{1,19})$"): (
+    ("catalog/serializers.py", r"^(\d{1,19})\.(\d{1,19})$"): (
         "a page cursor from an API client, matched at the start: bounded repeats only,"
         " at most 19 x 19 ways over at most 39 characters"
     ),
     ("newznab/api.py", r"^\d\d/\d\d$"): "an episode date from a client: fixed length, no repeat",
-    ("coordinator/gunicorn_worker.py", rb"\r\ncontent-length:[ \t]*(\d+)"): (
+    ("core/gunicorn_worker.py", rb"\r\ncontent-length:[ \t]*(\d+)"): (
         "a client's request head, searched: a match starts only after CR LF and the"
         " literal name, then passes its blanks and digits once, and the repeats are"
         " followed by what they cannot match: linear in the head (at most 64 KiB)"
     ),
-    ("coordinator/gunicorn_worker.py", rb"\r\ntransfer-encoding:[^\r\n]*chunked"): (
+    ("core/gunicorn_worker.py", rb"\r\ntransfer-encoding:[^\r\n]*chunked"): (
         "a client's request head, searched: a match starts only at a header line named"
         " Transfer-Encoding and cannot leave that line, so each character is passed by"
         " at most one start (and 'chunked' tried at each): linear in the head"
     ),
-    ("coordinator/gunicorn_worker.py", rb"\r\nexpect:[ \t]*100-continue"): (
+    ("core/gunicorn_worker.py", rb"\r\nexpect:[ \t]*100-continue"): (
         "a client's request head, searched: a match starts only after CR LF and the"
         " literal name, then a run of blanks passed once: linear in the head"
     ),
     # --- the project's own text, or the operator's ---
-    ("indexer/sql/__init__.py", r"^--\s*name:\s*(\w+)\s*$"): "the project's own .sql files",
-    ("indexer/sql/__init__.py", r"%%|%\((\w+)\)s"): "the project's own SQL, once at start",
+    ("core/sql/__init__.py", r"^--\s*name:\s*(\w+)\s*$"): "the project's own .sql files",
+    ("core/sql/__init__.py", r"%%|%\((\w+)\)s"): "the project's own SQL, once at start",
     ("coordinator/environment.py", r"^\$(?:DATA_DIR|\{DATA_DIR\})(?=/|$)"): (
         "the operator's environment (settings)"
     ),
@@ -170,4 +170,4 @@ def test_the_scan_finds_re_under_any_name():
 
 def test_the_scan_reads_the_packages_of_the_project():
     assert {"usenet", "indexer", "seed_node", "newznab"} <= set(PACKAGES)
-    assert ("indexer/catalog/nzb.py", r"[^A-Za-z0-9._+\-\[\]() ]+") in project_patterns()
+    assert ("catalog/nzb.py", r"[^A-Za-z0-9._+\-\[\]() ]+") in project_patterns()
