@@ -46,7 +46,7 @@ SERVER = """
 import sys
 sys.path.insert(0, {bench!r}); sys.path.insert(0, {root!r})
 from bench_aggregate import generate_lines
-from tests.nntpd import Article, NNTPServer
+from tests.support.nntpd import Article, NNTPServer
 articles = {{}}
 for line in generate_lines({lines}):
     fields = line.rstrip(b"\\r\\n").decode().split("\\t")

@@ -120,7 +120,7 @@ def main() -> None:
     from django_setup import setup
 
     setup("bench_e2e_index")
-    from tests.e2e.fleet import Fleet, fresh_database
+    from tests.support.fleet import Fleet, fresh_database
     from tests.support.inn2 import InnServer
 
     with InnServer() as inn, fresh_database() as (db_url, conninfo):

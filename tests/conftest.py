@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from tests.factories import NodeFactory
+from tests.support.factories import NodeFactory
 
 
 class NodeClient:

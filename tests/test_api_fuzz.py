@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error, response_schema_conformance
 
 from coordinator.wsgi import application
-from tests.factories import GroupFactory, NodeFactory, SeedRangeFactory
+from tests.support.factories import GroupFactory, NodeFactory, SeedRangeFactory
 
 schema = schemathesis.openapi.from_wsgi("/api/v1/schema/", application)
 

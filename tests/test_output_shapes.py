@@ -20,10 +20,10 @@ from leases.serializers import LaneOfferOut, NextOut
 from leases.services import GroupRef, LaneLease, LaneOffer, LaneRange, SnapshotRef
 from seeding.serializers import BatchOut, LeaseOfferOut
 from seeding.services import BatchResult, LeaseOffer, RangeLease
-from tests.catalog.reports import report
 from tests.catalog.test_api import store
-from tests.factories import GroupFactory, SeedRangeFactory
 from tests.leases.conftest import lane_path, lease_lane
+from tests.support.factories import GroupFactory, SeedRangeFactory
+from tests.support.reports import report
 
 RULES = {"version": 3, "strip": ["\\.par2$"], "min_total": None}
 

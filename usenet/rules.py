@@ -330,7 +330,7 @@ class RuleSet:
 # Every line a node reads goes through the segment counter, and a call into RE2
 # costs several times a short match under ``re`` (docs/performance.md, "Subject
 # rules in linear time"). The default counter is read here without one, with the same
-# result as DEFAULT_SEGMENT_COUNTER under RE2 (tests/agentcore/test_rules.py
+# result as DEFAULT_SEGMENT_COUNTER under RE2 (tests/usenet/test_rules.py
 # compares the two on generated subjects). Linear: candidates are the opening
 # brackets from the right, each found by one rfind that resumes where the last
 # stopped, and a reading from one bracket stops at the first character that is not

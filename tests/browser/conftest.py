@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.planning.conftest import news, news_group  # noqa: F401  (the in-repo NNTP server)
+from tests.seeding.conftest import news, news_group  # noqa: F401  (the in-repo NNTP server)
 
 # Playwright's sync API keeps an event loop in this thread; the ORM calls the
 # tests make between browser steps are still plain synchronous code.

@@ -12,7 +12,7 @@ from leases.models import GroupLane
 from seeding import services
 from seeding.models import SeedRange
 from tests.browser.conftest import shot
-from tests.factories import GroupFactory, NodeFactory
+from tests.support.factories import GroupFactory, NodeFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -13,9 +13,9 @@ from lxml import etree
 from catalog.models import CatalogFile, RuleSetVersion
 from catalog.rulesets import current_rules
 from indexer.models import Group
-from tests.catalog.reports import report
 from tests.catalog.test_api import DTD, store
-from tests.factories import GroupFactory
+from tests.support.factories import GroupFactory
+from tests.support.reports import report
 from usenet.rules import RuleSet
 
 pytestmark = pytest.mark.django_db
@@ -224,7 +224,7 @@ class TestGroupNames:
         assert not Group.objects.exists()
 
     def test_the_files_api_refuses_a_group_name_outside_rfc_3977(self, client):
-        from tests.factories import NodeFactory
+        from tests.support.factories import NodeFactory
 
         node = NodeFactory()
         response = client.get(

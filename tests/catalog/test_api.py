@@ -10,8 +10,8 @@ from lxml import etree
 from catalog.models import CatalogFile
 from catalog.services import store_files
 from catalog.validation import FileReport
-from tests.catalog.reports import POSTER, msgid, report
-from tests.factories import GroupFactory
+from tests.support.factories import GroupFactory
+from tests.support.reports import POSTER, msgid, report
 
 pytestmark = pytest.mark.django_db
 

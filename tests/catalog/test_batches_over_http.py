@@ -9,8 +9,8 @@ import pytest
 from catalog.models import CatalogFile, Release
 from catalog.services import publish_rules
 from seeding.models import SeedRange
-from tests.catalog.reports import as_json, catalog_snapshot, report
-from tests.factories import GroupFactory, SeedRangeFactory
+from tests.support.factories import GroupFactory, SeedRangeFactory
+from tests.support.reports import as_json, catalog_snapshot, report
 from usenet.rules import RuleSet
 
 pytestmark = pytest.mark.django_db

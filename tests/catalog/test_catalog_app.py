@@ -10,7 +10,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from catalog.models import CatalogFile, Release, RuleSetVersion
-from tests.security.staff import staff_client
+from tests.support.staff import staff_client
 
 pytestmark = pytest.mark.django_db
 

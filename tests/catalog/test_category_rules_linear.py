@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from catalog.models import Release, RuleSetVersion
 from catalog.rulesets import category_rules, current_rules, forget_current_rules
 from catalog.services import store_files
-from tests.catalog.reports import report
-from tests.factories import GroupFactory
 from tests.support.cost import cpu_cost
+from tests.support.factories import GroupFactory
+from tests.support.reports import report
 from usenet.categories import DEFAULT_CATEGORY_RULES, OTHER, CategoryRules
 
 BACKTRACKING = "(a+)+$"

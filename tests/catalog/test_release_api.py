@@ -11,7 +11,7 @@ from lxml import etree
 from catalog.models import Release
 from catalog.services import store_files
 from tests.catalog.test_releases import release_files
-from tests.factories import GroupFactory
+from tests.support.factories import GroupFactory
 
 pytestmark = pytest.mark.django_db
 

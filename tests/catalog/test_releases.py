@@ -22,8 +22,8 @@ from catalog.services import (
     store_files,
 )
 from core.errors import Invalid
-from tests.catalog.reports import report
-from tests.factories import GroupFactory
+from tests.support.factories import GroupFactory
+from tests.support.reports import report
 from tests.support.threads import run_threads
 
 pytestmark = pytest.mark.django_db

@@ -12,9 +12,9 @@ from catalog.models import CatalogFile
 from catalog.services import prune_incomplete_files
 from core.errors import Invalid
 from indexer.space import catalog_full, forget_cached_sizes
-from tests.catalog.reports import report
 from tests.catalog.test_api import store
-from tests.factories import GroupFactory, SeedRangeFactory
+from tests.support.factories import GroupFactory, SeedRangeFactory
+from tests.support.reports import report
 
 pytestmark = pytest.mark.django_db
 

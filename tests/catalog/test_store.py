@@ -19,8 +19,8 @@ from catalog.selectors import file_ids_by_message_id
 from catalog.services import publish_rules, store_files
 from catalog.validation import FileReport
 from indexer.models import Group
-from tests.catalog.reports import POSTER, catalog_snapshot, msgid, report
-from tests.factories import GroupFactory
+from tests.support.factories import GroupFactory
+from tests.support.reports import POSTER, catalog_snapshot, msgid, report
 from tests.support.system_postgres import SystemPostgres
 from tests.support.threads import run_threads
 from usenet.rules import RuleSet, file_key

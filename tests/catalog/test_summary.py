@@ -21,8 +21,8 @@ from catalog.models import SUMMARY_SLOTS, CatalogFile
 from catalog.selectors import CatalogTotals, catalog_totals, catalog_totals_by_group
 from catalog.services import delete_files, prune_incomplete_files, store_files
 from indexer.models import Group
-from tests.catalog.reports import report
-from tests.factories import GroupFactory
+from tests.support.factories import GroupFactory
+from tests.support.reports import report
 from tests.support.threads import run_threads
 
 pytestmark = pytest.mark.django_db

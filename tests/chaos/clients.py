@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 import psycopg
 
-from tests.e2e.fleet import Fleet
+from tests.support.fleet import Fleet
 
 CLIENT_TIMEOUT = 8.0  # longer than the coordinator's DB_CONNECT_TIMEOUT (5 s)
 

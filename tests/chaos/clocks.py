@@ -15,7 +15,7 @@ from glob import glob
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.fleet import ROOT
+from tests.support.fleet import ROOT
 
 LIBRARIES = glob("/usr/lib/*/faketime/libfaketimeMT.so.1")
 SHIM = Path(__file__).with_name("faketime_shim")  # time.sleep that works under the library

@@ -23,7 +23,7 @@ from typing import Any
 import psycopg
 
 from tests.chaos import clients
-from tests.e2e.fleet import LEASE_TTL_SECONDS, Fleet, fresh_database
+from tests.support.fleet import LEASE_TTL_SECONDS, Fleet, fresh_database
 from tests.support.inn2 import InnServer
 from tests.support.usenet import make_binary_posts
 

@@ -35,7 +35,7 @@ import pytest
 from tests.chaos import harness
 from tests.chaos.clocks import call, skewed
 from tests.chaos.harness import Outcome
-from tests.e2e.fleet import LEASE_TTL_SECONDS, Fleet, fresh_database
+from tests.support.fleet import LEASE_TTL_SECONDS, Fleet, fresh_database
 from tests.support.inn2 import InnServer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chaos]

@@ -31,7 +31,7 @@ from django.conf import settings
 from core.management.commands.serve import gunicorn_arguments
 from tests.chaos import harness
 from tests.chaos.clocks import call
-from tests.e2e.fleet import BIN, LEASE_TTL_SECONDS, ROOT, Fleet, fresh_database
+from tests.support.fleet import BIN, LEASE_TTL_SECONDS, ROOT, Fleet, fresh_database
 from tests.support.inn2 import InnServer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chaos]

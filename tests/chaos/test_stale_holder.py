@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.chaos import clients, harness
-from tests.e2e.fleet import Fleet
+from tests.support.fleet import Fleet
 from tests.support.inn2 import InnServer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chaos]

@@ -8,7 +8,7 @@ from django.core.management import call_command
 from indexer.models import AuditEntry, Node
 from leases.models import GroupLane
 from seeding.models import SeedRange
-from tests.factories import GroupFactory, NodeFactory, SeedRangeFactory
+from tests.support.factories import GroupFactory, NodeFactory, SeedRangeFactory
 
 pytestmark = pytest.mark.django_db
 

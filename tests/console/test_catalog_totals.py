@@ -12,9 +12,9 @@ from django.db import connection
 
 from catalog.models import CatalogFile
 from catalog.services import store_files
-from tests.catalog.reports import report
-from tests.factories import GroupFactory
 from tests.support import catalog_figures as figures
+from tests.support.factories import GroupFactory
+from tests.support.reports import report
 
 pytestmark = pytest.mark.django_db
 

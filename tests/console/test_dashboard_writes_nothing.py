@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from seeding import maintenance
-from tests.factories import GroupFactory, NodeFactory
+from tests.support.factories import GroupFactory, NodeFactory
 
 pytestmark = pytest.mark.django_db
 

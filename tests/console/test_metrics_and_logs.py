@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.test import override_settings
 
-from tests.factories import SeedRangeFactory
+from tests.support.factories import SeedRangeFactory
 
 pytestmark = pytest.mark.django_db
 

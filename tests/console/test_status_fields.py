@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.db import connection
 
 from seeding.maintenance import fold_node_totals
-from tests.factories import SeedRangeFactory
+from tests.support.factories import SeedRangeFactory
 
 pytestmark = pytest.mark.django_db
 

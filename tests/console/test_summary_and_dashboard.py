@@ -10,7 +10,7 @@ from django.db import connection
 from seeding import services
 from seeding.models import RangeStatus, SeedRange
 from seeding.selectors import range_totals
-from tests.factories import GroupFactory, SeedRangeFactory
+from tests.support.factories import GroupFactory, SeedRangeFactory
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from core.startup import connection_budget_problem
-from tests.e2e.fleet import fresh_database
 from tests.e2e.test_startup import start_serve, stop
+from tests.support.fleet import fresh_database
 
 
 @pytest.mark.django_db

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.fleet import ROOT, Fleet, fresh_database
+from tests.support.fleet import ROOT, Fleet, fresh_database
 
 pytestmark = pytest.mark.e2e
 

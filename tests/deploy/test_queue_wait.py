@@ -16,8 +16,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.e2e.fleet import ROOT, fresh_database
 from tests.e2e.test_startup import stop, wait_until_serving
+from tests.support.fleet import ROOT, fresh_database
 from tests.support.net import free_port
 
 pytestmark = pytest.mark.e2e

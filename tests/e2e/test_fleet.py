@@ -26,9 +26,9 @@ from xml.etree import ElementTree
 
 import pytest
 
-from tests.e2e.fleet import AdminSession, Fleet, fresh_database
 from tests.support import catalog_figures as figures
 from tests.support.fixtures import inn_server  # noqa: F401
+from tests.support.fleet import AdminSession, Fleet, fresh_database
 from tests.support.inn2 import InnServer
 from tests.support.usenet import Manifest, make_binary_posts
 from usenet.nntp import NNTPClient

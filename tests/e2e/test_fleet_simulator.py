@@ -17,8 +17,8 @@ import psycopg
 import pytest
 
 from simulator.fleet import Profile, run_blocking, run_fleet
-from tests.e2e.fleet import ROOT, fresh_database
 from tests.e2e.test_startup import start_serve, stop, wait_until_serving
+from tests.support.fleet import ROOT, fresh_database
 
 pytestmark = pytest.mark.e2e
 

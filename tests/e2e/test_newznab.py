@@ -12,9 +12,9 @@ from xml.etree import ElementTree
 import pytest
 from nzb import Nzb
 
-from tests.e2e.fleet import Fleet, fresh_database
 from tests.e2e.test_fleet import wait_until_all_done
 from tests.support.fixtures import inn_server  # noqa: F401
+from tests.support.fleet import Fleet, fresh_database
 from tests.support.inn2 import InnServer
 from tests.support.usenet import make_binary_posts
 

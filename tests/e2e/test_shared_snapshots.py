@@ -19,8 +19,8 @@ import boto3
 import pytest
 
 from seed_node.http import Coordinator
-from tests.e2e.fleet import Fleet, fresh_database
 from tests.leases.test_snapshot_objects import CREDENTIALS, s3_endpoint  # noqa: F401
+from tests.support.fleet import Fleet, fresh_database
 
 pytestmark = pytest.mark.e2e
 
@@ -82,7 +82,7 @@ def test_a_snapshot_fetched_through_either_host_is_the_latest(
 ) -> None:
     host_a, host_b = hosts
     host_a.python(
-        "from tests.factories import GroupFactory, SeedRangeFactory\n"
+        "from tests.support.factories import GroupFactory, SeedRangeFactory\n"
         "SeedRangeFactory(group=GroupFactory(name=sys.argv[1]))\n",
         GROUP,
     )

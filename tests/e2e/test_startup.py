@@ -16,7 +16,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from tests.e2e.fleet import ROOT, fresh_database
+from tests.support.fleet import ROOT, fresh_database
 from tests.support.net import free_port
 
 pytestmark = pytest.mark.e2e

@@ -11,7 +11,7 @@ from django.db import connection
 from leases import services
 from seeding.models import SeedRange
 from seeding.services import lease_range
-from tests.factories import GroupFactory, NodeFactory
+from tests.support.factories import GroupFactory, NodeFactory
 from tests.support.threads import run_threads
 
 NODES = 16

@@ -24,7 +24,7 @@ from seed_node.aggregate import Window
 from seed_node.control import Context, Control, Settings, Stats
 from seed_node.http import Coordinator, LeaseLost
 from seed_node.window import WindowWorker
-from tests.factories import GroupFactory, NodeFactory, SeedRangeFactory
+from tests.support.factories import GroupFactory, NodeFactory, SeedRangeFactory
 from tests.support.net import LOOPBACK, free_port
 from usenet.rules import RuleSet
 

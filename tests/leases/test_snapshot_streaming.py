@@ -24,7 +24,7 @@ from django.conf import settings
 from django.db import connection
 
 from leases import services
-from tests.factories import GroupFactory, NodeFactory, SeedRangeFactory
+from tests.support.factories import GroupFactory, NodeFactory, SeedRangeFactory
 from tests.support.net import free_port
 
 MB = 1 << 20

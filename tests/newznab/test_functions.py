@@ -16,7 +16,7 @@ from catalog.models import Release
 from catalog.services import store_files
 from newznab.models import ApiKeyDay
 from tests.catalog.test_releases import release_files
-from tests.factories import GroupFactory
+from tests.support.factories import GroupFactory
 
 from .conftest import NEWZNAB_NS, call, error_code, parse
 

@@ -26,10 +26,10 @@ from indexer.models import AuditEntry, Group, Node
 from leases.models import GroupLane
 from newznab.models import ApiKey
 from seeding.models import SeedRange
-from tests.catalog.reports import report
 from tests.catalog.test_api import store
-from tests.factories import GroupFactory, NodeFactory, SeedRangeFactory
-from tests.security.staff import staff_client, view_permissions
+from tests.support.factories import GroupFactory, NodeFactory, SeedRangeFactory
+from tests.support.reports import report
+from tests.support.staff import staff_client, view_permissions
 
 pytestmark = pytest.mark.django_db
 

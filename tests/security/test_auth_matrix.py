@@ -24,12 +24,12 @@ from rest_framework.test import APIClient
 
 from catalog.models import CatalogFile, Release
 from indexer.models import Group
-from tests.catalog.reports import report
 from tests.catalog.test_api import store
-from tests.factories import GroupFactory, NodeFactory, SeedRangeFactory
-from tests.security.staff import staff_client, view_permissions
 from tests.security.test_admin_actions import ACTIONS
 from tests.security.test_admin_actions import world as action_world
+from tests.support.factories import GroupFactory, NodeFactory, SeedRangeFactory
+from tests.support.reports import report
+from tests.support.staff import staff_client, view_permissions
 
 pytestmark = pytest.mark.django_db
 

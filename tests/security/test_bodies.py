@@ -15,7 +15,7 @@ from django.test import Client, override_settings
 
 from core.api.bodies import Head, head_from_bytes, refusal
 from tests.conftest import NodeClient
-from tests.factories import SeedRangeFactory
+from tests.support.factories import SeedRangeFactory
 
 pytestmark = pytest.mark.django_db
 

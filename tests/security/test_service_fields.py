@@ -14,8 +14,8 @@ from django.utils import timezone
 from indexer.models import AuditEntry, Node
 from newznab.models import ApiKey
 from seeding.models import RangeStatus
-from tests.factories import NodeFactory, SeedRangeFactory
-from tests.security.staff import staff_client
+from tests.support.factories import NodeFactory, SeedRangeFactory
+from tests.support.staff import staff_client
 
 pytestmark = pytest.mark.django_db
 

@@ -9,10 +9,10 @@ import pytest
 
 from catalog.models import CatalogFile, Release
 from console.permissions import DASHBOARD_PERMISSIONS, STATUS_PERMISSIONS
-from tests.catalog.reports import report
 from tests.catalog.test_api import store
-from tests.factories import GroupFactory
-from tests.security.staff import staff_client
+from tests.support.factories import GroupFactory
+from tests.support.reports import report
+from tests.support.staff import staff_client
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from django.db import connection
 from indexer.models import Group
 from seeding.models import RangeStatus, SeedRange
 from seeding.services import create_ranges, lease_range
-from tests.factories import NodeFactory
+from tests.support.factories import NodeFactory
 from tests.support.threads import run_threads
 
 THREADS = 32

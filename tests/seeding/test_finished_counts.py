@@ -8,7 +8,7 @@ import pytest
 
 from seeding import maintenance
 from seeding.models import RangeStatus, SeedRange
-from tests.factories import SeedRangeFactory
+from tests.support.factories import SeedRangeFactory
 
 pytestmark = pytest.mark.django_db
 

@@ -22,7 +22,7 @@ from django.db import connection
 
 from seeding import maintenance
 from seeding.models import RangeStatus, SeedRange
-from tests.factories import SeedRangeFactory
+from tests.support.factories import SeedRangeFactory
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from django.test import override_settings
 from catalog.models import CatalogFile
 from indexer.space import forget_cached_sizes
 from seeding.models import RangeStatus, SeedRange
-from tests.factories import GroupFactory, SeedRangeFactory
+from tests.support.factories import GroupFactory, SeedRangeFactory
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 
 from seeding import maintenance
-from tests.factories import SeedRangeFactory
+from tests.support.factories import SeedRangeFactory
 
 BATCH = {"next": 1500, "headers": 500, "files": [], "fragments": []}
 

@@ -15,7 +15,7 @@ from indexer.models import Node
 from indexer.services import issue_token
 from seeding.models import RangeStatus, SeedRange
 from tests.conftest import NodeClient
-from tests.factories import NodeFactory, SeedRangeFactory
+from tests.support.factories import NodeFactory, SeedRangeFactory
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # What each package may import besides the standard library: the agent uses the
 # core, the core uses only itself and RE2 (the coordinator imports it too).

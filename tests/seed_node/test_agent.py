@@ -28,7 +28,7 @@ from seed_node.http import Aborted, Coordinator
 from seed_node.leases import Lease
 from seed_node.sources import RelaySource
 from seeding.serializers import BatchIn
-from tests.nntpd import Article, NNTPServer
+from tests.support.nntpd import Article, NNTPServer
 
 ROOT = Path(__file__).resolve().parents[2]
 Answer = tuple[int, Any]

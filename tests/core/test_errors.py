@@ -27,8 +27,8 @@ from newznab.api import error_response as newznab_error_response
 from newznab.errors import NewznabError, RateLimited
 from newznab.errors import Unavailable as NewznabUnavailable
 from tests.conftest import NodeClient
-from tests.factories import GroupFactory, SeedRangeFactory
 from tests.leases.conftest import lane_path, lease_lane
+from tests.support.factories import GroupFactory, SeedRangeFactory
 from tests.support.small_disk import fill, small_disk
 
 pytestmark = pytest.mark.django_db

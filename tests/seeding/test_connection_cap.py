@@ -19,8 +19,8 @@ from django.test import override_settings
 from indexer.connection_slots import DatabaseSlots
 from indexer.newsserver import close_news_pool
 from seeding.services import create_ranges
-from tests.e2e.fleet import ROOT, fresh_database
-from tests.nntpd import Article, NNTPServer
+from tests.support.fleet import ROOT, fresh_database
+from tests.support.nntpd import Article, NNTPServer
 from usenet.nntp import PoolExhausted
 
 from .test_overview_relay import url

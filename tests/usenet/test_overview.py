@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.agentcore.overview_lines import over_line
+from tests.support.overview_lines import over_line
 from usenet.limits import MAX_POSTER, MAX_SUBJECT
 from usenet.overview import Overview, parse_date, parse_over_line
 

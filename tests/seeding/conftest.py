@@ -12,8 +12,8 @@ from django.test import override_settings
 
 from indexer.models import Group
 from indexer.newsserver import close_news_pool
-from tests.nntpd import Article, NNTPServer
 from tests.support.fixtures import inn_reader, inn_server  # noqa: F401
+from tests.support.nntpd import Article, NNTPServer
 
 # Article n of a synthetic group is posted at START + n * STEP: 288,000
 # articles over the last 200 days.

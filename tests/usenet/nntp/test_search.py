@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.nntpd import Article, NNTPServer
+from tests.support.nntpd import Article, NNTPServer
 from usenet.nntp.client import NNTPClient
 from usenet.nntp.search import PROBE_SIZE, article_at_date, find_article_at_date
 

@@ -15,7 +15,7 @@ from leases.models import GroupLane
 from seed_node.control import Context, Control, Settings, Stats
 from seed_node.http import Coordinator
 from seed_node.window import WindowWorker
-from tests.factories import GroupFactory, NodeFactory, SeedRangeFactory
+from tests.support.factories import GroupFactory, NodeFactory, SeedRangeFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from tests.nntpd import Article, NNTPServer
+from tests.support.nntpd import Article, NNTPServer
 from usenet.nntp.client import NNTPClient
 
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from seed_node.aggregate import Window
-from tests.agentcore.overview_lines import over_line
+from tests.support.overview_lines import over_line
 from usenet.overview import parse_over_line
 from usenet.rules import RuleSet
 
