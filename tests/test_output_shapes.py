@@ -20,10 +20,9 @@ from leases.serializers import LaneOfferOut, NextOut
 from leases.services import GroupRef, LaneLease, LaneOffer, LaneRange, SnapshotRef
 from seeding.serializers import BatchOut, LeaseOfferOut
 from seeding.services import BatchResult, LeaseOffer, RangeLease
-from tests.catalog.test_api import store
-from tests.leases.conftest import lane_path, lease_lane
 from tests.support.factories import GroupFactory, SeedRangeFactory
-from tests.support.reports import report
+from tests.support.lanes import lane_path, lease_lane
+from tests.support.reports import report, store
 
 RULES = {"version": 3, "strip": ["\\.par2$"], "min_total": None}
 

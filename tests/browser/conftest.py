@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-from tests.seeding.conftest import news, news_group  # noqa: F401  (the in-repo NNTP server)
+from tests.support.news import news, news_group  # noqa: F401  (the in-repo NNTP server)
+from tests.support.screenshots import ARTIFACTS
 
 # Playwright's sync API keeps an event loop in this thread; the ORM calls the
 # tests make between browser steps are still plain synchronous code.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 ARGS = [
     "--headless",
     "--no-sandbox",
@@ -72,8 +72,3 @@ def page(browser: Any, live_server: Any, staff: Any, request: Any) -> Iterator[A
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
     context.close()
-
-
-def shot(page: Any, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)

@@ -11,8 +11,8 @@ from indexer.models import Node
 from leases.models import GroupLane
 from seeding import services
 from seeding.models import SeedRange
-from tests.browser.conftest import shot
 from tests.support.factories import GroupFactory, NodeFactory
+from tests.support.screenshots import shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -13,9 +13,8 @@ from lxml import etree
 from catalog.models import CatalogFile, RuleSetVersion
 from catalog.rulesets import current_rules
 from indexer.models import Group
-from tests.catalog.test_api import DTD, store
 from tests.support.factories import GroupFactory
-from tests.support.reports import report
+from tests.support.reports import DTD, report, store
 from usenet.rules import RuleSet
 
 pytestmark = pytest.mark.django_db

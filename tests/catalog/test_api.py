@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from lxml import etree
 
 from catalog.models import CatalogFile
-from catalog.services import store_files
 from catalog.validation import FileReport
 from tests.support.factories import GroupFactory
-from tests.support.reports import POSTER, msgid, report
+from tests.support.reports import DTD, POSTER, msgid, report, store
 
 pytestmark = pytest.mark.django_db
 
-DTD = etree.DTD(str(Path(__file__).with_name("nzb-1.1.dtd")))
 NS = {"n": "http://www.newzbin.com/DTD/2003/nzb"}
-
-
-def store(group, *reports):
-    return store_files(group.id, None, list(reports), [])
 
 
 def parse_nzb(response):

@@ -148,13 +148,13 @@ class TestAStoredRuleThatRe2Refuses:
 
     def test_the_rule_set_form_shows_it_and_refuses_it_with_the_reason(self, admin_client):
         version = publish_unchecked(STORED)
-        page = admin_client.get("/admin/indexer/rulesetversion/add/")
+        page = admin_client.get("/admin/catalog/rulesetversion/add/")
         assert page.status_code == 200
         assert "(?&lt;=x)epub" in page.content.decode()
         rules = current_rules().to_dict()
         rules.pop("version")
         response = admin_client.post(
-            "/admin/indexer/rulesetversion/add/",
+            "/admin/catalog/rulesetversion/add/",
             {"rules": json.dumps(rules), "categories": json.dumps(STORED), "note": ""},
         )
         assert response.status_code == 200

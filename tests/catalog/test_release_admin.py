@@ -8,7 +8,7 @@ import pytest
 from lxml import etree
 
 from catalog.models import Release, RuleSetVersion
-from tests.catalog.test_release_api import ALBUM, MOVIE, TV, releases  # noqa: F401 (fixture)
+from tests.support.releases import ALBUM, MOVIE, TV
 from usenet.rules import RuleSet
 
 pytestmark = pytest.mark.django_db

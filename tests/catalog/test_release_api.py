@@ -3,39 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from lxml import etree
 
 from catalog.models import Release
-from catalog.services import store_files
-from tests.catalog.test_releases import release_files
 from tests.support.factories import GroupFactory
+from tests.support.releases import ALBUM, MOVIE, TV, store_fragments
+from tests.support.reports import DTD, release_files
 
 pytestmark = pytest.mark.django_db
 
-DTD = etree.DTD(str(Path(__file__).with_name("nzb-1.1.dtd")))
 NS = {"n": "http://www.newzbin.com/DTD/2003/nzb"}
-
-TV = "Some.Show.S01E02.1080p.WEB.h264-GRP"
-MOVIE = "A.Movie.2019.2160p.UHD.BluRay.x265-GRP"
-ALBUM = "Artist-Album-WEB-2024-FLAC"
-
-
-def store(group, files):
-    store_files(group.id, None, [], files)
-
-
-@pytest.fixture
-def releases():
-    tv, misc = GroupFactory(name="alt.binaries.teevee"), GroupFactory(name="alt.binaries.misc")
-    store(tv, release_files(TV, date=1_700_000_000))
-    store(misc, release_files(TV, date=1_700_000_000))  # cross-posted
-    movie = release_files(MOVIE, date=1_700_100_000, poster="m <m@m>")
-    store(misc, [movie[0], *movie[2:]])  # one rar missing
-    store(misc, release_files(ALBUM, date=1_700_200_000, poster="a <a@a>"))
-    return tv, misc
 
 
 def names(body):
@@ -75,14 +54,18 @@ class TestList:
     def test_completion_filter_uses_segments_present_over_expected(self, node_client):
         group = GroupFactory()
         files = release_files(count=4)
-        store(group, [files[0], *[replace(f, segments=f.segments[:1]) for f in files[1:]]])
+        store_fragments(
+            group, [files[0], *[replace(f, segments=f.segments[:1]) for f in files[1:]]]
+        )
         assert names(node_client().get("/api/v1/releases?min_completion=60").json()) == [TV]
         assert names(node_client().get("/api/v1/releases?min_completion=70").json()) == []
 
     def test_pages_follow_next_by_keyset(self, node_client):
         group = GroupFactory()
         for i in range(7):
-            store(group, release_files(f"Release.{i}.x264", date=1_700_000_000 + (i % 3) * 10_000))
+            store_fragments(
+                group, release_files(f"Release.{i}.x264", date=1_700_000_000 + (i % 3) * 10_000)
+            )
         client, seen, url = node_client(), [], "/api/v1/releases?limit=3"
         while url:
             body = client.get(url).json()

@@ -23,23 +23,12 @@ from catalog.services import (
 )
 from core.errors import Invalid
 from tests.support.factories import GroupFactory
-from tests.support.reports import report
+from tests.support.reports import STEM, release_files, report
 from tests.support.threads import run_threads
 
 pytestmark = pytest.mark.django_db
 
 DAY = 86_400
-STEM = "Some.Show.S01E02.1080p.WEB.h264-GRP"
-
-
-def release_files(stem: str = STEM, count: int = 5, date: int = 1_700_000_000, **kw):
-    """A rar set of count-2 volumes, a par2 and an nfo, two segments each (1/2, 2/2)."""
-    names = [f"{stem}.part{i:02d}.rar" for i in range(1, count - 1)]
-    names += [f"{stem}.vol00+01.par2", f"{stem}.nfo"]
-    return [
-        report(name, parts=[1, 2], total=2, index=i, count=count, date=date + i, **kw)
-        for i, name in enumerate(names, start=1)
-    ]
 
 
 def halves(files):

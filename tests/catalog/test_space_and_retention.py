@@ -12,9 +12,8 @@ from catalog.models import CatalogFile
 from catalog.services import prune_incomplete_files
 from core.errors import Invalid
 from indexer.space import catalog_full, forget_cached_sizes
-from tests.catalog.test_api import store
 from tests.support.factories import GroupFactory, SeedRangeFactory
-from tests.support.reports import report
+from tests.support.reports import report, store
 
 pytestmark = pytest.mark.django_db
 

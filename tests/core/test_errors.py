@@ -26,9 +26,9 @@ from indexer.newsserver import close_news_pool
 from newznab.api import error_response as newznab_error_response
 from newznab.errors import NewznabError, RateLimited
 from newznab.errors import Unavailable as NewznabUnavailable
-from tests.conftest import NodeClient
-from tests.leases.conftest import lane_path, lease_lane
 from tests.support.factories import GroupFactory, SeedRangeFactory
+from tests.support.lanes import lane_path, lease_lane
+from tests.support.nodes import NodeClient
 from tests.support.small_disk import fill, small_disk
 
 pytestmark = pytest.mark.django_db

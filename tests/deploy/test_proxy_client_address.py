@@ -28,8 +28,8 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from tests.deploy.test_proxy_example import CONF
 from tests.support.net import free_port
+from tests.support.proxy import CONF
 
 ROOT = Path(__file__).resolve().parents[2]
 NGINX = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin")

@@ -11,9 +11,9 @@ import pytest
 from django.conf import settings
 
 from tests.support.net import free_port
+from tests.support.proxy import CONF
 
 ROOT = Path(__file__).resolve().parents[2]
-CONF = ROOT / "deploy" / "nginx" / "seed-coordinator.conf"
 NGINX = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin")
 
 

@@ -19,7 +19,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from tests.leases.test_snapshot_streaming import held_lane
+from tests.support.lanes import held_lane
 from tests.support.net import free_port
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -19,8 +19,8 @@ import boto3
 import pytest
 
 from seed_node.http import Coordinator
-from tests.leases.test_snapshot_objects import CREDENTIALS, s3_endpoint  # noqa: F401
 from tests.support.fleet import Fleet, fresh_database
+from tests.support.s3 import CREDENTIALS, s3_endpoint  # noqa: F401
 
 pytestmark = pytest.mark.e2e
 

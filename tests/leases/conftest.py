@@ -8,21 +8,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
-
-def lease_lane(client: Any, lane: str = "history") -> dict[str, Any]:
-    response = client.post("/api/v1/groups/lease", {"lane": lane})
-    assert response.status_code == 200, response.content
-    return response.json()
-
-
-def lane_path(lease: dict[str, Any], action: str) -> str:
-    return f"/api/v1/groups/{lease['group']['id']}/lanes/{lease['lane']}/{action}"
-
-
-def next_range(client: Any, lease: dict[str, Any]) -> dict[str, Any] | None:
-    response = client.post(lane_path(lease, "next"), {"epoch": lease["epoch"]})
-    assert response.status_code == 200, response.content
-    return response.json()["range"]
+from tests.support.s3 import s3_endpoint  # noqa: F401  (a fixture: the object-storage tests')
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ from django.db import connection
 from leases.models import GroupLane
 from seeding import services
 from seeding.models import RangeStatus, SeedRange
-from tests.leases.conftest import lane_path, lease_lane, next_range
 from tests.support.factories import GroupFactory, SeedRangeFactory
+from tests.support.lanes import lane_path, lease_lane, next_range
 
 pytestmark = pytest.mark.django_db
 

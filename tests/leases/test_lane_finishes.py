@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from seeding.models import RangeStatus, SeedRange
-from tests.leases.conftest import lane_path, lease_lane, next_range
-from tests.seeding.test_finished_counts import counted_on, read_to_its_end
 from tests.support.factories import GroupFactory, SeedRangeFactory
+from tests.support.lanes import lane_path, lease_lane, next_range
+from tests.support.ranges import counted_on, read_to_its_end
 
 pytestmark = pytest.mark.django_db
 

@@ -8,12 +8,8 @@ answers 307 to a presigned URL, which the agent follows without its token.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import boto3
@@ -25,39 +21,13 @@ from seed_node.control import Context, Control, Settings, Stats
 from seed_node.http import Coordinator, LeaseLost
 from seed_node.window import WindowWorker
 from tests.support.factories import GroupFactory, NodeFactory, SeedRangeFactory
-from tests.support.net import LOOPBACK, free_port
+from tests.support.s3 import CREDENTIALS
 from usenet.rules import RuleSet
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BUCKET = "snapshots"
 GROUP = "alt.binaries.objects"
-CREDENTIALS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
-
-
-@pytest.fixture(scope="module")
-def s3_endpoint() -> Iterator[str]:
-    port = free_port()
-    server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "moto_server"), "-H", LOOPBACK, "-p", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    endpoint = f"http://{LOOPBACK}:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            assert server.poll() is None, "moto_server exited"
-            try:
-                urllib.request.urlopen(endpoint + "/moto-api/", timeout=2).close()
-                break
-            except (urllib.error.URLError, OSError):
-                assert time.monotonic() < deadline, "moto_server did not come up"
-                time.sleep(0.1)
-        yield endpoint
-    finally:
-        server.terminate()
-        server.wait(10)
 
 
 @pytest.fixture

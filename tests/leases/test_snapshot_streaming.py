@@ -23,8 +23,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from leases import services
-from tests.support.factories import GroupFactory, NodeFactory, SeedRangeFactory
+from tests.support.lanes import held_lane
 from tests.support.net import free_port
 
 MB = 1 << 20
@@ -129,16 +128,6 @@ def digest_of(total: int, seed: bytes = b"window") -> str:
     for piece in chunks(total, seed):
         h.update(piece)
     return h.hexdigest()
-
-
-def held_lane():
-    group = GroupFactory(name="alt.binaries.big")
-    SeedRangeFactory(group=group)
-    node = NodeFactory()
-    offer = services.lease_lane(node.id, "history")
-    assert offer.lease is not None
-    path = f"/api/v1/groups/{group.id}/lanes/history/snapshot?epoch={offer.lease.epoch}"
-    return node, path
 
 
 def put(server, node, path, body, length=None, next_id=777):

@@ -14,8 +14,8 @@ from core.errors import LeaseLost
 from leases import services, snapshots
 from leases.models import GroupLane
 from leases.snapshots import file_stem, legacy_snapshot_path, snapshot_path
-from tests.leases.conftest import lane_path, lease_lane
 from tests.support.factories import GroupFactory, SeedRangeFactory
+from tests.support.lanes import lane_path, lease_lane
 from tests.support.small_disk import fill, small_disk
 from tests.support.threads import run_threads
 

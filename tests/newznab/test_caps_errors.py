@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from .conftest import call, error_code, parse
+from tests.support.newznab import call, error_code, parse
 
 pytestmark = pytest.mark.django_db
 

@@ -15,10 +15,9 @@ from nzb import Nzb
 from catalog.models import Release
 from catalog.services import store_files
 from newznab.models import ApiKeyDay
-from tests.catalog.test_releases import release_files
 from tests.support.factories import GroupFactory
-
-from .conftest import NEWZNAB_NS, call, error_code, parse
+from tests.support.newznab import NEWZNAB_NS, call, error_code, parse
+from tests.support.reports import release_files
 
 pytestmark = pytest.mark.django_db
 

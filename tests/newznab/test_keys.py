@@ -10,8 +10,7 @@ from django.test import Client
 
 from newznab import services
 from newznab.models import ApiKey, ApiKeyDay
-
-from .conftest import call, error_code
+from tests.support.newznab import call, error_code
 
 pytestmark = pytest.mark.django_db
 

@@ -24,11 +24,10 @@ from rest_framework.test import APIClient
 
 from catalog.models import CatalogFile, Release
 from indexer.models import Group
-from tests.catalog.test_api import store
-from tests.security.test_admin_actions import ACTIONS
-from tests.security.test_admin_actions import world as action_world
+from tests.support.admin_actions import ACTIONS
+from tests.support.admin_actions import world as action_world
 from tests.support.factories import GroupFactory, NodeFactory, SeedRangeFactory
-from tests.support.reports import report
+from tests.support.reports import report, store
 from tests.support.staff import staff_client, view_permissions
 
 pytestmark = pytest.mark.django_db

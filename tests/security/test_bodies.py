@@ -14,8 +14,8 @@ import pytest
 from django.test import Client, override_settings
 
 from core.api.bodies import Head, head_from_bytes, refusal
-from tests.conftest import NodeClient
 from tests.support.factories import SeedRangeFactory
+from tests.support.nodes import NodeClient
 
 pytestmark = pytest.mark.django_db
 

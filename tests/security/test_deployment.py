@@ -14,9 +14,8 @@ from django.conf import settings
 
 from coordinator.local_secrets import local_secret_key
 from core.checks import PUBLIC_DEVELOPMENT_KEY
-from tests.catalog.test_api import store
 from tests.support.factories import GroupFactory
-from tests.support.reports import report
+from tests.support.reports import report, store
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,8 +10,8 @@ from indexer.models import AuditEntry
 from indexer.services import set_nodes_disabled
 from leases.models import GroupLane
 from seeding.models import RangeStatus, SeedRange
-from tests.leases.conftest import lease_lane, next_range
 from tests.support.factories import GroupFactory, SeedRangeFactory
+from tests.support.lanes import lease_lane, next_range
 
 pytestmark = pytest.mark.django_db
 

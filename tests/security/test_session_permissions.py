@@ -9,9 +9,8 @@ import pytest
 
 from catalog.models import CatalogFile, Release
 from console.permissions import DASHBOARD_PERMISSIONS, STATUS_PERMISSIONS
-from tests.catalog.test_api import store
 from tests.support.factories import GroupFactory
-from tests.support.reports import report
+from tests.support.reports import report, store
 from tests.support.staff import staff_client
 
 pytestmark = pytest.mark.django_db

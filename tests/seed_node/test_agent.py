@@ -13,10 +13,8 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl
 
 import pytest
 from rest_framework.exceptions import ValidationError
@@ -29,63 +27,9 @@ from seed_node.leases import Lease
 from seed_node.sources import RelaySource
 from seeding.serializers import BatchIn
 from tests.support.nntpd import Article, NNTPServer
+from tests.support.scripted import NO_LEASE, Answer, ScriptedCoordinator, binary_articles
 
 ROOT = Path(__file__).resolve().parents[2]
-Answer = tuple[int, Any]
-
-
-class ScriptedCoordinator:
-    """Answers POST/GET by path with ``routes[path](body) -> (status, json)``; records calls."""
-
-    def __init__(self) -> None:
-        self.routes: dict[str, Callable[[Any], Answer]] = {}
-        self.calls: list[tuple[str, str, Any]] = []
-        self.lock = threading.Lock()
-        coordinator = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def answer(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                path, _, query = self.path.partition("?")
-                path = path.removeprefix("/api/v1")
-                if self.headers.get("Content-Type") == "application/json":
-                    body = json.loads(raw) if raw else None
-                else:  # a snapshot upload: record its query instead
-                    body = {key: int(value) for key, value in parse_qsl(query)} or None
-                with coordinator.lock:
-                    coordinator.calls.append((self.command, path, body))
-                route = coordinator.routes.get(path) or coordinator.routes.get("*")
-                status, payload = route(body) if route else (404, {"error": "not_found"})
-                if isinstance(payload, bytes):  # a stream, e.g. gzip'd overview lines
-                    data, content_type = payload, "application/octet-stream"
-                else:
-                    data = b"" if payload is None else json.dumps(payload).encode()
-                    content_type = "application/json"
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            do_POST = do_GET = do_PUT = answer
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def posted(self, suffix: str) -> list[Any]:
-        return [body for method, path, body in self.calls if path.endswith(suffix)]
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-NO_LEASE = (200, {"lease": None, "retry_after": None, "paused": None})
 
 
 @pytest.fixture
@@ -113,20 +57,6 @@ def one_lease(start: int, end: int) -> Callable[[Any], Answer]:
         return 200, {"lease": lease, "retry_after": None, "paused": None}
 
     return lease
-
-
-def binary_articles(count: int = 396) -> dict[int, Article]:
-    """Files of 5 parts posted one after another, a text post after each; one part missing."""
-    articles = {}
-    number = 0
-    for file_no in range(count // 6):
-        for part in range(1, 6):
-            number += 1
-            if (file_no, part) != (3, 2):  # a hole: file 3 stays incomplete
-                articles[number] = Article(subject=f'"file{file_no}.rar" yEnc ({part}/5)')
-        number += 1
-        articles[number] = Article(subject="just talk")
-    return articles
 
 
 LANE = "/groups/5/lanes/history"

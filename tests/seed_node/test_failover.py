@@ -12,8 +12,8 @@ import pytest
 from seed_node.cli import main
 from seed_node.control import Control
 from seed_node.http import Coordinator, Rejected, parse_coordinator_urls
-from tests.seed_node.test_agent import NO_LEASE, ScriptedCoordinator
 from tests.support.net import free_port
+from tests.support.scripted import NO_LEASE, ScriptedCoordinator
 
 
 @pytest.fixture

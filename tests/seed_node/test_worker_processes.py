@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.seed_node.test_agent import NO_LEASE, Answer, ScriptedCoordinator, binary_articles
 from tests.support.nntpd import NNTPServer
+from tests.support.scripted import NO_LEASE, Answer, ScriptedCoordinator, binary_articles
 
 ROOT = Path(__file__).resolve().parents[2]
 IDLE = (200, {"lease": None, "retry_after": 0.2, "paused": None})

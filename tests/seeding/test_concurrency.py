@@ -78,7 +78,7 @@ def test_the_urgency_mix_alternates_and_a_tie_goes_to_urgent(settings):
 
 @pytest.mark.django_db
 def test_the_urgency_mix_counts_range_leases_not_a_lanes_ranges(settings, node_client):
-    from tests.leases.conftest import lease_lane, next_range
+    from tests.support.lanes import lease_lane, next_range
 
     windows = []
     for g in range(3):

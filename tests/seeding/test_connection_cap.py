@@ -20,10 +20,9 @@ from indexer.connection_slots import DatabaseSlots
 from indexer.newsserver import close_news_pool
 from seeding.services import create_ranges
 from tests.support.fleet import ROOT, fresh_database
+from tests.support.news import overviews_url
 from tests.support.nntpd import Article, NNTPServer
 from usenet.nntp import PoolExhausted
-
-from .test_overview_relay import url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -67,12 +66,12 @@ def test_the_relay_answers_503_with_retry_after_while_other_hosts_hold_every_slo
     try:
         with override_settings(NNTP_MAX_CONNECTIONS=1, NEWS_POOL_WAIT_SECONDS=0.3):
             close_news_pool()
-            response = node.get(url(lease))
+            response = node.get(overviews_url(lease))
             assert response.status_code == 503
             assert response.json()["error"] == "unavailable"
             assert response["Retry-After"]
             other_host.close()
-            assert node.get(url(lease)).status_code == 200
+            assert node.get(overviews_url(lease)).status_code == 200
     finally:
         other_host.close()
         close_news_pool()

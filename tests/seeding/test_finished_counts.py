@@ -9,27 +9,9 @@ import pytest
 from seeding import maintenance
 from seeding.models import RangeStatus, SeedRange
 from tests.support.factories import SeedRangeFactory
+from tests.support.ranges import counted_on, read_to_its_end
 
 pytestmark = pytest.mark.django_db
-
-
-def read_to_its_end(client, range_id, epoch, end, headers):
-    body = {"epoch": epoch, "next": end + 1, "headers": headers}
-    assert client.post(f"/api/v1/ranges/{range_id}/batch", body).status_code == 200
-
-
-def finished(client):
-    status = client.get("/api/v1/status").json()
-    nodes = {n["name"]: n for n in status["nodes"]}
-    return status["finished_last_hour"], nodes
-
-
-def counted_on(client, name):
-    total, nodes = finished(client)
-    return total, (
-        nodes[name]["ranges_finished_last_hour"],
-        nodes[name]["finished_headers_last_hour"],
-    )
 
 
 def test_a_release_of_a_range_read_to_its_end_counts_as_finished(node_client):

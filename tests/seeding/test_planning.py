@@ -9,8 +9,7 @@ from indexer.models import Group
 from seeding.models import SeedRange
 from seeding.planning import UnknownGroups, plan_ranges, plan_tail
 from seeding.services import create_ranges
-
-from .conftest import START, STEP
+from tests.support.news import START, STEP
 
 pytestmark = pytest.mark.django_db
 

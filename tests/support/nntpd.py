@@ -527,3 +527,12 @@ class _Session:
 def _chain(first: tuple[int, Article], rest: Iterator[tuple[int, Article]]) -> Iterator:
     yield first
     yield from rest
+
+
+def numbered_articles(count: int, holes: int = 7) -> dict[int, Article]:
+    """Articles 1..count minus every `holes`-th, some subjects starting with a dot."""
+    return {
+        number: Article(subject=f".dotted {number}" if number % 5 == 0 else f"post {number}")
+        for number in range(1, count + 1)
+        if number % holes
+    }

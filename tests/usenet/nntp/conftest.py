@@ -6,17 +6,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from tests.support.nntpd import Article, NNTPServer
+from tests.support.nntpd import NNTPServer
 from usenet.nntp.client import NNTPClient
-
-
-def numbered_articles(count: int, holes: int = 7) -> dict[int, Article]:
-    """Articles 1..count minus every `holes`-th, some subjects starting with a dot."""
-    return {
-        number: Article(subject=f".dotted {number}" if number % 5 == 0 else f"post {number}")
-        for number in range(1, count + 1)
-        if number % holes
-    }
 
 
 @pytest.fixture

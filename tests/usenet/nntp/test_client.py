@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.nntpd import NNTPServer
-from tests.usenet.nntp.conftest import numbered_articles
+from tests.support.nntpd import NNTPServer, numbered_articles
 from usenet.nntp.client import NNTPClient
 from usenet.nntp.errors import (
     AccessDenied,

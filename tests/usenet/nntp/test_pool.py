@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from tests.usenet.nntp.conftest import numbered_articles
+from tests.support.nntpd import numbered_articles
 from usenet.nntp.config import NewsServerConfig
 from usenet.nntp.errors import NNTPConnectionError, NoSuchGroup, PoolExhausted
 from usenet.nntp.pool import NNTPPool

@@ -1,0 +1,34 @@
+"""Group leases over the API for tests: lease a lane, take its next range, hold one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from leases import services
+from tests.support.factories import GroupFactory, NodeFactory, SeedRangeFactory
+
+
+def lease_lane(client: Any, lane: str = "history") -> dict[str, Any]:
+    response = client.post("/api/v1/groups/lease", {"lane": lane})
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def lane_path(lease: dict[str, Any], action: str) -> str:
+    return f"/api/v1/groups/{lease['group']['id']}/lanes/{lease['lane']}/{action}"
+
+
+def next_range(client: Any, lease: dict[str, Any]) -> dict[str, Any] | None:
+    response = client.post(lane_path(lease, "next"), {"epoch": lease["epoch"]})
+    assert response.status_code == 200, response.content
+    return response.json()["range"]
+
+
+def held_lane():
+    group = GroupFactory(name="alt.binaries.big")
+    SeedRangeFactory(group=group)
+    node = NodeFactory()
+    offer = services.lease_lane(node.id, "history")
+    assert offer.lease is not None
+    path = f"/api/v1/groups/{group.id}/lanes/history/snapshot?epoch={offer.lease.epoch}"
+    return node, path
