@@ -1,14 +1,17 @@
 """The shape of the house (docs/architecture.md): no two modules import each
-other, and no top-level package holds more than a fifth of the source lines.
+other, no top-level package holds more than a fifth of the source lines, and
+the tests build the project's models through their factories.
 
-import-linter keeps the layers (`make lint`); these two rules it cannot say.
+import-linter keeps the layers (`make lint`); these rules it cannot say.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import grimp
+from django.apps import apps
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_SHARE = 0.20  # of the source lines, for any one top-level package
@@ -65,3 +68,24 @@ def test_no_top_level_package_holds_over_a_fifth_of_the_source_lines():
     shares = line_shares()
     assert {"core", "catalog", "indexer", "seed_node"} <= shares.keys()
     assert {p: round(s, 3) for p, s in shares.items() if s > MAX_SHARE} == {}
+
+
+def models_built_by_hand() -> set[str]:
+    """`Model.objects.create(` (or get_or_create) of this project's models in the tests."""
+    ours = {
+        model.__name__
+        for model in apps.get_models()
+        if model._meta.app_label in {"indexer", "catalog", "seeding", "leases", "newznab"}
+    }
+    call = re.compile(r"(?<![\w.])(\w+)\.objects\.(?:create|get_or_create)\(")
+    found = set()
+    for file in (ROOT / "tests").rglob("*.py"):
+        # A line that is a string is a subprocess's code, run without the factories.
+        code = [line for line in file.read_text().splitlines() if line.strip()[:1] not in "\"'"]
+        found |= {f"{file.relative_to(ROOT)}: {name}" for name in call.findall("\n".join(code))}
+    return {entry for entry in found if entry.rsplit(": ", 1)[1] in ours}
+
+
+def test_the_tests_build_the_models_through_their_factories():
+    # tests/support/factories.py has one for each model a test builds.
+    assert models_built_by_hand() == set()

@@ -8,10 +8,9 @@ from typing import Any
 import pytest
 
 from indexer.models import Node
-from leases.models import GroupLane
 from seeding import services
 from seeding.models import SeedRange
-from tests.support.factories import GroupFactory, NodeFactory
+from tests.support.factories import GroupFactory, GroupLaneFactory, NodeFactory
 from tests.support.screenshots import shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -85,7 +84,7 @@ def test_the_coverage_map_changes_after_a_batch(page: Any, live_server: Any) -> 
 def test_force_release_a_group_lease(page: Any) -> None:
     group = GroupFactory(name="alt.binaries.held")
     holder = NodeFactory(name="seed-holder")
-    lane = GroupLane.objects.create(group=group, lane="history", node=holder, epoch=3)
+    lane = GroupLaneFactory(group=group, lane="history", node=holder, epoch=3)
     page.goto("/admin/leases/grouplane/")
     page.check(f"input[name=_selected_action][value='{lane.id}']")
     page.select_option("select[name=action]", "force_release")

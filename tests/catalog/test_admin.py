@@ -13,7 +13,7 @@ from lxml import etree
 from catalog.models import CatalogFile, RuleSetVersion
 from catalog.rulesets import current_rules
 from indexer.models import Group
-from tests.support.factories import GroupFactory
+from tests.support.factories import GroupFactory, RuleSetVersionFactory
 from tests.support.reports import DTD, report, store
 from usenet.rules import RuleSet
 
@@ -202,7 +202,7 @@ class TestRulesInLinearTime:
         old["strip"] = [*old["strip"][:-2], self.migration.OLD_STRIP_SEPARATORS]
         old["filename"] = [old["filename"][0], self.migration.OLD_FILENAME_TOKEN]
         old["poster_exclude"] = ["spammer@"]
-        RuleSetVersion.objects.create(version=2, rules=old)
+        RuleSetVersionFactory(version=2, rules=old)
         self.migration.republish_defaults(self.apps, None)
         assert current_rules().version == 3
         assert current_rules() == RuleSet(version=3, poster_exclude=("spammer@",))

@@ -17,7 +17,7 @@ from catalog.models import Release, RuleSetVersion
 from catalog.rulesets import category_rules, current_rules, forget_current_rules
 from catalog.services import store_files
 from tests.support.cost import cpu_cost
-from tests.support.factories import GroupFactory
+from tests.support.factories import GroupFactory, RuleSetVersionFactory
 from tests.support.reports import report
 from usenet.categories import DEFAULT_CATEGORY_RULES, OTHER, CategoryRules
 
@@ -104,7 +104,7 @@ def publish_unchecked(categories):
     """A rule set version as one stored before the RE2 check: no validation at all."""
     rules = current_rules().to_dict()
     version = rules.pop("version") + 1
-    RuleSetVersion.objects.create(
+    RuleSetVersionFactory(
         version=version, rules=rules, categories=categories, created_by="before RE2"
     )
     forget_current_rules()

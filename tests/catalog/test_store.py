@@ -18,7 +18,6 @@ from catalog.models import CatalogFile
 from catalog.selectors import file_ids_by_message_id
 from catalog.services import publish_rules, store_files
 from catalog.validation import FileReport
-from indexer.models import Group
 from tests.support.factories import GroupFactory
 from tests.support.reports import POSTER, catalog_snapshot, msgid, report
 from tests.support.system_postgres import SystemPostgres
@@ -225,7 +224,7 @@ def reports_of_files(draw):
 )
 @given(data=st.data(), reports=reports_of_files())
 def test_any_order_and_any_duplication_of_the_same_reports_yields_the_same_catalog(data, reports):
-    group = Group.objects.get_or_create(name="alt.binaries.property")[0]
+    group = GroupFactory(name="alt.binaries.property")
 
     def catalog_after(batches):
         with transaction.atomic():

@@ -240,7 +240,7 @@ def run_step(groups: list[Group], done: list, step: tuple) -> None:
 @given(st.lists(steps, min_size=1, max_size=12))
 def test_the_summary_equals_a_recount_after_any_batches_replays_prunes_and_deletes(plan):
     with transaction.atomic():
-        groups = [Group.objects.get_or_create(name=f"alt.binaries.summary{i}")[0] for i in (0, 1)]
+        groups = [GroupFactory(name=f"alt.binaries.summary{i}") for i in (0, 1)]
         done: list = []
         for step in plan:
             run_step(groups, done, step)

@@ -8,7 +8,7 @@ from django.core.management import call_command
 from indexer.models import AuditEntry, Node
 from leases.models import GroupLane
 from seeding.models import SeedRange
-from tests.support.factories import GroupFactory, NodeFactory, SeedRangeFactory
+from tests.support.factories import GroupFactory, GroupLaneFactory, NodeFactory, SeedRangeFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -76,7 +76,7 @@ def test_issuing_a_token_in_the_admin_and_from_the_command_line(admin_client, ad
 def test_force_release_is_logged(admin_client):
     group = GroupFactory()
     node = NodeFactory()
-    lane = GroupLane.objects.create(group=group, lane="history", node=node, epoch=1)
+    lane = GroupLaneFactory(group=group, lane="history", node=node, epoch=1)
     GroupLane.objects.filter(id=lane.id).update(heartbeat_at="2030-01-01T00:00:00Z")
     done = admin_client.post(
         "/admin/leases/grouplane/",

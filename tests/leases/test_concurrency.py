@@ -11,7 +11,7 @@ from django.db import connection
 from leases import services
 from seeding.models import SeedRange
 from seeding.services import lease_range
-from tests.support.factories import GroupFactory, NodeFactory
+from tests.support.factories import GroupFactory, NodeFactory, SeedRangeFactory
 from tests.support.threads import run_threads
 
 NODES = 16
@@ -26,7 +26,7 @@ def plan(groups: int) -> list[int]:
         group = GroupFactory(name=f"alt.binaries.race{i}")
         ids.append(group.id)
         rows += [
-            SeedRange(group=group, start_id=s, end_id=s + 999, next_id=s, priority=100)
+            SeedRangeFactory.build(group=group, start_id=s, end_id=s + 999, next_id=s, priority=100)
             for s in (1000, 2000)
         ]
     SeedRange.objects.bulk_create(rows)

@@ -14,7 +14,7 @@ from django.utils import timezone
 from indexer.models import AuditEntry, Node
 from newznab.models import ApiKey
 from seeding.models import RangeStatus
-from tests.support.factories import NodeFactory, SeedRangeFactory
+from tests.support.factories import ApiKeyFactory, NodeFactory, SeedRangeFactory
 from tests.support.staff import staff_client
 
 pytestmark = pytest.mark.django_db
@@ -53,7 +53,7 @@ def test_the_list_action_disables_a_node_and_ends_its_leases():
 
 
 def test_the_api_key_form_cannot_disable_a_key():
-    key = ApiKey.objects.create(name="form-key", key_hash="c" * 64)
+    key = ApiKeyFactory(name="form-key", key_hash="c" * 64)
     client = staff_client("ops", ["newznab.view_apikey", "newznab.change_apikey"])
     url = f"/admin/newznab/apikey/{key.id}/change/"
     page = client.get(url).content.decode()

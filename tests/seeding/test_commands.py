@@ -15,6 +15,7 @@ from django.test import override_settings
 from indexer.models import Group
 from indexer.newsserver import close_news_pool
 from seeding.models import SeedRange
+from tests.support.factories import GroupFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -86,7 +87,7 @@ def test_plan_tail_loops_until_sigterm(news, news_group):
 def test_add_groups_adds_what_the_server_lists(news):
     for name in ("alt.binaries.x1", "alt.binaries.x2", "alt.test"):
         news.add_group(name)
-    Group.objects.create(name="alt.binaries.x1")
+    GroupFactory(name="alt.binaries.x1")
     out, _ = run("add_groups", "alt.binaries.*", "--dry-run")
     assert "would add 1" in out and Group.objects.count() == 1
     out, _ = run("add_groups", "alt.binaries.*")
@@ -101,7 +102,7 @@ def test_add_groups_takes_more_groups_than_one_statement_can_name(news):
     # Over 65,535: PostgreSQL's limit of parameters in one statement.
     for number in range(70_000):
         news.add_group(f"alt.binaries.many.{number:05d}")
-    Group.objects.create(name="alt.binaries.many.00007")
+    GroupFactory(name="alt.binaries.many.00007")
     out, _ = run("add_groups", "alt.binaries.many.*")
     assert "added 69,999, 1 already known" in out
     assert Group.objects.filter(name__startswith="alt.binaries.many.").count() == 70_000

@@ -8,10 +8,9 @@ from functools import partial
 import pytest
 from django.db import connection
 
-from indexer.models import Group
 from seeding.models import RangeStatus, SeedRange
 from seeding.services import create_ranges, lease_range
-from tests.support.factories import NodeFactory
+from tests.support.factories import GroupFactory, NodeFactory
 from tests.support.threads import run_threads
 
 THREADS = 32
@@ -24,7 +23,7 @@ def test_32_connections_lease_2000_ranges_and_each_is_leased_exactly_once(settin
     # tested in tests/security/test_lease_limits.py.
     settings.LEASE_MAX_PER_NODE = 0
     settings.LEASE_RATE_PER_MINUTE = 0
-    group = Group.objects.create(name="alt.binaries.contention")
+    group = GroupFactory(name="alt.binaries.contention")
     create_ranges(group, [(i * 100, i * 100 + 99) for i in range(RANGES)])
     nodes = [NodeFactory() for _ in range(THREADS)]
 
@@ -52,7 +51,7 @@ def test_32_connections_lease_2000_ranges_and_each_is_leased_exactly_once(settin
 
 @pytest.mark.django_db
 def test_the_urgency_mix_alternates_and_a_tie_goes_to_urgent(settings):
-    group = Group.objects.create(name="alt.binaries.mix")
+    group = GroupFactory(name="alt.binaries.mix")
     # Planned first (lower ids), yet the rest go by priority: 100 before 200.
     create_ranges(group, [(i * 10, i * 10 + 9) for i in range(30)], priority=200)
     create_ranges(
@@ -82,14 +81,14 @@ def test_the_urgency_mix_counts_range_leases_not_a_lanes_ranges(settings, node_c
 
     windows = []
     for g in range(3):
-        group = Group.objects.create(name=f"alt.binaries.tail{g}")
+        group = GroupFactory(name=f"alt.binaries.tail{g}")
         create_ranges(group, [(1000, 1999)], priority=settings.TAIL_PRIORITY)
         worker = node_client()
         lease = lease_lane(worker, "tail")["lease"]
         assert lease["group"]["id"] == group.id
         windows.append(next_range(worker, lease))
     assert all(windows)  # three urgent ranges live, each under a lane's window
-    ranged = Group.objects.create(name="alt.binaries.ranged")
+    ranged = GroupFactory(name="alt.binaries.ranged")
     create_ranges(ranged, [(1000, 1999)], priority=settings.TAIL_PRIORITY)
     create_ranges(ranged, [(5000, 5999)], priority=settings.DEFAULT_PRIORITY)
     node = NodeFactory()
@@ -99,7 +98,7 @@ def test_the_urgency_mix_counts_range_leases_not_a_lanes_ranges(settings, node_c
 
 @pytest.mark.django_db
 def test_urgent_ranges_all_go_first_when_nothing_else_is_live(settings):
-    group = Group.objects.create(name="alt.binaries.urgent")
+    group = GroupFactory(name="alt.binaries.urgent")
     create_ranges(group, [(i * 10, i * 10 + 9) for i in range(5)], priority=settings.TAIL_PRIORITY)
     create_ranges(group, [(1000 + i * 10, 1000 + i * 10 + 9) for i in range(5)])
     node = NodeFactory()
@@ -114,7 +113,7 @@ def test_urgent_ranges_all_go_first_when_nothing_else_is_live(settings):
 
 @pytest.mark.django_db
 def test_when_only_normal_ranges_remain_they_are_handed_out(settings):
-    group = Group.objects.create(name="alt.binaries.normal")
+    group = GroupFactory(name="alt.binaries.normal")
     create_ranges(group, [(i * 10, i * 10 + 9) for i in range(3)])
     node = NodeFactory()
     assert [lease_range(node.id).lease is not None for _ in range(4)] == [True, True, True, False]

@@ -21,6 +21,7 @@ from indexer.newsserver import close_news_pool
 from seeding.models import SeedRange
 from seeding.planning import plan_ranges
 from seeding.services import create_ranges
+from tests.support.factories import GroupFactory
 from tests.support.inn2 import InnServer
 from tests.support.usenet import make_binary_posts
 from usenet.nntp import NNTPClient, find_article_at_date
@@ -78,7 +79,7 @@ def database_now() -> int:
 
 @pytest.mark.django_db
 def test_plan_seed_for_n_days_starts_at_the_article_posted_then(load, inn_news):
-    Group.objects.create(name=GROUP)
+    GroupFactory(name=GROUP)
     before = database_now()
     summary = plan_ranges([GROUP], days=10, size=100)
     after = database_now()
@@ -96,7 +97,7 @@ def test_plan_seed_for_n_days_starts_at_the_article_posted_then(load, inn_news):
 def test_history_stops_where_live_indexing_began(load, inn_news):
     numbers = sorted(load.dates)
     live = numbers[len(numbers) // 3]
-    group = Group.objects.create(name=GROUP)
+    group = GroupFactory(name=GROUP)
     created = datetime.fromtimestamp(load.dates[live], UTC)
     Group.objects.filter(id=group.id).update(created_at=created)
     summary = plan_ranges([GROUP])
@@ -123,7 +124,7 @@ def test_over_through_compress_deflate_matches_what_inn_serves(load, inn_server)
 
 @pytest.mark.django_db
 def test_the_relay_serves_what_inn_serves(load, inn_news, node_client):
-    group = Group.objects.create(name=GROUP)
+    group = GroupFactory(name=GROUP)
     create_ranges(group, [(load.first, load.last)])
     node = node_client()
     lease = node.lease()

@@ -9,6 +9,7 @@ from indexer.models import Group
 from seeding.models import SeedRange
 from seeding.planning import UnknownGroups, plan_ranges, plan_tail
 from seeding.services import create_ranges
+from tests.support.factories import GroupFactory
 from tests.support.news import START, STEP
 
 pytestmark = pytest.mark.django_db
@@ -141,7 +142,7 @@ def test_holes_are_planned_like_articles(news_group):
 
 def test_a_group_missing_on_the_server_is_reported_not_planned(news, news_group):
     news_group("alt.binaries.here", 1, 1_000)
-    Group.objects.create(name="alt.binaries.gone")
+    GroupFactory(name="alt.binaries.gone")
     summary = plan_ranges(["alt.binaries.here", "alt.binaries.gone"])
     notes = {p.group: p.note for p in summary.groups}
     assert notes["alt.binaries.gone"] == "not on the news server"

@@ -8,9 +8,13 @@ from dataclasses import dataclass, field
 from django.utils import timezone
 
 from catalog.models import CatalogFile
-from leases.models import GroupLane
-from newznab.models import ApiKey
-from tests.support.factories import GroupFactory, NodeFactory, SeedRangeFactory
+from tests.support.factories import (
+    ApiKeyFactory,
+    GroupFactory,
+    GroupLaneFactory,
+    NodeFactory,
+    SeedRangeFactory,
+)
 from tests.support.reports import report, store
 
 CONFIRMED = {"confirmed": "yes"}
@@ -67,7 +71,7 @@ def world() -> dict[str, int]:
         leased_at=now,
         heartbeat_at=now,
     )
-    lane = GroupLane.objects.create(
+    lane = GroupLaneFactory(
         group=group, lane="history", node=node, epoch=1, leased_at=now, heartbeat_at=now
     )
     store(group, report("world.rar", [1], 1))
@@ -79,8 +83,8 @@ def world() -> dict[str, int]:
         "seeding.seedrange": leased.pk,
         "leases.grouplane": lane.pk,
         "catalog.catalogfile": CatalogFile.objects.get().pk,
-        "newznab.apikey": ApiKey.objects.create(name="world-key", key_hash="a" * 64).pk,
-        "disabled_key": ApiKey.objects.create(name="off-key", key_hash="b" * 64, disabled=True).pk,
+        "newznab.apikey": ApiKeyFactory(name="world-key", key_hash="a" * 64).pk,
+        "disabled_key": ApiKeyFactory(name="off-key", key_hash="b" * 64, disabled=True).pk,
         "auth.user": get_user_model().objects.create_user("bystander").pk,
         "auth.group": StaffGroup.objects.create(name="bystanders").pk,
     }

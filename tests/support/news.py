@@ -12,6 +12,7 @@ from django.test import override_settings
 
 from indexer.models import Group
 from indexer.newsserver import close_news_pool
+from tests.support.factories import GroupFactory
 from tests.support.nntpd import Article, NNTPServer
 
 # Article n of a synthetic group is posted at START + n * STEP: 288,000
@@ -60,7 +61,7 @@ def news_group(news: NNTPServer) -> Callable[..., Group]:
             last=last,
             article_at=lambda n: None if holes is not None and holes(n) else synthetic(n),
         )
-        group = Group.objects.create(name=name, **fields)
+        group = GroupFactory(name=name, **fields)
         live = last + 1 if live_from is None else live_from
         created = datetime.fromtimestamp(posted_at(live), UTC)
         Group.objects.filter(id=group.id).update(created_at=created)
