@@ -26,6 +26,7 @@ from typing import Any
 from gunicorn.workers.gthread import TConn
 
 from indexer.gunicorn_worker import QueueTimedWorker
+from usenet.numbers import ascii_digits
 
 BUFFER_BYTES = 1 << 20  # bodies up to this are read whole before a thread is taken
 HEAD_BYTES = 64 * 1024  # a head not ended by then goes to a thread (which refuses it)
@@ -60,7 +61,9 @@ def request_ready(data: bytes | bytearray) -> bool:
     if _CHUNKED.search(head) or _CONTINUE.search(head):
         return True  # the thread reads it (a client expecting 100 waits for it)
     length = _LENGTH.search(head)
-    wanted = int(length.group(1)) if length else 0
+    digits = length.group(1) if length else b"0"
+    # More digits than any length: past the buffer, so a thread reads it (and refuses it).
+    wanted = int(digits) if ascii_digits(digits) else BUFFER_BYTES + 1
     return wanted > BUFFER_BYTES or len(data) - end - 4 >= wanted
 
 

@@ -24,6 +24,7 @@ HEAD = b"POST /api/v1/ranges/1/batch HTTP/1.1\r\nHost: x\r\n"
         (HEAD + b"Transfer-Encoding: chunked\r\n\r\n5\r\n", True),  # read by the thread
         (HEAD + b"Content-Length: 9\r\nExpect: 100-continue\r\n\r\n", True),  # waits for 100
         (b"GET /" + b"a" * HEAD_BYTES, True),  # an endless head: the thread refuses it
+        (HEAD + b"Content-Length: " + b"9" * 5000 + b"\r\n\r\n", True),  # never built: a thread
     ],
 )
 def test_a_request_goes_to_a_thread_once_it_is_whole_or_large(data: bytes, ready: bool) -> None:
