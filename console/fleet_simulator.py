@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+from usenet.numbers import ascii_digits
+
 T = TypeVar("T")
 
 MAX_SLEEP = 30.0  # a node never waits longer than this at once (the run may end first)
@@ -510,7 +512,7 @@ def _children() -> dict[int, list[int]]:
 
     tree: dict[int, list[int]] = defaultdict(list)
     for entry in os.listdir("/proc"):
-        if entry.isdigit():
+        if ascii_digits(entry):
             try:
                 with open(f"/proc/{entry}/stat") as stat:
                     parent = int(stat.read().rsplit(")", 1)[1].split()[1])

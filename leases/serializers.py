@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from indexer.api.fields import WholeNumberField
 from seeding.serializers import EpochIn, OfferOut
 from usenet.limits import MAX_ARTICLE
 
@@ -19,7 +20,7 @@ class SnapshotQueryIn(EpochIn):
 
 
 class SnapshotPutQueryIn(EpochIn):
-    next = serializers.IntegerField(
+    next = WholeNumberField(
         min_value=0, max_value=MAX_ARTICLE, help_text="The first article the window has not read."
     )
 
