@@ -116,7 +116,7 @@ def test_every_input_serializer_reads_numbers_as_ascii_digits():
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("length", "status"), [("9" * 5000, 413), ("²", 400), ("\u0661", 400)])
+@pytest.mark.parametrize(("length", "status"), [("9" * 5000, 400), ("²", 400), ("\u0661", 400)])
 def test_a_content_length_in_other_digits_or_past_any_number_is_refused(
     node_client, length, status
 ):
