@@ -240,7 +240,11 @@ class WindowWorker(Worker):
         raise AssertionError("unreachable")
 
     def download_window(
-        self, lane_path: str, epoch: int, rules: RuleSet, articles: tuple[int, int]
+        self,
+        lane_path: str,
+        epoch: int,
+        rules: RuleSet,
+        articles: tuple[int, int] = (0, MAX_ARTICLE),
     ) -> Window:
         with tempfile.TemporaryFile(dir=self.settings.work_dir) as spool:
             # With object storage the coordinator redirects to a presigned URL.

@@ -228,7 +228,7 @@ class SnapshotCheck:
     ``group`` is the lane's group, ``first``..``last`` its articles and
     ``rules_of`` finds the rule set a header names (LookupError if none). The
     same checks as ``Window.restore``, plus the group and the rule set version,
-    and at most ``max_open`` (the header's) open files and as many fragments.
+    and at most ``max_open`` (the header's) open files.
     """
 
     def __init__(
@@ -239,7 +239,7 @@ class SnapshotCheck:
         self._rules_of = rules_of
         self._lines = GzipLines()
         self._scope: LaneScope | None = None
-        self._counts = {False: 0, True: 0}  # open files, fragments
+        self._open = 0  # open files (a window holds at most max_open; fragments are not)
         self._max_open = 0
         self._number = 0
 
@@ -278,11 +278,12 @@ class SnapshotCheck:
 
     def _file(self, scope: LaneScope, line: bytes) -> None:
         stored = checked_file(decoded(line))
-        kind = bool(stored.get("fragment"))
-        self._counts[kind] += 1
-        if self._counts[kind] > self._max_open:
-            what = "fragments" if kind else "open files"
-            raise SnapshotError(f"it holds more {what} than its max_open ({self._max_open})")
+        if not stored.get("fragment"):
+            self._open += 1
+            if self._open > self._max_open:
+                raise SnapshotError(
+                    f"it holds more open files than its max_open ({self._max_open})"
+                )
         reason = scope.misfit(stored)
         if reason is not None:
             raise SnapshotError(f"{reason}: it does not belong to the lane")

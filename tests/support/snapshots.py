@@ -18,8 +18,8 @@ from typing import Any
 GZIP = 16 + zlib.MAX_WBITS
 
 
-def header(group: str, **change: Any) -> dict[str, Any]:
-    fields = {"format": 1, "group": group, "rules_version": 1, "max_open": 200_000, "counters": {}}
+def header(group_name: str, **change: Any) -> dict[str, Any]:
+    fields = {"format": 1, "group": group_name, "rules_version": 1, "max_open": 200_000, "counters": {}}
     return {**fields, **change}
 
 
@@ -52,10 +52,11 @@ def gzipped(lines: Iterable[bytes], level: int = 6) -> bytes:
 
 
 def window_snapshot(
-    group: str, files: Iterable[dict[str, Any]] = (), level: int = 6, **head: Any
+    group_name: str, files: Iterable[dict[str, Any]] = (), level: int = 6, **head: Any
 ) -> bytes:
-    """A snapshot the coordinator stores for a lane of `group` (files at its articles)."""
-    return gzipped(lines_of(header(group, **head), files), level)
+    """A snapshot of a lane of `group_name` (stored when its files lie at the lane's
+    articles); `head` changes header fields."""
+    return gzipped(lines_of(header(group_name, **head), files), level)
 
 
 def padded_files(article: int, size: int, tag: str = "pad") -> Iterator[dict[str, Any]]:
