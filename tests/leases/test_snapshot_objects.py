@@ -187,9 +187,7 @@ def test_a_body_cut_short_leaves_no_object_and_the_old_snapshot(lane, bucket, se
         ({"rules_version": 99}, "rule set version 99 was never published"),
     ],
 )
-def test_a_body_that_is_no_snapshot_of_the_lane_leaves_no_object(
-    lane, bucket, head, cause
-) -> None:
+def test_a_body_that_is_no_snapshot_of_the_lane_leaves_no_object(lane, bucket, head, cause) -> None:
     worker, path, epoch, group = lane
     window = Window(RuleSet.default(), GROUP, max_open=1000)
     assert worker.upload_snapshot(path, epoch, window, 800)

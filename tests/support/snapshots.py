@@ -19,7 +19,13 @@ GZIP = 16 + zlib.MAX_WBITS
 
 
 def header(group_name: str, **change: Any) -> dict[str, Any]:
-    fields = {"format": 1, "group": group_name, "rules_version": 1, "max_open": 200_000, "counters": {}}
+    fields = {
+        "format": 1,
+        "group": group_name,
+        "rules_version": 1,
+        "max_open": 200_000,
+        "counters": {},
+    }
     return {**fields, **change}
 
 
@@ -33,8 +39,7 @@ def file_entry(
         "date": 1_700_000_000,
         "total": total,
         "segments": [
-            [part, article + i, f"<{name}.{part}@example.com>", 500]
-            for i, part in enumerate(parts)
+            [part, article + i, f"<{name}.{part}@example.com>", 500] for i, part in enumerate(parts)
         ],
     }
     return {**fields, **change}
@@ -62,7 +67,8 @@ def window_snapshot(
 def padded_files(article: int, size: int, tag: str = "pad") -> Iterator[dict[str, Any]]:
     """Open files at `article` with long subjects, about `size` bytes of lines in all."""
     filler = tag * (800 // max(1, len(tag)))
-    count = max(1, size // 1000)
+    entry = file_entry(article, name=f"{filler}-{0:08d}.rar", total=2)
+    count = max(1, size // len(json.dumps(entry, separators=(",", ":"))))
     for n in range(count):
         yield file_entry(article, name=f"{filler}-{n:08d}.rar", total=2)
 
