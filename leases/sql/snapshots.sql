@@ -12,14 +12,17 @@ SELECT min(r.start_id) AS first, max(r.end_id) AS last
                      %(history_max)s, %(capture_only)s) = %(lane)s;
 
 -- name: prepare_upload_guard
--- The guard's own session ends when it has been idle this long: a host that
--- died mid-upload without closing its connection frees the lane's guard then.
+-- The guards' session ends when it has been idle this long: a host that died
+-- mid-upload without closing its connection frees its lanes' guards then.
 SELECT set_config('idle_session_timeout', %(idle_ms)s::text, false) AS idle;
 
 -- name: take_upload_guard
 -- A session lock per lane (two-key form: no other lock of the project uses
 -- this class); false while another session holds it.
 SELECT pg_try_advisory_lock(hashtext('leases.snapshot_upload'), %(key)s::int) AS taken;
+
+-- name: free_upload_guard
+SELECT pg_advisory_unlock(hashtext('leases.snapshot_upload'), %(key)s::int) AS freed;
 
 -- name: keep_upload_guard
 -- Any statement keeps the session from going idle.

@@ -20,7 +20,7 @@ from indexer.errors import StorageFull, Unavailable, UploadInProgress
 from indexer.space import database_size, free_bytes, kept_free
 from leases import services
 from leases.models import GroupLane
-from leases.upload_guard import one_upload
+from leases.upload_guard import UploadGuards, one_upload
 from tests.leases.test_snapshots import get, held_lane, put, snap, store, stored_snapshot
 from tests.support.small_disk import fill, small_disk
 
@@ -56,7 +56,8 @@ def test_a_guard_whose_host_went_silent_is_freed_by_the_database(node_client, sn
     # A host that dies mid-upload (power, network) never closes its session: the
     # guard's session goes idle and PostgreSQL ends it (idle_session_timeout).
     node, lease = held_lane(node_client)
-    with one_upload(lane_id(lease), idle_seconds=1) as silent:
+    other_host = UploadGuards(idle_seconds=1)  # its own session, as another host's
+    with one_upload(lane_id(lease), other_host) as silent:
         with pytest.raises(UploadInProgress):
             with one_upload(lane_id(lease)):
                 pass
@@ -157,3 +158,18 @@ def test_a_disk_filled_by_other_uploads_stops_this_one_midway(node_client, setti
             store(node, lease, chunks(), 1500)
         assert not list(directory.glob("*.part"))
         assert GroupLane.objects.get(id=lane_id(lease)).snapshot_next is None
+
+
+def test_a_processs_uploads_share_one_session_closed_with_the_last(node_client, snapshot_dir):
+    # One database session per worker process however many uploads it streams
+    # (the connection budget counts one), and none while it streams none.
+    _node, history = held_lane(node_client)
+    _other, tail = held_lane(node_client, lane="tail")
+    guards = UploadGuards()
+    with one_upload(lane_id(history), guards) as first, one_upload(lane_id(tail), guards) as second:
+        assert first.session is second.session is not None
+        with pytest.raises(UploadInProgress):  # the same lane again, from this process
+            guards.take(lane_id(history))
+    assert guards.session is None
+    with one_upload(lane_id(history), guards):  # free again, on a new session
+        assert guards.session is not None
