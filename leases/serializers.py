@@ -34,6 +34,14 @@ class GroupOut(serializers.Serializer):
 class SnapshotOut(serializers.Serializer):
     next = serializers.IntegerField()
     size = serializers.IntegerField()
+    first = serializers.IntegerField(
+        allow_null=True,
+        help_text="The lane's first article: no segment of the snapshot is before it.",
+    )
+    last = serializers.IntegerField(
+        allow_null=True,
+        help_text="The lane's last article: no segment of the snapshot is after it.",
+    )
 
 
 class LaneLeaseOut(serializers.Serializer):
