@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from usenet.numbers import ascii_digits
 from usenet.rules import RuleSet, file_key, keyed_digest
 
 RELEASE_KEY_PERSON = b"usenet-release1"
@@ -30,7 +31,7 @@ _TURKISH_I = str.maketrans({"\u0130": "i", "\u0131": "i"})
 
 
 def _digits(text: str, fewest: int, most: int) -> bool:
-    return fewest <= len(text) <= most and text.isdecimal()  # isdecimal() is re's \d
+    return fewest <= len(text) <= most and ascii_digits(text)  # 0-9 only, as every number here
 
 
 def _is_release_suffix(token: str) -> bool:

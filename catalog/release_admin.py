@@ -17,12 +17,14 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from core.admin_tools import GroupNameFilter, LargeTableAdmin, NzbDownloads
+from core.admin_tools import GroupNameFilter, LargeTableAdmin, NzbDownloads, RefusedInput
 from usenet.categories import CATEGORIES
+from usenet.numbers import NotANumber, whole_number
 
 from . import selectors
 from .api import release_nzb_response
 from .models import Release
+from .selectors import MAX_CATEGORY
 
 
 class CategoryFilter(admin.SimpleListFilter):
@@ -34,9 +36,16 @@ class CategoryFilter(admin.SimpleListFilter):
 
     def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
         value = self.value()
-        if value and value.isdigit():
-            return queryset.filter(selectors.category_filter([int(value)]))
-        return queryset
+        if not value:
+            return queryset
+        try:
+            category = whole_number(value, high=MAX_CATEGORY)
+        except NotANumber:
+            raise RefusedInput(
+                f"The category filter (?category=) takes one newznab id in ASCII digits 0-9, "
+                f"such as 2000 or 5040, up to {MAX_CATEGORY}; choose one from the list."
+            ) from None
+        return queryset.filter(selectors.category_filter([category]))
 
 
 class ReleaseGroupFilter(GroupNameFilter):

@@ -18,6 +18,7 @@ import json
 import logging
 import threading
 import time
+from typing import Any
 
 from django.conf import settings
 
@@ -39,12 +40,23 @@ def _newest_version() -> int | None:
     return None if row is None or row.version is None else int(row.version)
 
 
-def rules_of_version(version: int) -> RuleSet:
-    row = queries.fetchone("rule_set_of_version", {"version": version})
-    if row is None:
+def rules_of_version(version: int, session: Any = None) -> RuleSet:
+    """Rule set `version` (LookupError if it was never published).
+
+    `session`: a psycopg connection of the caller's own to read it on, for a
+    thread that is not the request's (an upload read by object storage's
+    threads); Django's connection otherwise.
+    """
+    if session is None:
+        row = queries.fetchone("rule_set_of_version", {"version": version})
+        stored = None if row is None else row.rules
+    else:
+        found = session.execute(queries["rule_set_of_version"], {"version": version}).fetchone()
+        stored = None if found is None else found[0]
+    if stored is None:
         raise LookupError(f"Rule set version {version} does not exist.")
     # Django has psycopg hand jsonb over as text (its JSONField decodes it).
-    data = json.loads(row.rules) if isinstance(row.rules, str) else row.rules
+    data = json.loads(stored) if isinstance(stored, str) else stored
     return RuleSet.from_dict({**data, "version": version})
 
 

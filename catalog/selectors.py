@@ -219,6 +219,9 @@ def release_summary(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+MAX_CATEGORY = 99_999  # a newznab id a client names here: five digits at most
+
+
 def category_filter(categories: Sequence[int]) -> Q:
     """Releases of these newznab ids; a parent id (2000) includes its children (2000-2999)."""
     where = Q()

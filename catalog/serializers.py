@@ -8,7 +8,6 @@ bytes, completeness). Each is defined once, here, and reused wherever it occurs.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django.urls import reverse
@@ -16,6 +15,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.utils.urls import replace_query_param
 
+from catalog.selectors import MAX_CATEGORY
 from catalog.validation import (
     MAX_DATE,
     MAX_MESSAGE_ID,
@@ -23,8 +23,10 @@ from catalog.validation import (
     FileReport,
     validate_files,
 )
+from core.api.fields import WholeNumberField
 from usenet.groups import group_name_problem
-from usenet.limits import MAX_FILES_PER_BATCH, MAX_POSTER, MAX_SUBJECT
+from usenet.limits import MAX_BIGINT, MAX_FILES_PER_BATCH, MAX_POSTER, MAX_SUBJECT
+from usenet.numbers import NotANumber, whole_number
 
 MAX_PAGE = 1000
 MAX_RELEASE_LIMIT = 500
@@ -37,8 +39,8 @@ class FileReportIn(serializers.Serializer):
 
     subject = serializers.CharField(max_length=MAX_SUBJECT)
     poster = serializers.CharField(max_length=MAX_POSTER)
-    date = serializers.IntegerField(help_text="Unix time of the earliest segment.")
-    total = serializers.IntegerField(help_text="Segment count from the subject.")
+    date = WholeNumberField(help_text="Unix time of the earliest segment.")
+    total = WholeNumberField(help_text="Segment count from the subject.")
     segments = serializers.ListField(
         child=serializers.ListField(),
         help_text="[part number, article number, message-id, bytes] per segment.",
@@ -89,7 +91,7 @@ class FileListIn(ListQueryIn):
     q = serializers.CharField(
         required=False, allow_blank=True, max_length=200, help_text="Part of the file name."
     )
-    since = serializers.IntegerField(
+    since = WholeNumberField(
         required=False, min_value=0, max_value=MAX_DATE, help_text="Posted at or after (Unix)."
     )
     message_id = serializers.CharField(
@@ -97,8 +99,8 @@ class FileListIn(ListQueryIn):
         max_length=MAX_MESSAGE_ID,
         help_text="Files holding this message-id (<part@host>), in every group.",
     )
-    page = serializers.IntegerField(required=False, min_value=1, max_value=MAX_PAGE, default=1)
-    after = serializers.IntegerField(
+    page = WholeNumberField(required=False, min_value=1, max_value=MAX_PAGE, default=1)
+    after = WholeNumberField(
         required=False,
         min_value=1,
         max_value=2**63 - 1,
@@ -165,7 +167,6 @@ class FilePageOut(serializers.Serializer):
 
 # --- releases -------------------------------------------------------------------
 
-CURSOR = re.compile(r"^(\d{1,19})\.(\d{1,19})$")
 MAX_CATEGORIES = 20
 
 
@@ -185,25 +186,37 @@ class ReleaseListIn(ListQueryIn):
     min_completion = serializers.FloatField(
         required=False, min_value=0, max_value=100, help_text="Percent of segments present."
     )
-    since = serializers.IntegerField(
+    since = WholeNumberField(
         required=False, min_value=0, max_value=MAX_DATE, help_text="Posted at or after (Unix)."
     )
     after = serializers.CharField(
         required=False, max_length=40, help_text="The cursor of the page before (its `next`)."
     )
-    limit = serializers.IntegerField(required=False, min_value=1, max_value=MAX_RELEASE_LIMIT)
+    limit = WholeNumberField(required=False, min_value=1, max_value=MAX_RELEASE_LIMIT)
 
     def validate_category(self, value: str) -> list[int]:
-        ids = [item.strip() for item in value.split(",") if item.strip()]
-        if len(ids) > MAX_CATEGORIES or not all(i.isdigit() and len(i) <= 5 for i in ids):
-            raise serializers.ValidationError("is a comma-separated list of newznab ids.")
-        return [int(i) for i in ids]
+        ids = [item for item in value.split(",") if item.strip()]
+        try:
+            if len(ids) <= MAX_CATEGORIES:
+                return [whole_number(i, high=MAX_CATEGORY) for i in ids]
+        except NotANumber:
+            pass
+        raise serializers.ValidationError(
+            f"is a comma-separated list of at most {MAX_CATEGORIES} newznab ids, "
+            "each in ASCII digits 0-9 (such as 2000,5030)."
+        )
 
     def validate_after(self, value: str) -> tuple[int, int]:
-        match = CURSOR.match(value)
-        if not match or int(match[1]) > MAX_DATE * 1_000_000 or int(match[2]) >= 2**63:
-            raise serializers.ValidationError("is not a cursor from a page's next link.")
-        return int(match[1]), int(match[2])
+        posted, dot, last_id = value.partition(".")
+        try:
+            if dot:
+                return (
+                    whole_number(posted, high=MAX_DATE * 1_000_000),
+                    whole_number(last_id, high=MAX_BIGINT),
+                )
+        except NotANumber:
+            pass
+        raise serializers.ValidationError("is not a cursor from a page's next link.")
 
 
 class ReleaseOut(serializers.Serializer):

@@ -15,6 +15,8 @@ from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
+from usenet.numbers import ascii_digits
+
 from . import charts, selectors
 
 
@@ -33,10 +35,9 @@ def duration(seconds: float | None) -> str:
 
 
 def dashboard_view(request: HttpRequest) -> HttpResponse:
-    try:
-        page = int(request.GET.get("page", "1"))
-    except ValueError:
-        page = 1
+    # Clamped by the selector; what is not ASCII digits ("-5", "\u0661", 21 digits) is page 1.
+    text = request.GET.get("page", "1")
+    page = int(text) if ascii_digits(text) else 1
     search = request.GET.get("q", "")
     data = selectors.dashboard(search, page)
     groups: list[dict[str, Any]] = [

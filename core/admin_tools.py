@@ -9,6 +9,9 @@
   (`@admin.action(permissions=[...])`) on the confirmation page and again on
   the confirming POST (`check_action_permission`); an action that declares
   none is refused, so a new action cannot forget.
+- `RefusedInput`, `refused_page`: a query parameter the page cannot read is a
+  400 page saying why (a list filter raises RefusedInput; ConsoleModelAdmin
+  answers it), never a 500 and never the list as if unfiltered.
 - `LargeTableAdmin`: a changelist over a table too large to count.
 - `NzbDownloads`: admin pages that download an NZB.
 """
@@ -143,6 +146,28 @@ def confirm_set_disabled(
     )
 
 
+class RefusedInput(Exception):
+    """A query parameter an admin page cannot read; the sentence says what would do."""
+
+    def __init__(self, sentence: str) -> None:
+        super().__init__(sentence)
+        self.sentence = sentence
+
+
+def refused_page(
+    admin_site: admin.AdminSite, request: HttpRequest, sentence: str, back: str, back_label: str
+) -> TemplateResponse:
+    """A 400 admin page with the sentence and a way back."""
+    context = {
+        **admin_site.each_context(request),
+        "title": "The address cannot be read",
+        "sentence": sentence,
+        "back": back,
+        "back_label": back_label,
+    }
+    return TemplateResponse(request, "admin/refused.html", context, status=400)
+
+
 class ConsoleModelAdmin(admin.ModelAdmin):
     """The console's base ModelAdmin: naming an action the user may not run is a 403.
 
@@ -159,7 +184,11 @@ class ConsoleModelAdmin(admin.ModelAdmin):
             offered = self.get_actions(request)
             if self.get_action(name) is not None and name not in offered:
                 raise PermissionDenied(f"You may not run the action {name!r}.")
-        return super().changelist_view(request, extra_context)
+        try:
+            return super().changelist_view(request, extra_context)
+        except RefusedInput as refused:  # a list filter's value it cannot read
+            back = request.path
+            return refused_page(self.admin_site, request, refused.sentence, back, "The whole list")
 
 
 class LargeTableAdmin(ConsoleModelAdmin):

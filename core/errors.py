@@ -46,6 +46,10 @@ class TooManyLeases(Throttled):
     """The node holds as many live leases as one node may: finish or release one first."""
 
 
+class UploadInProgress(Throttled):
+    """Another upload of the same lane snapshot is still streaming: retry after it."""
+
+
 class Unavailable(DomainError):
     """Something the coordinator depends on (database, disk, news server) failed: retry."""
 

@@ -48,13 +48,14 @@ OTHER_SESSIONS = 5
 def connection_budget_problem(workers: int, threads: int) -> str | None:
     """A sentence when gunicorn's threads could open more sessions than PostgreSQL allows,
     else None. Each thread keeps a connection of its own (DB_CONN_MAX_AGE) and each
-    worker one more for the news-server slots (indexer/connection_slots.py); past the
+    worker two more, for the news-server slots (indexer/connection_slots.py) and
+    while it takes snapshot uploads their guards (leases/upload_guard.py); past the
     server's limit new sessions are refused and calls answer 503 under load
     (docs/performance.md, "Fleet simulator")."""
     row = queries.fetchone("connection_limits", {})
     assert row is not None  # current_setting always answers
     allowed = row.max_connections - row.reserved - OTHER_SESSIONS
-    needed = workers * (threads + 1)
+    needed = workers * (threads + 2)
     if needed <= allowed:
         return None
     return (

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from usenet.numbers import ascii_digits
+
 
 def format_table(headers: list[str], rows: list[list[Any]]) -> str:
     cells = [[str(h) for h in headers]] + [
@@ -14,7 +16,7 @@ def format_table(headers: list[str], rows: list[list[Any]]) -> str:
     for index, row in enumerate(cells):
         lines.append(
             "  ".join(
-                c.rjust(w) if index and c.replace(",", "").isdigit() else c.ljust(w)
+                c.rjust(w) if index and ascii_digits(c.replace(",", "")) else c.ljust(w)
                 for c, w in zip(row, widths, strict=True)
             ).rstrip()
         )

@@ -4,14 +4,17 @@
 why the catalog's tables are, and `leasing_paused()` joins the two: it is
 the `paused` reason of range leases and of the status report. Sizes are
 measured at most every SPACE_CHECK_CACHE_SECONDS per process, so the lease
-path stays cheap.
+path stays cheap. `kept_free()` is what a disk that takes uploads (lane
+snapshots) must keep free, `free_bytes()` what it has.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from django.conf import settings
 
@@ -84,3 +87,35 @@ def leasing_paused() -> str | None:
     """Why range leasing is paused (database or catalog over its limit), or None."""
     reasons = [reason for reason in (room(), catalog_full()) if reason]
     return " ".join(reasons) or None
+
+
+def free_bytes(directory: Path) -> int:
+    """Bytes an unprivileged writer may still put on the disk holding `directory`."""
+    usage = os.statvfs(directory)
+    return usage.f_bavail * usage.f_frsize
+
+
+def kept_free(directory: Path) -> int:
+    """Bytes an upload to `directory` must leave free on its disk.
+
+    SNAPSHOT_KEEP_FREE_BYTES, and, when the embedded database's files lie on
+    the same disk, the room DB_MAX_BYTES still leaves the database: uploads
+    never take the space the database limit keeps for it. A database
+    elsewhere (DATABASE_URL) is not known to share the disk; an operator whose
+    does adds its room to SNAPSHOT_KEEP_FREE_BYTES (docs/security.md).
+    """
+    kept = int(settings.SNAPSHOT_KEEP_FREE_BYTES)
+    limit = int(settings.DB_MAX_BYTES)
+    if limit > 0 and _shares_disk_with_database(directory):
+        kept += max(0, limit - database_size())
+    return kept
+
+
+def _shares_disk_with_database(directory: Path) -> bool:
+    data_dir = settings.DATABASES["default"].get("EMBEDDED_DIR")
+    if not settings.EMBEDDED_DATABASE or not data_dir:
+        return False
+    try:
+        return os.stat(directory).st_dev == os.stat(data_dir).st_dev
+    except OSError:  # not made yet: it will be, beside the rest of DATA_DIR
+        return True

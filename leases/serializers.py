@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from core.api.fields import WholeNumberField
 from seeding.serializers import EpochIn, OfferOut
 from usenet.limits import MAX_ARTICLE
 
@@ -19,7 +20,7 @@ class SnapshotQueryIn(EpochIn):
 
 
 class SnapshotPutQueryIn(EpochIn):
-    next = serializers.IntegerField(
+    next = WholeNumberField(
         min_value=0, max_value=MAX_ARTICLE, help_text="The first article the window has not read."
     )
 
@@ -33,6 +34,14 @@ class GroupOut(serializers.Serializer):
 class SnapshotOut(serializers.Serializer):
     next = serializers.IntegerField()
     size = serializers.IntegerField()
+    first = serializers.IntegerField(
+        allow_null=True,
+        help_text="The lane's first article: no segment of the snapshot is before it.",
+    )
+    last = serializers.IntegerField(
+        allow_null=True,
+        help_text="The lane's last article: no segment of the snapshot is after it.",
+    )
 
 
 class LaneLeaseOut(serializers.Serializer):

@@ -18,7 +18,7 @@ from typing import IO, Any
 from django.conf import settings
 from django.db import transaction
 
-from catalog.rulesets import current_rules
+from catalog.rulesets import current_rules, rules_of_version
 from core.crashpoints import crash_point
 from core.errors import Invalid, LeaseLost, NotFound, TooLarge, checked_id
 from core.metrics import LEASES
@@ -27,8 +27,10 @@ from indexer.services import record_audit
 from indexer.space import leasing_paused, room
 from seeding import maintenance
 from seeding.services import Offer, admit_lease
+from usenet.rules import RuleSet
+from usenet.snapshots import SnapshotCheck
 
-from . import snapshot_objects, snapshots
+from . import snapshot_objects, snapshots, upload_guard
 from .lanes import LANES, lane_bounds
 from .models import Lane
 from .sql import queries
@@ -46,8 +48,13 @@ class GroupRef:
 
 @dataclass(frozen=True)
 class SnapshotRef:
+    """The lane's snapshot as a lease names it, with the lane's first and last
+    article: the snapshot's files hold no segment outside them."""
+
     next: int
     size: int
+    first: int | None = None
+    last: int | None = None
 
 
 @dataclass(frozen=True)
@@ -180,11 +187,10 @@ def lease_lane(node_id: int, lane: str) -> LaneOffer:
         )
         taken = queries.fetchone("take_lane", {"lane_id": lane_id, "node_id": node_id})
     assert taken is not None  # the row was locked above
-    snapshot = (
-        None
-        if taken.snapshot_next is None
-        else SnapshotRef(taken.snapshot_next, taken.snapshot_size or 0)
-    )
+    snapshot = None
+    if taken.snapshot_next is not None:
+        first, last = lane_article_span(taken.group_id, lane) or (None, None)
+        snapshot = SnapshotRef(taken.snapshot_next, taken.snapshot_size or 0, first, last)
     LEASES.labels(kind="lane").inc()
     return LaneOffer(
         LaneLease(
@@ -312,10 +318,6 @@ def release_node_lanes(node_ids: Sequence[int], **_signal: Any) -> dict[str, int
 # --- snapshots -----------------------------------------------------------------
 
 
-def _locked_lane(node_id: int, group_id: int, lane: str, epoch: int) -> int:
-    return int(_locked_lane_row(node_id, group_id, lane, epoch).id)
-
-
 def _locked_lane_row(node_id: int, group_id: int, lane: str, epoch: int) -> Any:
     return _holders_row("lock_lane_snapshot", node_id, group_id, lane, epoch)
 
@@ -339,13 +341,16 @@ def store_snapshot(
     chunks: Iterable[bytes],
     length: int | None,
 ) -> int:
-    """Stream a lane's snapshot to disk and make it the lane's snapshot; returns its size.
+    """Stream a lane's snapshot to storage and make it the lane's snapshot; returns its size.
 
     The holder is checked before a byte is read and again, with the lane row
-    locked, when the upload is recorded. The file replaces the old one only
-    once that record has committed, under a lock held from the commit to the
-    rename: of two overlapping uploads the last to commit wins, whole, and a
-    failed commit leaves the old file and no `.part`.
+    locked, when the upload is recorded. One upload of a lane runs at a time
+    (``upload_guard``); the body is checked as it streams (the format and what
+    belongs to the lane, 400; the disk's room, 507) and a refused one leaves
+    nothing behind. The file replaces the old one only once the record has
+    committed, under a lock held from the commit to the rename: of two
+    uploads the last to commit wins, whole, and a failed commit leaves the
+    old file and no `.part`.
     """
     checked_lane(lane)
     checked_group_id(group_id)
@@ -355,21 +360,59 @@ def store_snapshot(
     if length == 0:
         raise Invalid(snapshots.EMPTY_SNAPSHOT)
     with transaction.atomic():
-        _locked_lane(node_id, group_id, lane, epoch)
+        row = _locked_lane_row(node_id, group_id, lane, epoch)
     holder = (node_id, group_id, lane, epoch)
-    if snapshot_objects.in_object_storage():
-        return _store_snapshot_object(holder, next_article, chunks, length)
-    final = snapshots.snapshot_path(group_id, lane)
-    part, size = snapshots.write_part(final, chunks, length, limit)
-    crash_point("snapshot.put.written")
-    try:
-        with snapshots.installing(final), transaction.atomic():
-            _record_snapshot(holder, next_article, size, "")
-            transaction.on_commit(lambda: snapshots.install(part, final))
-    except BaseException:
-        part.unlink(missing_ok=True)
-        raise
+    span = lane_article_span(group_id, lane)
+    with upload_guard.one_upload(row.id) as guard:
+        check = _snapshot_check(row.name, span, guard)
+        if snapshot_objects.in_object_storage():
+            watch = snapshots.UploadWatch(check, guard, None)
+            body = snapshots.checked_body(chunks, length, limit, watch)
+            return _store_snapshot_object(holder, next_article, body)
+        final = snapshots.snapshot_path(group_id, lane)
+        watch = snapshots.UploadWatch(check, guard, snapshots.DiskRoom(final.parent, length))
+        part, size = snapshots.write_part(
+            final, snapshots.checked_body(chunks, length, limit, watch)
+        )
+        crash_point("snapshot.put.written")
+        try:
+            with snapshots.installing(final), transaction.atomic():
+                _record_snapshot(holder, next_article, size, "")
+                transaction.on_commit(lambda: snapshots.install(part, final))
+        except BaseException:
+            part.unlink(missing_ok=True)
+            raise
     return size
+
+
+def lane_article_span(group_id: int, lane: str) -> tuple[int, int] | None:
+    """The first and last article of the lane's ranges (None: it has none): a snapshot's
+    files hold no segment outside them (docs/window-indexing.md, "Snapshots")."""
+    row = queries.fetchone(
+        "lane_article_span", {**lane_bounds(), "group_id": group_id, "lane": lane}
+    )
+    if row is None or row.first is None:
+        return None
+    return int(row.first), int(row.last)
+
+
+def _snapshot_check(
+    group: str, span: tuple[int, int] | None, guard: upload_guard.UploadGuard
+) -> SnapshotCheck:
+    """The format check of an upload to the lane of `group` with articles `span`.
+
+    The header's rule set is read on the guard's own session: with object
+    storage the body is read on the storage's threads, not the request's.
+    """
+    current = current_rules()
+
+    def rules_of(version: int) -> RuleSet:
+        if version == current.version:
+            return current
+        return rules_of_version(version, session=guard.session)
+
+    first, last = span if span is not None else (1, 0)  # no ranges: no article fits
+    return SnapshotCheck(group, first, last, rules_of)
 
 
 def _record_snapshot(
@@ -385,15 +428,12 @@ def _record_snapshot(
 
 
 def _store_snapshot_object(
-    holder: tuple[int, int, str, int],
-    next_article: int,
-    chunks: Iterable[bytes],
-    length: int | None,
+    holder: tuple[int, int, str, int], next_article: int, body: Iterable[bytes]
 ) -> int:
     """The upload to an object of its own; the row switches to it in the commit that
     records it (fenced by the epoch), and the object it replaces goes after the commit."""
     key = snapshot_objects.new_key(holder[1], holder[2])
-    size = snapshot_objects.save_object(key, chunks, length, settings.SNAPSHOT_MAX_BYTES)
+    size = snapshot_objects.save_object(key, body)
     try:
         with transaction.atomic():
             row = _record_snapshot(holder, next_article, size, key)

@@ -21,10 +21,10 @@ from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import Storage, storages
 
-from core.errors import DomainError, Invalid, TooLarge, Unavailable
+from core.errors import DomainError, Unavailable
 
 from .models import Lane
-from .snapshots import CHUNK_BYTES, EMPTY_SNAPSHOT
+from .snapshots import CHUNK_BYTES
 
 log = logging.getLogger(__name__)
 
@@ -42,14 +42,11 @@ def new_key(group_id: int, lane: str) -> str:
     return f"snapshots/group-{group_id}-{Lane(lane).value}-{secrets.token_hex(8)}"
 
 
-class _CheckedBody(io.RawIOBase):
-    """The request body as a file, checked as it is read: the size limit, a body
-    that breaks off or ends short of its Content-Length, an empty one."""
+class _BodyFile(io.RawIOBase):
+    """A body's checked chunks (``snapshots.checked_body``) as a file to read."""
 
-    def __init__(self, chunks: Iterable[bytes], expected: int | None, limit: int) -> None:
+    def __init__(self, chunks: Iterable[bytes]) -> None:
         self._chunks = iter(chunks)
-        self._expected = expected
-        self._limit = limit
         self._pending = b""
         self.size = 0
 
@@ -58,37 +55,15 @@ class _CheckedBody(io.RawIOBase):
 
     def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
         while not self._pending:
-            chunk = self._next_chunk()
+            chunk = next(self._chunks, None)
             if chunk is None:
-                self._check_end()
                 return 0
+            self.size += len(chunk)
             self._pending = chunk
         count = min(len(buffer), len(self._pending))
         buffer[:count] = self._pending[:count]
         self._pending = self._pending[count:]
         return count
-
-    def _next_chunk(self) -> bytes | None:
-        try:
-            chunk = next(self._chunks, None)
-        except DomainError:
-            raise
-        except Exception as exc:  # the client went away mid-body
-            raise Invalid(f"The upload was interrupted after {self.size} bytes ({exc}).") from exc
-        if chunk is not None:
-            self.size += len(chunk)
-            if self.size > self._limit:
-                raise TooLarge(f"The snapshot is over SNAPSHOT_MAX_BYTES ({self._limit} bytes).")
-        return chunk
-
-    def _check_end(self) -> None:
-        if self._expected is not None and self.size != self._expected:
-            raise Invalid(
-                f"The body ended after {self.size} of {self._expected} bytes (Content-Length): "
-                "the upload was interrupted; send the snapshot again."
-            )
-        if self.size == 0:
-            raise Invalid(EMPTY_SNAPSHOT)
 
 
 @contextmanager
@@ -105,16 +80,17 @@ def _store_errors(doing: str) -> Iterator[None]:
         ) from exc
 
 
-def save_object(key: str, chunks: Iterable[bytes], expected: int | None, limit: int) -> int:
-    """Stream the body into a new object under `key`; its size. Nothing is left on failure."""
-    body = _CheckedBody(chunks, expected, limit)
+def save_object(key: str, body: Iterable[bytes]) -> int:
+    """Stream a checked body (``snapshots.checked_body``) into a new object under `key`;
+    its size. Nothing is left on failure."""
+    file = _BodyFile(body)
     try:
         with _store_errors("store"):
-            snapshot_storage().save(key, File(io.BufferedReader(body, CHUNK_BYTES), name=key))
+            snapshot_storage().save(key, File(io.BufferedReader(file, CHUNK_BYTES), name=key))
     except BaseException:
         delete_object(key)
         raise
-    return body.size
+    return file.size
 
 
 def delete_object(key: str) -> None:

@@ -1,13 +1,15 @@
-"""Snapshot files: a lane's serialized window, streamed to disk and replaced whole.
+"""Snapshot files: a lane's serialized window, checked as it streams to disk, replaced whole.
 
 A busy group's window is gigabytes, so a snapshot is never held in memory:
-the body is written chunk by chunk to a `.part` file of its own beside the
-snapshot (two uploads never share one), fsynced, then renamed over the old
-one (and the directory fsynced) once the database has recorded it, so a
-reader sees the old snapshot or the new one, never half of one, and the file
-always matches the row. Anything that goes wrong on the way (a short or
-empty body, a disconnect, the size limit, a failed commit) removes the
-`.part` and leaves the old snapshot in place.
+the body is checked chunk by chunk as it passes (``checked_body``: the size,
+the format and the lane, usenet/snapshots.py; the free space the limits keep)
+and written to a `.part` file of its own beside the snapshot (two uploads
+never share one), fsynced, then renamed over the old one (and the directory
+fsynced) once the database has recorded it, so a reader sees the old
+snapshot or the new one, never half of one, and the file always matches the
+row. Anything that goes wrong on the way (a short or empty body, a body that
+is no snapshot of the lane, a disconnect, the size limit, a full disk, a
+failed commit) removes the `.part` and leaves the old snapshot in place.
 """
 
 from __future__ import annotations
@@ -20,13 +22,16 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 from django.conf import settings
 
 from core.errors import DomainError, Invalid, StorageFull, TooLarge, Unavailable
+from indexer.space import free_bytes, kept_free
+from usenet.snapshots import SnapshotCheck, SnapshotError
 
 from .models import Lane
+from .upload_guard import UploadGuard
 
 CHUNK_BYTES = 1 << 20
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]")
@@ -61,43 +66,133 @@ def legacy_snapshot_path(group_id: int, group_name: str, lane: str) -> Path:
     return snapshot_dir() / f"{file_stem(group_id, group_name)}{suffix}.gz"
 
 
-def write_part(
-    final: Path, chunks: Iterable[bytes], expected: int | None, limit: int
-) -> tuple[Path, int]:
-    """Stream chunks into a new `.part` beside `final`, fsynced; returns it and its size.
+class Watch(Protocol):
+    """What looks at an upload's bytes as they pass (the format, the disk, the guard)."""
 
-    Each call writes its own part (two overlapping uploads of one lane never
-    share a file), removed on any failure. A body that breaks off, or is
-    empty, is the client's problem (400); a disk that fails is the
-    coordinator's (503: the node keeps its window and tries again).
+    def chunk(self, data: bytes) -> None: ...
+
+    def end(self) -> None: ...
+
+
+def checked_body(
+    chunks: Iterable[bytes], expected: int | None, limit: int, watch: Watch
+) -> Iterator[bytes]:
+    """The body's chunks, each checked before it is stored: the size limit, the watch.
+
+    A body that breaks off, ends short of its Content-Length or is empty is the
+    client's problem (400); the watch sees the end only of a whole body. Used
+    by both stores, so a file and an object refuse the same uploads.
     """
     size = 0
     incoming = iter(chunks)
+    while True:
+        try:
+            chunk = next(incoming, None)
+        except DomainError:
+            raise
+        except Exception as exc:  # the client went away mid-body
+            raise Invalid(f"The upload was interrupted after {size} bytes ({exc}).") from exc
+        if chunk is None:
+            break
+        size += len(chunk)
+        if size > limit:
+            raise TooLarge(f"The snapshot is over SNAPSHOT_MAX_BYTES ({limit} bytes).")
+        watch.chunk(chunk)
+        yield chunk
+    if expected is not None and size != expected:
+        raise Invalid(
+            f"The body ended after {size} of {expected} bytes (Content-Length): "
+            "the upload was interrupted; send the snapshot again."
+        )
+    if size == 0:
+        raise Invalid(EMPTY_SNAPSHOT)
+    watch.end()
+
+
+class UploadWatch:
+    """The upload's checks as its bytes stream past: the snapshot format and its lane
+    (usenet/snapshots.py), the lane's upload guard and, for files, the disk's room."""
+
+    def __init__(self, check: SnapshotCheck, guard: UploadGuard, room: DiskRoom | None) -> None:
+        self._check, self._guard, self._room = check, guard, room
+
+    def chunk(self, data: bytes) -> None:
+        try:
+            self._check.feed(data)
+        except SnapshotError as error:
+            raise Invalid(refusal(error)) from None
+        self._guard.keep()
+        if self._room is not None:
+            self._room.chunk(len(data))
+
+    def end(self) -> None:
+        try:
+            self._check.end()
+        except SnapshotError as error:
+            raise Invalid(refusal(error)) from None
+
+
+def refusal(error: SnapshotError) -> str:
+    return (
+        f"The snapshot cannot be stored: {error}. Send the window as the seed node "
+        'serializes it (docs/seed-node.md, "The window"); the lane keeps its last snapshot.'
+    )
+
+
+class DiskRoom:
+    """Refuses an upload that would leave its disk less free than the limits keep.
+
+    With a Content-Length the whole body is counted before a byte is read;
+    while it streams, every chunk looks again (other lanes' uploads fill the
+    same disk), counting what this one has still to write.
+    """
+
+    def __init__(self, directory: Path, expected: int | None) -> None:
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise disk_error(exc, "write the snapshot") from exc
+        self._directory = directory
+        self._kept = kept_free(directory)
+        self._remaining = expected or 0
+        self._look()
+
+    def chunk(self, size: int) -> None:
+        self._remaining = max(0, self._remaining - size)
+        self._look()
+
+    def _look(self) -> None:
+        if self._kept <= 0:
+            return
+        try:
+            free = free_bytes(self._directory)
+        except OSError as exc:
+            raise disk_error(exc, "measure the snapshot disk") from exc
+        if free - self._remaining < self._kept:
+            raise StorageFull(
+                f"The coordinator's snapshot storage keeps {self._kept} bytes free "
+                f"(SNAPSHOT_KEEP_FREE_BYTES, with the database's room under DB_MAX_BYTES "
+                f"when it shares the disk); {free} are free and this upload has "
+                f"{self._remaining} bytes still to write. Nothing was kept and the lane keeps "
+                "its last snapshot; upload again later (an operator has to free space)."
+            )
+
+
+def write_part(final: Path, body: Iterable[bytes]) -> tuple[Path, int]:
+    """Stream a checked body (``checked_body``) into a new `.part` beside `final`,
+    fsynced; returns it and its size.
+
+    Each call writes its own part (two overlapping uploads of one lane never
+    share a file), removed on any failure. A disk that fails is the
+    coordinator's problem (503: the node keeps its window and tries again).
+    """
+    size = 0
     part = final
     try:
         with _writing(final) as (part, out):
-            while True:
-                try:
-                    chunk = next(incoming, None)
-                except DomainError:
-                    raise
-                except Exception as exc:  # the client went away mid-body
-                    raise Invalid(
-                        f"The upload was interrupted after {size} bytes ({exc})."
-                    ) from exc
-                if chunk is None:
-                    break
-                size += len(chunk)
-                if size > limit:
-                    raise TooLarge(f"The snapshot is over SNAPSHOT_MAX_BYTES ({limit} bytes).")
+            for chunk in body:
                 out.write(chunk)
-            if expected is not None and size != expected:
-                raise Invalid(
-                    f"The body ended after {size} of {expected} bytes (Content-Length): "
-                    "the upload was interrupted; send the snapshot again."
-                )
-            if size == 0:
-                raise Invalid(EMPTY_SNAPSHOT)
+                size += len(chunk)
             out.flush()
             os.fsync(out.fileno())
     except BaseException:

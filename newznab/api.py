@@ -27,6 +27,7 @@ from catalog.nzb import CONTENT_TYPE as NZB_CONTENT_TYPE
 from catalog.nzb import content_disposition
 from core.api.errors import RETRY_AFTER_UNAVAILABLE
 from core.errors import MAX_ROW_ID
+from usenet.numbers import NotANumber, ascii_digits, whole_number
 
 from . import feed as rss
 from . import params, selectors, services
@@ -55,7 +56,7 @@ from .selectors import BEGINNING, Episode, SearchPage, SearchQuery
 from .services import ApiCaller
 
 TV, MOVIES = 5000, 2000
-EPISODE_DATE = re.compile(r"^\d\d/\d\d$")
+EPISODE_DATE = re.compile(r"[0-9][0-9]/[0-9][0-9]")  # fullmatch; \d takes Arabic-Indic digits
 
 Handler = Callable[[HttpRequest, ApiCaller, bool], HttpResponseBase]
 
@@ -160,7 +161,9 @@ def episode_of(request: HttpRequest) -> Episode | None:
         if episode:
             raise MissingParameter("Missing parameter (season: ep needs it)")
         return None
-    if episode and not (episode.isdigit() or (season >= 1000 and EPISODE_DATE.match(episode))):
+    if episode and not (
+        ascii_digits(episode) or (season >= 1000 and EPISODE_DATE.fullmatch(episode))
+    ):
         raise BadParameter("Incorrect parameter (ep: a number, or MM/DD with a year as season)")
     return Episode(season, episode)
 
@@ -243,7 +246,7 @@ def movie(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpRespons
     # imdbid is read and checked, but releases carry no IMDb ids (caps does not offer it):
     # without q there is nothing to match it to, so the page is empty.
     imdbid = params.text(request.GET, "imdbid", max_length=12).removeprefix("tt")
-    if imdbid and not imdbid.isdigit():
+    if imdbid and not ascii_digits(imdbid):
         raise BadParameter("Incorrect parameter (imdbid: digits, with or without tt)")
     query = search_query(request, default_categories=[MOVIES])
     if imdbid and not query.words:
@@ -253,9 +256,10 @@ def movie(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpRespons
 
 def release_id_of(request: HttpRequest) -> int:
     value = params.required(request.GET, "id")
-    if not value.isdigit() or int(value) > MAX_ROW_ID:
-        raise NoSuchItem(f"No such item ({value[:40]})")
-    return int(value)
+    try:
+        return whole_number(value, high=MAX_ROW_ID)
+    except NotANumber:
+        raise NoSuchItem(f"No such item ({value[:40]})") from None
 
 
 def details(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponse:

@@ -1,13 +1,18 @@
 """Strict parsing of the newznab API's query parameters: a bad value is error 201,
-a missing one 200 (never a silent default for something the client did send)."""
+a missing one 200 (never a silent default for something the client did send).
+A number is ASCII digits 0-9 (usenet.numbers): "²", or "1" in Arabic-Indic digits, is a
+bad value."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from usenet.numbers import NotANumber, whole_number
+
 from .errors import BadParameter, MissingParameter
 
 MAX_INT = 2**31 - 1
+MAX_CATEGORY = 999_999_999  # nine digits, as before: no category id is longer
 
 
 def required(params: Mapping[str, str], name: str) -> str:
@@ -28,9 +33,10 @@ def integer(
     text = params.get(name, "").strip()
     if not text:
         return default
-    if not text.isdigit() or not low <= int(text) <= high:
-        raise BadParameter(f"Incorrect parameter ({name}: a whole number from {low} to {high})")
-    return int(text)
+    try:
+        return whole_number(text, low=low, high=high)
+    except NotANumber as refused:
+        raise BadParameter(f"Incorrect parameter ({name}: {refused.expected})") from None
 
 
 def integer_list(params: Mapping[str, str], name: str) -> list[int]:
@@ -39,9 +45,13 @@ def integer_list(params: Mapping[str, str], name: str) -> list[int]:
     if not text:
         return []
     parts = [part.strip() for part in text.split(",") if part.strip()]
-    if not parts or not all(part.isdigit() and len(part) <= 9 for part in parts):
+    try:
+        ids = [whole_number(part, high=MAX_CATEGORY) for part in parts]
+    except NotANumber:
+        ids = []
+    if not ids:
         raise BadParameter(f"Incorrect parameter ({name}: comma-separated category ids)")
-    return [int(part) for part in parts]
+    return ids
 
 
 def flag(params: Mapping[str, str], name: str) -> bool:

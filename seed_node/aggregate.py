@@ -11,45 +11,40 @@ import gzip
 import heapq
 import json
 import sys
-import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import IO, Any
 
-from usenet.limits import MAX_POSTER, MAX_SUBJECT, MAX_TOTAL
+from usenet.limits import MAX_ARTICLE
 from usenet.overview import Overview, parse_over_line
 from usenet.rules import RuleSet, file_key
+from usenet.snapshots import (
+    COUNTER_NAMES,
+    MAX_SNAPSHOT_BYTES,
+    SNAPSHOT_FORMAT,
+    LaneScope,
+    SnapshotError,
+    checked_file,
+    checked_header,
+    decoded,
+    snapshot_lines,
+)
 
 __all__ = ["SnapshotError", "Window"]
 
-SNAPSHOT_FORMAT = 1
 # Evicting a sliver of the window at a time keeps eviction amortized O(1) per line.
 _EVICT_FRACTION = 64
 # Identities of recent (poster, subject shape, total) combinations; cleared when full.
 _KEY_CACHE_LIMIT = 1 << 17
 _EXCLUDED = b""  # cached in place of a key for posters the rules exclude
-_COUNTER_NAMES = (
-    "headers",
-    "malformed",
-    "non_binary",
-    "excluded",
-    "binary",
-    "duplicates",
-    "conflicts",
-    "evicted",
-)
+_COUNTER_NAMES = COUNTER_NAMES
 
 Segment = tuple[int, str, int]  # article, message-id, bytes
 
 # A snapshot is read as untrusted input (another node wrote it): each line, the
-# whole decompressed stream and every collection are bounded, and every field
-# is checked before it is used (docs/security.md, "Hostile Usenet input").
-# One file's line: 100,000 segments of ~90 bytes are ~9 MB.
-MAX_SNAPSHOT_LINE = 32 << 20
-MAX_SNAPSHOT_BYTES = 64 << 30  # decompressed, all lines: a gzip bomb stops here
-
-
-class SnapshotError(ValueError):
-    """A snapshot that cannot be trusted: the message says what is wrong with it."""
+# whole decompressed stream and every collection are bounded, every field is
+# checked before it is used and every file against the lane (usenet/snapshots.py;
+# docs/security.md, "Hostile Usenet input").
+_READ_BYTES = 256 * 1024
 
 
 class _OpenFile:
@@ -107,6 +102,8 @@ class Window:
         self._completed: list[bytes] = []
         self._fragments: list[dict[str, Any]] = []  # evicted, waiting to be taken
         self._keys: dict[tuple[str, str, str, int], bytes] = {}
+        self.dropped = 0  # files of a restored snapshot that did not belong to the lane
+        self.drop_reason: str | None = None  # why the first of them did not
 
     def __len__(self) -> int:
         return len(self._open)
@@ -297,45 +294,46 @@ class Window:
         *,
         max_open: int = 200_000,
         max_bytes: int = MAX_SNAPSHOT_BYTES,
+        articles: tuple[int, int] = (0, MAX_ARTICLE),
     ) -> Window:
         """Read a window written by ``serialize``, under ``rules``; SnapshotError if untrusted.
 
         File keys are derived again from each file's subject, so a snapshot taken
-        under an older rule set is regrouped under the new one; a file that is no
-        longer binary under it is dropped (counted as non_binary). At most
-        ``max_open`` open files (fewer if the header says so) and as many
-        fragments are taken, and ``max_bytes``
-        decompressed bytes read; a malformed line or field is a SnapshotError.
+        under an older rule set is regrouped under the new one. A file, open or
+        fragment, that does not belong to the lane is dropped and counted in
+        ``dropped`` (``drop_reason`` says why the first was): one that is not
+        binary under ``rules``, whose total is not its subject's, whose poster
+        the rules exclude, or with a segment outside ``articles`` (the lane's
+        first and last article, from the lease). At most ``max_open`` open files
+        (fewer if the header says so) and as many fragments are taken, and
+        ``max_bytes`` decompressed bytes read; a malformed line or field is a
+        SnapshotError (usenet/snapshots.py).
         """
-        try:
-            with gzip.GzipFile(fileobj=fp, mode="rb") as stream:
-                lines = _bounded_lines(stream, max_bytes)
-                header = _checked_header(next(lines, b""))
-                window = cls(rules, header["group"], max_open=min(header["max_open"], max_open))
-                for name, value in header["counters"].items():
-                    setattr(window, name, value)
-                for line in lines:
-                    window._restore_file(_checked_file(_json(line)))
-                    if len(window._fragments) > max_open:
-                        raise SnapshotError(f"it holds more than {max_open} fragments")
-        except (OSError, EOFError, zlib.error) as error:
-            raise SnapshotError(f"it is not a readable gzip stream ({error})") from error
+        scope = LaneScope(rules, *articles)
+        lines = snapshot_lines(iter(lambda: fp.read(_READ_BYTES), b""), max_bytes)
+        header = checked_header(next(lines, b""))
+        window = cls(rules, header["group"], max_open=min(header["max_open"], max_open))
+        for name, value in header["counters"].items():
+            setattr(window, name, value)
+        for line in lines:
+            window._restore_file(scope, checked_file(decoded(line)))
+            if len(window._fragments) > max_open:
+                raise SnapshotError(f"it holds more than {max_open} fragments")
         return window
 
-    def _restore_file(self, stored: dict[str, Any]) -> None:
-        if stored.get("fragment"):
-            del stored["fragment"]
+    def _restore_file(self, scope: LaneScope, stored: dict[str, Any]) -> None:
+        reason = scope.misfit(stored)
+        if reason is not None:
+            self.dropped += 1
+            self.drop_reason = self.drop_reason or reason
+            return
+        if stored.pop("fragment", False):
             self._fragments.append(stored)
             return
         subject, poster = stored["subject"], stored["poster"]
         counter = self.rules.split_segment_counter(subject)
-        if counter is None:
-            self.non_binary += 1
-            return
+        assert counter is not None  # misfit() read it
         key = self._identify(poster, counter.head, counter.tail, counter.total)
-        if key is _EXCLUDED:
-            self.excluded += 1
-            return
         for part, article, message_id, size in stored["segments"]:
             # The stored subject is that of the lowest part, so it is kept.
             self._put(
@@ -347,78 +345,3 @@ class Window:
                 part,
                 (article, message_id, size),
             )
-
-
-# --- reading a snapshot that another node wrote -------------------------------------
-
-
-def _bounded_lines(stream: gzip.GzipFile, max_bytes: int) -> Iterator[bytes]:
-    total = 0
-    while line := stream.readline(MAX_SNAPSHOT_LINE + 1):
-        if len(line) > MAX_SNAPSHOT_LINE:
-            raise SnapshotError(f"a line is over {MAX_SNAPSHOT_LINE} bytes")
-        total += len(line)
-        if total > max_bytes:
-            raise SnapshotError(f"it decompresses to over {max_bytes} bytes")
-        yield line
-
-
-def _json(line: bytes) -> Any:
-    try:
-        return json.loads(line)
-    except ValueError as error:  # also a line that is not UTF-8
-        raise SnapshotError(f"a line is not JSON ({error})") from None
-
-
-def _checked_header(line: bytes) -> dict[str, Any]:
-    header = _json(line) if line else None
-    if not isinstance(header, dict):
-        raise SnapshotError("it has no header line")
-    if header.get("format") != SNAPSHOT_FORMAT:
-        raise SnapshotError(f"its format {header.get('format')!r} is not {SNAPSHOT_FORMAT}")
-    counters = header.get("counters")
-    limit = header.get("max_open")
-    if not isinstance(header.get("group"), str) or not isinstance(counters, dict):
-        raise SnapshotError("its header lacks the group or the counters")
-    if type(limit) is not int or limit < 1:
-        raise SnapshotError("its header's max_open is not a positive integer")
-    if not all(
-        name in _COUNTER_NAMES and type(value) is int and value >= 0
-        for name, value in counters.items()
-    ):
-        raise SnapshotError("its header has unknown or negative counters")
-    return header
-
-
-def _checked_file(stored: Any) -> dict[str, Any]:
-    """A File dict whose every field the window may use as it is; else SnapshotError."""
-    if not isinstance(stored, dict):
-        raise SnapshotError("a file line is not an object")
-    subject, poster, date, total = (stored.get(k) for k in ("subject", "poster", "date", "total"))
-    segments = stored.get("segments")
-    if not (
-        isinstance(subject, str)
-        and len(subject) <= MAX_SUBJECT
-        and isinstance(poster, str)
-        and len(poster) <= MAX_POSTER
-        and (date is None or type(date) is int)
-        and type(total) is int
-        and 1 <= total <= MAX_TOTAL
-        and isinstance(segments, list)
-        and 1 <= len(segments) <= total
-        and isinstance(stored.get("fragment", False), bool)
-    ):
-        raise SnapshotError("a file has a missing or out-of-range field")
-    for segment in segments:
-        if not (
-            isinstance(segment, list)
-            and len(segment) == 4
-            and type(segment[0]) is int
-            and 1 <= segment[0] <= total
-            and type(segment[1]) is int
-            and segment[1] >= 0
-            and type(segment[2]) is str
-            and type(segment[3]) is int
-        ):
-            raise SnapshotError("a segment is not [part, article, message-id, bytes]")
-    return stored

@@ -72,6 +72,7 @@ STAT_NAMES = (
     "fragments",
     "skipped",
     "snapshot_resets",  # unreadable lane snapshots replaced by an empty window
+    "snapshot_dropped",  # files of restored snapshots dropped: not the lane's
     "news_seconds",  # the reading loop waiting on the news server (or the relay)
     "parse_seconds",  # the reading loop parsing, aggregating and building batches
     "handoff_seconds",  # the reading loop blocked handing batches to the reporter

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Protocol
 
 from usenet.nntp import NNTPError, NNTPPool, NoArticles
+from usenet.numbers import ascii_digits
 
 from .http import Aborted, Backoff, Coordinator, CoordinatorError, LeaseLost
 
@@ -116,7 +117,7 @@ class RelaySource(_Source):
                 for line in _gunzip_lines(response, self):
                     yield line
                     number = line.split(b"\t", 1)[0]
-                    if number.isdigit():
+                    if ascii_digits(number):
                         resume = int(number) + 1
                 return
             except (OSError, http.client.HTTPException, zlib.error) as exc:

@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from usenet.limits import MAX_ARTICLE
 from usenet.rules import RuleSet
 
 from .aggregate import SnapshotError, Window
@@ -29,6 +30,16 @@ DOWNLOAD_ATTEMPTS = 3  # of a snapshot whose download breaks off, before the lan
 
 class SnapshotUnavailable(Exception):
     """The lane's snapshot could not be downloaded whole: the lane is given back."""
+
+
+def lane_articles(snapshot: dict[str, Any]) -> tuple[int, int]:
+    """The lane's first and last article, as the lease names them with its snapshot:
+    a snapshot's files hold no segment outside them. A coordinator that names
+    none (an older one) bounds nothing."""
+    first, last = snapshot.get("first"), snapshot.get("last")
+    if type(first) is int and type(last) is int:
+        return first, last
+    return 0, MAX_ARTICLE
 
 
 class WindowWorker(Worker):
@@ -176,7 +187,7 @@ class WindowWorker(Worker):
         if not snapshot:
             return Window(rules, group, max_open=self.settings.max_open)
         try:
-            window = self.download_whole(lane_path, epoch, rules)
+            window = self.download_whole(lane_path, epoch, rules, lane_articles(snapshot))
         except NotFound as exc:
             # The coordinator has no file for the row: nothing to restore.
             log.warning("%s: no snapshot to restore (%s); starting empty", self.name, exc)
@@ -185,18 +196,35 @@ class WindowWorker(Worker):
             cause = f"the snapshot cannot be trusted: {exc}"
         else:
             if window.group == group:
-                log.info("%s: restored a window of %s open files", self.name, len(window))
+                self.log_restored(window)
                 return window
             cause = f"the snapshot is of {window.group!r}, not {group!r}"
         return self.reset_window(lane_path, epoch, group, rules, snapshot, cause)
 
-    def download_whole(self, lane_path: str, epoch: int, rules: RuleSet) -> Window:
+    def log_restored(self, window: Window) -> None:
+        log.info("%s: restored a window of %s open files", self.name, len(window))
+        if window.dropped:
+            # Another node's files, or ones the rules in force no longer take:
+            # reported by us, they would go into the catalog under our name.
+            log.warning(
+                "%s: dropped %s file(s) of the snapshot of %s that do not belong to the lane"
+                " (the first: %s)",
+                self.name,
+                window.dropped,
+                window.group,
+                window.drop_reason,
+            )
+            self.stats.add(snapshot_dropped=window.dropped)
+
+    def download_whole(
+        self, lane_path: str, epoch: int, rules: RuleSet, articles: tuple[int, int]
+    ) -> Window:
         """The snapshot, downloaded again while its download breaks off (a few times);
         SnapshotUnavailable when it never arrives whole. A cut body is not a bad
         snapshot: only a whole one is read (and, if untrusted, replaced)."""
         for attempt in range(1, DOWNLOAD_ATTEMPTS + 1):
             try:
-                return self.download_window(lane_path, epoch, rules)
+                return self.download_window(lane_path, epoch, rules, articles)
             except (OSError, http.client.HTTPException) as exc:
                 log.warning(
                     "%s: the snapshot download broke off (%r), attempt %s of %s",
@@ -211,7 +239,13 @@ class WindowWorker(Worker):
                     raise SnapshotUnavailable(f"its download broke off ({exc!r})") from exc
         raise AssertionError("unreachable")
 
-    def download_window(self, lane_path: str, epoch: int, rules: RuleSet) -> Window:
+    def download_window(
+        self,
+        lane_path: str,
+        epoch: int,
+        rules: RuleSet,
+        articles: tuple[int, int] = (0, MAX_ARTICLE),
+    ) -> Window:
         with tempfile.TemporaryFile(dir=self.settings.work_dir) as spool:
             # With object storage the coordinator redirects to a presigned URL.
             _, response = self.coordinator.open_followed(f"{lane_path}/snapshot", {"epoch": epoch})
@@ -221,7 +255,7 @@ class WindowWorker(Worker):
                 if response.length:  # the body ended before its Content-Length
                     raise http.client.IncompleteRead(b"", response.length)
             spool.seek(0)
-            return Window.restore(spool, rules, max_open=self.settings.max_open)
+            return Window.restore(spool, rules, max_open=self.settings.max_open, articles=articles)
 
     def reset_window(
         self,

@@ -24,15 +24,18 @@ from django.urls import path, reverse
 from core.admin_tools import (
     GroupNameFilter,
     LargeTableAdmin,
+    RefusedInput,
     confirm,
     confirm_then,
     confirmed,
+    refused_page,
 )
 from core.errors import DomainError
 from indexer.admin import GroupAdmin
 from indexer.models import Group
 from usenet.limits import MAX_BIGINT
 from usenet.nntp import NNTPError
+from usenet.numbers import NotANumber, whole_number
 
 from . import services
 from .models import RangeStatus, SeedRange
@@ -52,6 +55,20 @@ class PlanRangesForm(forms.Form):
     priority = forms.IntegerField(
         min_value=-(2**31), max_value=2**31 - 1, help_text="A lower number is more urgent."
     )
+
+
+def prefilled_plan_form(ids: str) -> PlanRangesForm:
+    """The plan form with the groups of `?ids=3,7` selected; RefusedInput unless each is an id."""
+    try:
+        groups = [whole_number(part, low=1) for part in ids.split(",") if part.strip()]
+    except NotANumber:
+        raise RefusedInput(
+            "The groups to plan (?ids=) are group ids in ASCII digits 0-9 separated by commas, "
+            "such as ?ids=3,7. Select the groups in the groups' list and run "
+            "“Plan ranges for the selected groups”, or open this page without ?ids=."
+        ) from None
+    initial = {"groups": groups, "size": settings.PLAN_RANGE_SIZE}
+    return PlanRangesForm(initial={**initial, "priority": settings.DEFAULT_PRIORITY})
 
 
 class PlanningGroupAdmin(GroupAdmin):
@@ -108,14 +125,11 @@ class PlanningGroupAdmin(GroupAdmin):
                         )
                         return HttpResponseRedirect(reverse("admin:seeding_seedrange_changelist"))
         else:
-            ids = [int(i) for i in request.GET.get("ids", "").split(",") if i.isdigit()]
-            form = PlanRangesForm(
-                initial={
-                    "groups": ids,
-                    "size": settings.PLAN_RANGE_SIZE,
-                    "priority": settings.DEFAULT_PRIORITY,
-                }
-            )
+            try:
+                form = prefilled_plan_form(request.GET.get("ids", ""))
+            except RefusedInput as refused:
+                back = reverse("admin:indexer_group_changelist")
+                return refused_page(self.admin_site, request, refused.sentence, back, "The groups")
         context = {
             **self.admin_site.each_context(request),
             "title": "Plan ranges",
@@ -245,9 +259,10 @@ class SeedRangeAdmin(LargeTableAdmin):
         term = search_term.strip()
         if not term:
             return queryset, False
-        if term.isascii() and term.isdigit() and int(term) <= MAX_BIGINT:
-            return queryset.filter(id=int(term)), False
-        return queryset.none(), False
+        try:
+            return queryset.filter(id=whole_number(term, high=MAX_BIGINT)), False
+        except NotANumber:
+            return queryset.none(), False
 
     requeue, mark_failed = (move.action() for move in RANGE_MOVES)
 

@@ -8,16 +8,17 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from catalog.serializers import FileListField
+from core.api.fields import WholeNumberField
 from usenet.limits import MAX_ARTICLE, MAX_EPOCH, MAX_HEADERS_PER_BATCH
 
 
 class EpochIn(serializers.Serializer):
-    epoch = serializers.IntegerField(min_value=0, max_value=MAX_EPOCH)
+    epoch = WholeNumberField(min_value=0, max_value=MAX_EPOCH)
 
 
 class BatchIn(EpochIn):
-    next = serializers.IntegerField(min_value=0, max_value=MAX_ARTICLE)
-    headers = serializers.IntegerField(min_value=0, max_value=MAX_HEADERS_PER_BATCH)
+    next = WholeNumberField(min_value=0, max_value=MAX_ARTICLE)
+    headers = WholeNumberField(min_value=0, max_value=MAX_HEADERS_PER_BATCH)
     files = FileListField()
     fragments = FileListField()
 
@@ -63,11 +64,11 @@ class BatchOut(serializers.Serializer):
 class OverviewsQuery(serializers.Serializer):
     """Query of GET /ranges/{id}/overviews: ?epoch=&from=&to= ("from" is a Python keyword)."""
 
-    epoch = serializers.IntegerField(min_value=0, max_value=MAX_EPOCH)
-    first = serializers.IntegerField(
+    epoch = WholeNumberField(min_value=0, max_value=MAX_EPOCH)
+    first = WholeNumberField(
         min_value=0, max_value=MAX_ARTICLE, help_text="First article wanted (query key: from)."
     )
-    to = serializers.IntegerField(
+    to = WholeNumberField(
         min_value=0, max_value=MAX_ARTICLE, help_text="Last article wanted, inclusive."
     )
 

@@ -3,8 +3,8 @@
 Each node is an asyncio task with one keep-alive connection of its own. It
 leases ranges (or a lane, then ranges through the lane's `next`), reports
 batches of generated yEnc-like files, heartbeats, finishes or releases, and
-honours `Retry-After` and `retry_after` as the reference agent does. Only the
-standard library: `manage.py simulate_fleet` runs it against any coordinator,
+honours `Retry-After` and `retry_after` as the reference agent does. The standard
+library and usenet's number reader only: `manage.py simulate_fleet` runs it against any coordinator,
 `bench/bench_fleet.py` against a `manage.py serve` it starts. Figures and
 method: docs/performance.md, "Fleet simulator".
 """
@@ -22,6 +22,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
+
+from usenet.numbers import ascii_digits
 
 T = TypeVar("T")
 
@@ -510,7 +512,7 @@ def _children() -> dict[int, list[int]]:
 
     tree: dict[int, list[int]] = defaultdict(list)
     for entry in os.listdir("/proc"):
-        if entry.isdigit():
+        if ascii_digits(entry):
             try:
                 with open(f"/proc/{entry}/stat") as stat:
                     parent = int(stat.read().rsplit(")", 1)[1].split()[1])

@@ -23,7 +23,9 @@ from seeding.services import BatchResult, LeaseOffer, RangeLease
 from tests.support.factories import GroupFactory, SeedRangeFactory
 from tests.support.lanes import lane_path, lease_lane
 from tests.support.reports import report, store
+from tests.support.snapshots import window_snapshot
 
+WINDOW = window_snapshot("alt.binaries.status")
 RULES = {"version": 3, "strip": ["\\.par2$"], "min_total": None}
 
 
@@ -56,9 +58,13 @@ def rendered(data: Any) -> bytes:
         ),
         (
             LaneOfferOut,
-            LaneOffer(LaneLease(GroupRef(4, "a.b", -5), "tail", 1, {}, SnapshotRef(123456, 48213))),
+            LaneOffer(
+                LaneLease(
+                    GroupRef(4, "a.b", -5), "tail", 1, {}, SnapshotRef(123456, 48213, 1000, 9999)
+                )
+            ),
             b'{"lease":{"group":{"id":4,"name":"a.b","priority":-5},"lane":"tail","epoch":1,'
-            b'"rules":{},"snapshot":{"next":123456,"size":48213}},'
+            b'"rules":{},"snapshot":{"next":123456,"size":48213,"first":1000,"last":9999}},'
             b'"retry_after":null,"paused":null}',
         ),
         (
@@ -87,7 +93,7 @@ class TestOverHttp:
         node.post(lane_path(lane, "next"), {"epoch": lane["epoch"]})
         upload = node.http.put(
             f"{lane_path(lane, 'snapshot')}?epoch={lane['epoch']}&next=1",
-            b"window",
+            WINDOW,
             content_type="application/gzip",
         )
         assert upload.status_code == 204, upload.content
@@ -97,7 +103,7 @@ class TestOverHttp:
 
         assert response.status_code == 200
         report_now = seed_status()  # one transaction: now() is the request's
-        assert report_now["lanes"] and report_now["lanes"][0]["snapshot_size"] == 6
+        assert report_now["lanes"] and report_now["lanes"][0]["snapshot_size"] == len(WINDOW)
         assert {n["last_seen"] is None for n in report_now["nodes"]} == {True, False}
         assert response.content == rendered(report_now)
 

@@ -13,6 +13,7 @@ from email.utils import mktime_tz, parsedate_tz
 from typing import NamedTuple
 
 from .limits import MAX_POSTER, MAX_SUBJECT
+from .numbers import ascii_digits
 
 __all__ = ["Overview", "parse_date", "parse_over_line"]
 
@@ -66,19 +67,15 @@ def _parse_fields(fields: list[str]) -> Overview | None:
     if len(fields) < _MANDATORY_FIELDS:
         return None
     number, subject, poster, date_text, message_id, _references, size = fields[:7]
-    # isdigit() first: int() would also accept " 12", "+12" and "1_000".
-    if not number.isdigit() or not (size.isdigit() or size == ""):
+    # ascii_digits() first: int() would also take " 12", "+12", "1_000" and "\u0661\u0662".
+    if not ascii_digits(number) or not (size == "" or ascii_digits(size)):
         return None
     if not (message_id.startswith("<") and message_id.endswith(">")):
         return None
     if len(subject) > MAX_SUBJECT or len(poster) > MAX_POSTER:
         return None
-    try:
-        article = int(number)
-        size_bytes = int(size) if size else 0
-    except ValueError:  # digits outside ASCII, such as "²", pass isdigit()
-        return None
-    return Overview(article, subject, poster, parse_date(date_text), message_id, size_bytes)
+    size_bytes = int(size) if size else 0
+    return Overview(int(number), subject, poster, parse_date(date_text), message_id, size_bytes)
 
 
 # --- dates --------------------------------------------------------------------------

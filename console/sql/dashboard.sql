@@ -12,7 +12,9 @@
 -- of them (open articles from the summary's queued and leased rows, found by
 -- key: no aggregate); the page's own totals are summed for its groups alone.
 -- 10 M ranges, 10,000 groups: 49 ms against 112 ms when every group's totals
--- were summed and counted by a window (docs/performance.md).
+-- were summed and counted by a window (docs/performance.md). The page's totals
+-- are MATERIALIZED: once inlined, a planner that believed the groups nearly
+-- empty (statistics not yet analyzed) summed them again for every row of the page.
 WITH recent AS (
     SELECT group_id, sum(headers)::bigint AS headers
       FROM header_rollup
@@ -29,7 +31,7 @@ WITH recent AS (
      WHERE %(search)s = '' OR strpos(lower(g.name), lower(%(search)s)) > 0
      ORDER BY recent_headers DESC, open DESC, g.name
      LIMIT %(limit)s OFFSET %(offset)s
-), work AS (
+), work AS MATERIALIZED (
     SELECT group_id,
            sum(ranges)::bigint AS ranges,
            sum(articles)::bigint AS planned,

@@ -32,6 +32,7 @@ from django.http.cookie import parse_cookie
 
 from core.api.errors import error_response
 from core.tokens import TOKEN_PREFIX
+from usenet.numbers import ascii_digits
 
 API_PREFIX = "/api/"
 NO_BODY_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "DELETE", "TRACE", "CONNECT"})
@@ -90,7 +91,7 @@ def has_session_cookie(cookie: str) -> bool:
 def parse_length(raw: str) -> int | None:
     """A Content-Length's value as a number; None when it is not one (or absurdly long)."""
     raw = raw.strip()
-    if not raw.isascii() or not raw.isdigit() or len(raw) > MAX_LENGTH_DIGITS:
+    if len(raw) > MAX_LENGTH_DIGITS or not ascii_digits(raw):
         return None
     return int(raw)
 

@@ -27,6 +27,7 @@ from core.errors import (
     TooLarge,
     TooManyLeases,
     Unavailable,
+    UploadInProgress,
 )
 
 logger = logging.getLogger(__name__)
@@ -43,6 +44,7 @@ DOMAIN_ERRORS: dict[type[DomainError], tuple[int, str]] = {
     TooLarge: (413, "too_large"),
     Throttled: (429, "throttled"),
     TooManyLeases: (429, "too_many_leases"),
+    UploadInProgress: (429, "upload_in_progress"),
     Unavailable: (503, "unavailable"),
     StorageFull: (507, "storage_full"),
 }

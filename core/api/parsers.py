@@ -9,17 +9,23 @@ from typing import Any
 from django.conf import settings
 from rest_framework.parsers import JSONParser
 
+from usenet.numbers import NotANumber, whole_number
+
 from .errors import Invalid, TooLarge
 
 
 def content_length(meta: Mapping[str, Any]) -> int | None:
-    """The request's Content-Length (None without one); Invalid when it is not a number."""
+    """The request's Content-Length (None without one); Invalid when it is not a number
+    in ASCII digits, TooLarge when it has more digits than any limit."""
     raw = meta.get("CONTENT_LENGTH") or ""
     if not raw:
         return None
-    if not (raw.isascii() and raw.isdigit()):
-        raise Invalid("Content-Length must be a whole number of bytes.")
-    return int(raw)
+    try:
+        return whole_number(raw)
+    except NotANumber as refused:
+        if refused.above:  # a number past any limit (never built)
+            raise TooLarge("The body's Content-Length is over any limit here.") from None
+        raise Invalid("Content-Length must be a whole number of bytes.") from None
 
 
 def _reject_constant(name: str) -> Any:

@@ -359,6 +359,7 @@ def run_fleet(
     agent_env: dict[str, dict[str, str]] | None = None,
     range_agents: tuple[str, ...] = RANGE_AGENTS,
     troublemaker: bool = True,
+    server_env: dict[str, str] | None = None,
 ) -> Outcome:
     """A whole run: plan, agents until done, the outcome and the run's figures.
 
@@ -369,7 +370,7 @@ def run_fleet(
     (see running_fleet). Each of `during` (a fault, a client beside the agents)
     is entered once the agents could start and left once the plan is done;
     what it yields is in the outcome's `extra[name]`. `agent_env` adds to an
-    agent's environment, by name; `range_agents` join the window agent. Unless
+    agent's environment, by name, `server_env` to the coordinator's; `range_agents` join the window agent. Unless
     `troublemaker` is false (the reference run) or `during` brings its own, a
     troublemaker (tests/chaos/clients.py: stale epochs, replays) calls the
     coordinator directly all through the run; its calls are in
@@ -380,7 +381,9 @@ def run_fleet(
     plan.write_text(json.dumps({"kills": kills}))
     with ExitStack() as stack:
         fleet = stack.enter_context(
-            running_fleet(inn, workdir, {"CRASH_POINT_PLAN": str(plan)}, database)
+            running_fleet(
+                inn, workdir, {"CRASH_POINT_PLAN": str(plan), **(server_env or {})}, database
+            )
         )
         fleet.agent_env = agent_env or {}
         during = dict(during or {})

@@ -20,6 +20,7 @@ import pytest
 from tests.chaos import clients, harness
 from tests.support.fleet import Fleet
 from tests.support.inn2 import InnServer
+from tests.support.snapshots import window_snapshot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chaos]
 
@@ -95,7 +96,7 @@ def comeback(
         )
         lane = a.ok("POST", "groups/lease", {"lane": "history"})["lease"]
         gid, l1 = lane["group"]["id"], lane["epoch"]
-        old = os.urandom(3000)
+        old = window_snapshot(lane["group"]["name"], counters={"headers": 3000})
         a.ok("PUT", f"groups/{gid}/lanes/history/snapshot?epoch={l1}&next={start}", raw=old)
         fleet.kill_server()  # every worker at once, as a host that dies
         fleet.execute(

@@ -23,6 +23,8 @@ from core.api.errors import DOMAIN_ERRORS, exception_handler, response_for_unhan
 from core.errors import DomainError
 from indexer.models import Node
 from indexer.newsserver import close_news_pool
+from leases.models import GroupLane
+from leases.upload_guard import one_upload
 from newznab.api import error_response as newznab_error_response
 from newznab.errors import NewznabError, RateLimited
 from newznab.errors import Unavailable as NewznabUnavailable
@@ -30,6 +32,7 @@ from tests.support.factories import GroupFactory, SeedRangeFactory
 from tests.support.lanes import lane_path, lease_lane
 from tests.support.nodes import NodeClient
 from tests.support.small_disk import fill, small_disk
+from tests.support.snapshots import padded_files, window_snapshot
 
 pytestmark = pytest.mark.django_db
 
@@ -70,14 +73,27 @@ def full_snapshot_disk(node: NodeClient) -> Any:
     with (
         tempfile.TemporaryDirectory() as tmp,
         small_disk(Path(tmp) / "snapshots", "16k") as directory,
-        override_settings(SNAPSHOT_DIR=directory),
+        override_settings(SNAPSHOT_DIR=directory, SNAPSHOT_KEEP_FREE_BYTES=0),
     ):
         fill(directory)
         return node.http.put(
             lane_path(lease, "snapshot") + f"?epoch={lease['epoch']}&next=1000",
-            b"x" * 5000,
+            window_snapshot(lease["group"]["name"], padded_files(1000, 5000), level=0),
             content_type="application/gzip",
         )
+
+
+def upload_in_progress(node: NodeClient) -> Any:
+    SeedRangeFactory(start_id=1000, end_id=5999)
+    lease = lease_lane(node)["lease"]
+    lane = GroupLane.objects.get(group_id=lease["group"]["id"], lane="history")
+    with tempfile.TemporaryDirectory() as tmp, override_settings(SNAPSHOT_DIR=tmp):
+        with one_upload(lane.id):  # another upload of the lane is streaming
+            return node.http.put(
+                lane_path(lease, "snapshot") + f"?epoch={lease['epoch']}&next=1000",
+                window_snapshot(lease["group"]["name"]),
+                content_type="application/gzip",
+            )
 
 
 def no_news_server(node: NodeClient) -> Any:
@@ -113,6 +129,13 @@ CASES: list[tuple[type[DomainError], Callable[[NodeClient], Any], int, str, str]
         429,
         "too_many_leases",
         "This node holds 1 live leases",
+    ),
+    (
+        domain.UploadInProgress,
+        upload_in_progress,
+        429,
+        "upload_in_progress",
+        "Another upload of this lane's snapshot is still streaming",
     ),
     (domain.Unavailable, no_news_server, 503, "unavailable", "The coordinator has no news server"),
     (

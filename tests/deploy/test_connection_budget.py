@@ -19,7 +19,7 @@ def test_the_default_web_server_fits_and_an_oversized_one_is_named() -> None:
     assert connection_budget_problem(3, 8) is None
     problem = connection_budget_problem(4, 400)
     assert problem is not None
-    assert "4 workers x 400 threads may open 1604 PostgreSQL sessions" in problem
+    assert "4 workers x 400 threads may open 1608 PostgreSQL sessions" in problem
     assert "max_connections" in problem and "WEB_THREADS" in problem
 
 
@@ -35,5 +35,5 @@ def test_serve_with_too_many_threads_stops_before_serving(tmp_path: Path) -> Non
             stop(process)
         log = (tmp_path / "host.log").read_text(errors="replace")
     assert code not in (None, 0), log
-    assert "1 workers x 400 threads may open 401 PostgreSQL sessions" in log
+    assert "1 workers x 400 threads may open 402 PostgreSQL sessions" in log
     assert "Serving on" not in log

@@ -19,8 +19,9 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from tests.support.lanes import held_lane
+from tests.support.lanes import ARTICLE, GROUP, held_lane
 from tests.support.net import free_port
+from tests.support.snapshots import padded_files, window_snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 2
@@ -70,9 +71,14 @@ def served(tmp_path: Path) -> Iterator[int]:
         log.close()
 
 
+# A snapshot of the lane (the coordinator checks what it stores), not compressed.
+BODY = window_snapshot(GROUP, padded_files(ARTICLE, PIECES * PIECE), level=0)
+
+
 def slowly() -> Iterator[bytes]:
-    for _ in range(PIECES):
-        yield b"s" * PIECE
+    step = -(-len(BODY) // PIECES)
+    for start in range(0, len(BODY), step):
+        yield BODY[start : start + step]
         time.sleep(PAUSE)  # a slow node: the point of the test
 
 
@@ -87,7 +93,7 @@ def test_a_snapshot_upload_longer_than_the_worker_timeout_succeeds(served: int) 
         headers={
             "Authorization": f"Bearer {node.token}",
             "Content-Type": "application/gzip",
-            "Content-Length": str(PIECES * PIECE),
+            "Content-Length": str(len(BODY)),
         },
     )
     response = conn.getresponse()
@@ -97,4 +103,4 @@ def test_a_snapshot_upload_longer_than_the_worker_timeout_succeeds(served: int) 
     conn.request("GET", path, headers={"Authorization": f"Bearer {node.token}"})
     fetched = conn.getresponse()
     assert fetched.status == 200
-    assert len(fetched.read()) == PIECES * PIECE
+    assert fetched.read() == BODY

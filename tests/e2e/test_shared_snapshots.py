@@ -10,7 +10,6 @@ through host B never see a mismatched or older snapshot.
 
 from __future__ import annotations
 
-import gzip
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 from seed_node.http import Coordinator
 from tests.support.fleet import Fleet, fresh_database
 from tests.support.s3 import CREDENTIALS, s3_endpoint  # noqa: F401
+from tests.support.snapshots import window_snapshot
 
 pytestmark = pytest.mark.e2e
 
@@ -28,7 +28,8 @@ GROUP = "alt.binaries.shared.snapshots"
 
 
 def body_at(position: int) -> bytes:
-    return gzip.compress(f"snapshot at {position}\n".encode() * (1 + position % 7), mtime=0)
+    """A snapshot of the lane, told apart by its position (an empty window's counters)."""
+    return window_snapshot(GROUP, counters={"headers": position, "binary": position % 7})
 
 
 def fetch(client: Coordinator, path: str, epoch: int) -> tuple[int, bytes]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
-
 import pytest
 from django.db import connection
 
@@ -12,6 +10,7 @@ from seeding import services
 from seeding.models import RangeStatus, SeedRange
 from tests.support.factories import GroupFactory, SeedRangeFactory
 from tests.support.lanes import lane_path, lease_lane, next_range
+from tests.support.snapshots import window_snapshot
 
 pytestmark = pytest.mark.django_db
 
@@ -394,7 +393,7 @@ class TestSnapshotReset:
         set_snapshot(group, "history", 3500, 100)
 
         new = self.take_over(node_client, backdate_lane, settings, group)
-        assert new["snapshot"] == {"next": 3500, "size": 10}
+        assert new["snapshot"] == {"next": 3500, "size": 10, "first": 1000, "last": 6999}
         for rng in (r1, r2, r3, r4, r5, r6):
             rng.refresh_from_db()
         assert (r1.status, r1.next_id) == (RangeStatus.DONE, r1.end_id + 1)
@@ -450,7 +449,7 @@ def report(client, rng, epoch, next_id, headers):
 def put_snapshot(client, lease, next_id):
     response = client.http.put(
         lane_path(lease, "snapshot") + f"?epoch={lease['epoch']}&next={next_id}",
-        data=gzip.compress(b"{}"),
+        data=window_snapshot(lease["group"]["name"]),
         content_type="application/gzip",
     )
     assert response.status_code in (200, 204), response.content

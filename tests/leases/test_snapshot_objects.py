@@ -18,10 +18,11 @@ import pytest
 from leases.models import GroupLane
 from seed_node.aggregate import Window
 from seed_node.control import Context, Control, Settings, Stats
-from seed_node.http import Coordinator, LeaseLost
+from seed_node.http import Coordinator, LeaseLost, Rejected
 from seed_node.window import WindowWorker
 from tests.support.factories import GroupFactory, NodeFactory, SeedRangeFactory
 from tests.support.s3 import CREDENTIALS
+from tests.support.snapshots import window_snapshot
 from usenet.rules import RuleSet
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -146,3 +147,28 @@ def test_a_body_cut_short_leaves_no_object_and_the_old_snapshot(lane, bucket, se
     assert status == 413
     assert keys(bucket) == before
     assert GroupLane.objects.get(group=group, lane="history").snapshot_next == 600
+
+
+@pytest.mark.parametrize(
+    ("head", "cause"),
+    [
+        ({"group": "alt.binaries.other"}, "is of 'alt.binaries.other'"),
+        # Looked up in the database from object storage's upload threads.
+        ({"rules_version": 99}, "rule set version 99 was never published"),
+    ],
+)
+def test_a_body_that_is_no_snapshot_of_the_lane_leaves_no_object(lane, bucket, head, cause) -> None:
+    worker, path, epoch, group = lane
+    window = Window(RuleSet.default(), GROUP, max_open=1000)
+    assert worker.upload_snapshot(path, epoch, window, 800)
+    before = keys(bucket)
+    spool = Path(worker.settings.work_dir) / "foreign.gz"
+    spool.write_bytes(window_snapshot(GROUP, **head))
+    with pytest.raises(Rejected) as refused:
+        worker.coordinator.put_file(
+            f"{path}/snapshot", spool, "application/gzip", {"epoch": epoch, "next": 900}
+        )
+    assert (refused.value.status, refused.value.code) == (400, "invalid")
+    assert cause in refused.value.detail
+    assert keys(bucket) == before
+    assert GroupLane.objects.get(group=group, lane="history").snapshot_next == 800

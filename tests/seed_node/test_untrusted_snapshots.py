@@ -1,10 +1,12 @@
 """A lane snapshot is another node's output: the agent reads it as untrusted input.
 
 Against a real coordinator (live_server: Django serving HTTP in a thread, the
-test database committed): a bad snapshot is uploaded, then the next holder's
-WindowWorker restores the lane. It must start empty at the lane's snapshot
-position, count and log the reset, and replace the bad snapshot with its empty
-window so the lane goes on.
+test database committed): a bad snapshot is put in the lane's place (as one
+stored before the coordinator checked uploads, which now refuses these), then
+the next holder's WindowWorker restores the lane. A malformed one must start
+the window empty at the lane's snapshot position, count and log the reset, and
+be replaced with the empty window so the lane goes on. A well-formed one whose
+files do not belong to the lane keeps the files that do.
 """
 
 from __future__ import annotations
@@ -13,15 +15,20 @@ import gzip
 import io
 import json
 import logging
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.db.models.functions import Now
 
+from leases.models import GroupLane
+from leases.snapshots import snapshot_path
 from seed_node.aggregate import Window
 from seed_node.control import Context, Control, Settings, Stats
 from seed_node.http import Coordinator
 from seed_node.window import WindowWorker
 from tests.support.factories import GroupFactory, NodeFactory, SeedRangeFactory
+from tests.support.snapshots import file_entry, window_snapshot
 from usenet.rules import RuleSet
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -71,7 +78,7 @@ BAD_SNAPSHOTS = {
 def lane(live_server, settings, tmp_path):
     settings.SNAPSHOT_DIR = tmp_path / "snapshots"
     group = GroupFactory(name=GROUP)
-    SeedRangeFactory(group=group)
+    SeedRangeFactory(group=group, start_id=1, end_id=9_999)
     node = NodeFactory()
     client = Coordinator(live_server.url, node.token, timeout=30)
     offer = client.post("/groups/lease", {"lane": "history"})["lease"]
@@ -90,11 +97,20 @@ def upload(worker, path, epoch, body: bytes, tmp_path: Path) -> None:
     )
 
 
+def plant(body: bytes) -> None:
+    """Make `body` the lane's snapshot without the upload's checks."""
+    row = GroupLane.objects.get(group__name=GROUP, lane="history")
+    final = snapshot_path(row.group_id, "history")
+    final.parent.mkdir(parents=True, exist_ok=True)
+    final.write_bytes(body)
+    GroupLane.objects.filter(id=row.id).update(snapshot_next=POSITION, snapshot_size=len(body))
+
+
 @pytest.mark.parametrize("case", sorted(BAD_SNAPSHOTS))
 def test_a_bad_snapshot_starts_the_window_empty_and_is_replaced(lane, case, caplog):
-    worker, path, epoch, tmp_path = lane
+    worker, path, epoch, _tmp_path = lane
     body, cause = BAD_SNAPSHOTS[case]
-    upload(worker, path, epoch, body, tmp_path)
+    plant(body)
     with caplog.at_level(logging.WARNING, logger="seed_node.window"):
         window = worker.restore(path, epoch, GROUP, RULES, {"next": POSITION, "size": len(body)})
     assert (len(window), window.group, window.counters()["binary"]) == (0, GROUP, 0)
@@ -119,4 +135,33 @@ def test_a_good_snapshot_is_restored(lane):
     upload(worker, path, epoch, spool.getvalue(), tmp_path)
     window = worker.restore(path, epoch, GROUP, RULES, {"next": POSITION, "size": 1})
     assert len(window) == 1
+    assert worker.stats.snapshot()["snapshot_resets"] == 0
+
+
+def test_files_of_a_snapshot_that_are_not_the_lanes_are_dropped_and_logged(lane, caplog):
+    # Well-formed, but a fragment lies outside the lane's articles (1..9,999) and
+    # a file is not a binary post: reported by the next holder, they would enter
+    # the catalog under its name. The lease names the lane's articles.
+    worker, path, _epoch, _tmp_path = lane
+    plant(
+        window_snapshot(
+            GROUP,
+            [
+                file_entry(10, name="good.rar"),
+                file_entry(70_000, name="planted.rar", fragment=True),
+                file_entry(20, subject="not a binary post"),
+            ],
+        )
+    )
+    GroupLane.objects.filter(group__name=GROUP).update(heartbeat_at=Now() - timedelta(days=1))
+    taker = Coordinator(worker.coordinator.base_url, NodeFactory().token, timeout=30)
+    offer = taker.post("/groups/lease", {"lane": "history"})["lease"]
+    assert (offer["snapshot"]["first"], offer["snapshot"]["last"]) == (1, 9_999)
+    worker = WindowWorker("w2", taker, worker.context, lane="history")
+    with caplog.at_level(logging.WARNING, logger="seed_node.window"):
+        window = worker.restore(path, offer["epoch"], GROUP, RULES, offer["snapshot"])
+    assert [f["subject"] for f in window.drain()] == ['"good.rar" yEnc (1/3)']
+    assert "dropped 2 file(s) of the snapshot" in caplog.text
+    assert "outside the lane's articles 1..9999" in caplog.text
+    assert worker.stats.snapshot()["snapshot_dropped"] == 2
     assert worker.stats.snapshot()["snapshot_resets"] == 0

@@ -20,6 +20,7 @@ import pytest
 
 from tests.support.nntpd import NNTPServer
 from tests.support.scripted import NO_LEASE, Answer, ScriptedCoordinator, binary_articles
+from usenet.numbers import ascii_digits
 
 ROOT = Path(__file__).resolve().parents[2]
 IDLE = (200, {"lease": None, "retry_after": 0.2, "paused": None})
@@ -43,7 +44,7 @@ def children_of(pid: int) -> list[int]:
     """Live (not zombie) processes whose parent is ``pid``, from /proc."""
     found = []
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
+        if not ascii_digits(entry):
             continue
         try:
             stat = Path(f"/proc/{entry}/stat").read_text()

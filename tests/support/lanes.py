@@ -7,6 +7,9 @@ from typing import Any
 from leases import services
 from tests.support.factories import GroupFactory, NodeFactory, SeedRangeFactory
 
+GROUP = "alt.binaries.big"
+ARTICLE = 1_500  # of the lane's range, 1,000..9,999
+
 
 def lease_lane(client: Any, lane: str = "history") -> dict[str, Any]:
     response = client.post("/api/v1/groups/lease", {"lane": lane})
@@ -25,8 +28,9 @@ def next_range(client: Any, lease: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def held_lane():
-    group = GroupFactory(name="alt.binaries.big")
-    SeedRangeFactory(group=group)
+    """A history lane of GROUP held by a new node, and its snapshot upload's path."""
+    group = GroupFactory(name=GROUP)
+    SeedRangeFactory(group=group, start_id=1_000, end_id=9_999)
     node = NodeFactory()
     offer = services.lease_lane(node.id, "history")
     assert offer.lease is not None

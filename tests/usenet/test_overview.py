@@ -36,6 +36,9 @@ def test_a_line_with_only_the_mandatory_fields_and_bare_lf_parses():
         b"+12\tsubject\tposter\tdate\t<m@h>\t\t100\t2\r\n",
         b"1_000\tsubject\tposter\tdate\t<m@h>\t\t100\t2\r\n",
         b"\xc2\xb2\tsubject\tposter\tdate\t<m@h>\t\t100\t2\r\n",  # superscript two
+        "\u0661\u0662\tsubject\tposter\tdate\t<m@h>\t\t100\t2\r\n".encode(),  # Arabic-Indic 12
+        "12\tsubject\tposter\tdate\t<m@h>\t\t\u0661\t2\r\n".encode(),  # Arabic-Indic bytes
+        b"1" * 21 + b"\tsubject\tposter\tdate\t<m@h>\t\t100\t2\r\n",  # past any article number
         b"12\tsubject\tposter\tdate\t<m@h>\t\tlots\t2\r\n",
         b"12\tsubject\tposter\tdate\tno-brackets@h\t\t100\t2\r\n",
         b"12\tsubject\tposter\tdate\t\t\t100\t2\r\n",

@@ -28,6 +28,7 @@ from usenet.nntp.errors import (
     UnsafeArgument,
     error_for_reply,
 )
+from usenet.numbers import ascii_digits, whole_number
 
 log = logging.getLogger(__name__)
 
@@ -258,8 +259,8 @@ class NNTPClient:
         _, message = self._command(f"GROUP {name}", (211,))
         words = message.split()
         try:
-            count, first, last = int(words[0]), int(words[1]), int(words[2])
-        except (IndexError, ValueError):
+            count, first, last = (whole_number(word) for word in words[:3])
+        except ValueError:  # fewer than three words, or one is not a number (NotANumber)
             raise NNTPProtocolError(f"bad GROUP reply: 211 {message}", 211) from None
         self.current_group = words[3] if len(words) > 3 else name
         return GroupInfo(count=count, first=first, last=last, name=self.current_group)
@@ -269,7 +270,7 @@ class NNTPClient:
         command = f"LIST ACTIVE {wildmat}" if wildmat else "LIST ACTIVE"
         for line in self._multiline_command(command, (215,)):
             words = line.decode("utf-8", "replace").split()
-            if len(words) < 4:
+            if len(words) < 4 or not (ascii_digits(words[1]) and ascii_digits(words[2])):
                 raise NNTPProtocolError(f"bad LIST ACTIVE line: {line[:200]!r}")
             yield words[0], int(words[1]), int(words[2]), words[3]
 
@@ -277,7 +278,7 @@ class NNTPClient:
         """DATE: the server's clock as Unix time."""
         _, message = self._command("DATE", (111,))
         stamp = message.split()[0] if message else ""
-        if len(stamp) != 14 or not stamp.isdigit():
+        if len(stamp) != 14 or not ascii_digits(stamp):
             raise NNTPProtocolError(f"bad DATE reply: 111 {message}", 111)
         parts = (stamp[0:4], stamp[4:6], stamp[6:8], stamp[8:10], stamp[10:12], stamp[12:14])
         year, month, day, hour, minute, second = (int(part) for part in parts)
@@ -298,7 +299,7 @@ class NNTPClient:
                 for line in self._over_once(resume, last):
                     yield line
                     number = line.split(b"\t", 1)[0]
-                    if number.isdigit():
+                    if ascii_digits(number):
                         resume = int(number) + 1
                 return
             except CompressionError as exc:
@@ -443,7 +444,7 @@ class NNTPClient:
     def _read_status(self) -> tuple[int, str]:
         line = self._read_line()
         text = line.decode("utf-8", "replace")
-        if len(text) < 3 or not text[:3].isdigit():
+        if len(text) < 3 or not ascii_digits(text[:3]):
             self.close()
             raise NNTPProtocolError(f"expected a status line, got {self._scrub(text[:100])!r}")
         return int(text[:3]), text[4:].strip()

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from usenet.numbers import whole_number
+
 DEFAULT_PORTS = {"nntp": 119, "nntps": 563}
 _TRUE_WORDS = {"1", "true", "yes", "on"}
 _FALSE_WORDS = {"0", "false", "no", "off"}
@@ -96,8 +98,8 @@ def _mask_url(url: str) -> str:
 
 def _parse_int(text: str, name: str) -> int:
     try:
-        return int(text)
-    except ValueError:
+        return whole_number(text)
+    except ValueError:  # NotANumber: not ASCII digits
         raise ValueError(f"News server URL option {name} must be a whole number.") from None
 
 

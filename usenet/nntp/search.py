@@ -13,6 +13,7 @@ from typing import Protocol
 
 from usenet.nntp.client import GroupInfo
 from usenet.nntp.errors import NoArticles
+from usenet.numbers import ascii_digits
 from usenet.overview import parse_date
 
 PROBE_SIZE = 50
@@ -111,7 +112,7 @@ class _DateSearch:
         try:
             for line in self.client.over(first, last):
                 fields = line.split(b"\t", 4)
-                if len(fields) < 4 or not fields[0].isdigit():
+                if len(fields) < 4 or not ascii_digits(fields[0]):
                     continue
                 posted = parse_date(fields[3].decode("latin-1"))
                 if posted is not None:

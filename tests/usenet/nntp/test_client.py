@@ -11,6 +11,7 @@ from usenet.nntp.errors import (
     AuthRequired,
     NNTPConnectionError,
     NNTPError,
+    NNTPProtocolError,
     NoArticles,
     NoSuchGroup,
     ServiceDiscontinued,
@@ -190,6 +191,34 @@ def test_error_replies_raise_typed_errors(server, connect, verb, code, error):
             client.date()
     assert raised.value.code == code
     assert raised.value.message == "forced by the test"
+
+
+ARABIC_ONE, ARABIC_ZERO = "\u0661", "\u0660"  # isdigit(), and int() reads them
+
+
+@pytest.mark.parametrize(
+    ("verb", "reply"),
+    [
+        ("GROUP", (211, f"{ARABIC_ONE} {ARABIC_ONE} {ARABIC_ONE}{ARABIC_ZERO} alt.test")),
+        ("GROUP", (211, "1 1 " + "9" * 5000 + " alt.test")),
+        ("DATE", (111, "²" * 14)),
+        ("DATE", (111, "2024" + ARABIC_ONE * 10)),
+        ("GROUP", ("²²²", "a status line in other digits")),
+    ],
+)
+def test_a_reply_in_other_digits_is_a_protocol_error(server, connect, verb, reply):
+    server.add_group("alt.test", numbered_articles(10))
+    client = connect()
+    server.forced_replies[verb] = reply
+    with pytest.raises(NNTPProtocolError):
+        client.group("alt.test") if verb == "GROUP" else client.date()
+
+
+def test_a_list_active_line_in_other_digits_is_a_protocol_error(server, connect):
+    server.add_group("alt.test", numbered_articles(10))
+    server.groups["alt.test"].water_marks = lambda: (9, "²", ARABIC_ONE)
+    with pytest.raises(NNTPProtocolError):
+        list(connect().list_active())
 
 
 def test_missing_group_and_empty_range_are_typed(server, connect):
