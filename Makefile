@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-deps install lint bench clean-db settings-doc
+.PHONY: run test test-quick test-deps install lint bench clean-db settings-doc
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -20,6 +20,10 @@ run: $(STAMP)
 ## Run the whole test suite (real PostgreSQL, real HTTP, INN2 for integration tests).
 test: $(STAMP) test-deps
 	$(VENV)/bin/pytest
+
+## The fast loop while working: every test but the slow ones (servers, browsers, chaos, PyPI).
+test-quick: $(STAMP)
+	$(VENV)/bin/pytest -m "not slow" -q
 
 ## Debian packages the integration tests use (INN2, the system PostgreSQL, Chromium).
 ## As root they are installed when missing; otherwise run `sudo .ci/install-*` once.

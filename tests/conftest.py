@@ -61,3 +61,14 @@ def _fresh_process_caches() -> Any:
 def _fast_password_hashing(settings: Any) -> None:
     """admin_client creates a user per test; the real hasher is slow on purpose."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+# The suites that run servers, browsers or the network are slow as a whole:
+# `-m "not slow"` (make test-quick) is then one expression for the fast loop.
+SLOW_SUITES = ("e2e", "chaos", "browser", "inn", "registry")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if any(item.get_closest_marker(name) for name in SLOW_SUITES):
+            item.add_marker(pytest.mark.slow)
