@@ -10,9 +10,12 @@
 -- tests/core/test_schema_drift.py holds the two equal: change a definition
 -- here and in a new migration together.
 
--- As group_lane_apply (below), with the claimable deltas too (cn ranges, ca articles: queued ranges with articles left, by
--- next..end): locks the lane rows first, adds the deltas per priority, then
--- recomputes the lane's summary from its few work rows under that lock.
+-- Adds deltas of open ranges to the lanes, the claimable ones too (cn ranges,
+-- ca articles: queued ranges with articles left, by next..end): locks the
+-- group_lane rows first (every writer of a lane takes that row lock before
+-- anything else), adds the deltas per priority, then recomputes the lane's
+-- summary from its few work rows under that lock, so concurrent writers lose
+-- nothing.
 CREATE OR REPLACE FUNCTION group_lane_apply_work(g bigint[], l text[], p integer[], n bigint[], a bigint[],
                                       cn bigint[], ca bigint[])
 RETURNS void LANGUAGE plpgsql AS $$
@@ -452,64 +455,6 @@ RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
         WHEN priority BETWEEN history_min AND history_max AND (capture OR NOT capture_only)
             THEN 'history'
     END
-$$;
-
--- Adds deltas of open ranges to the lanes: locks the group_lane rows first
--- (every writer of a lane takes that row lock before anything else), adds
--- the article deltas, then recomputes the lane's most urgent priority from
--- group_lane_work under that lock, so concurrent writers lose nothing.
-CREATE OR REPLACE FUNCTION group_lane_apply(g bigint[], l text[], p integer[], n bigint[], a bigint[])
-RETURNS void LANGUAGE plpgsql AS $$
-DECLARE
-    dg bigint[];
-    dl text[];
-    dp integer[];
-    dn bigint[];
-    da bigint[];
-BEGIN
-    SELECT array_agg(x.g ORDER BY x.g, x.l, x.p), array_agg(x.l ORDER BY x.g, x.l, x.p),
-           array_agg(x.p ORDER BY x.g, x.l, x.p), array_agg(x.n ORDER BY x.g, x.l, x.p),
-           array_agg(x.a ORDER BY x.g, x.l, x.p)
-      INTO dg, dl, dp, dn, da
-      FROM (SELECT d.g, d.l, d.p, sum(d.n)::bigint AS n, sum(d.a)::bigint AS a
-              FROM unnest(g, l, p, n, a) AS d(g, l, p, n, a)
-             WHERE d.l IS NOT NULL
-             GROUP BY 1, 2, 3) AS x;
-    IF dg IS NULL THEN
-        RETURN;
-    END IF;
-
-    -- 1. Lock (and create, for new work) the lanes' rows, in key order.
-    PERFORM 1 FROM group_lane AS gl
-      JOIN (SELECT DISTINCT d.g, d.l FROM unnest(dg, dl) AS d(g, l)) AS k
-        ON gl.group_id = k.g AND gl.lane = k.l
-     ORDER BY gl.group_id, gl.lane
-       FOR UPDATE OF gl;
-    INSERT INTO group_lane AS gl (group_id, lane)
-    SELECT k.g, k.l
-      FROM (SELECT d.g, d.l FROM unnest(dg, dl, dn) AS d(g, l, n)
-             GROUP BY 1, 2 HAVING sum(d.n) > 0) AS k
-     WHERE EXISTS (SELECT 1 FROM news_group AS ng WHERE ng.id = k.g)
-     ORDER BY 1, 2
-    ON CONFLICT (group_id, lane) DO UPDATE SET planned_articles = gl.planned_articles;
-
-    -- 2. The work per priority.
-    INSERT INTO group_lane_work AS w (group_id, lane, priority, ranges, articles)
-    SELECT d.g, d.l, d.p, d.n, d.a FROM unnest(dg, dl, dp, dn, da) AS d(g, l, p, n, a)
-    ON CONFLICT (group_id, lane, priority)
-    DO UPDATE SET ranges = w.ranges + excluded.ranges, articles = w.articles + excluded.articles;
-
-    -- 3. The lane summary, read under the row locks taken in 1.
-    UPDATE group_lane AS gl
-       SET planned_articles = s.planned, urgent_priority = s.urgent
-      FROM (SELECT k.g, k.l,
-                   coalesce(sum(w.articles) FILTER (WHERE w.ranges > 0), 0)::bigint AS planned,
-                   min(w.priority) FILTER (WHERE w.ranges > 0) AS urgent
-              FROM (SELECT DISTINCT d.g, d.l FROM unnest(dg, dl) AS d(g, l)) AS k
-              JOIN group_lane_work AS w ON w.group_id = k.g AND w.lane = k.l
-             GROUP BY 1, 2) AS s
-     WHERE gl.group_id = s.g AND gl.lane = s.l;
-END
 $$;
 
 CREATE OR REPLACE TRIGGER group_lane_track_insert

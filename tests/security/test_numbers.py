@@ -19,7 +19,7 @@ from tests.support.factories import GroupFactory, SeedRangeFactory
 from tests.support.newznab import error_code
 from tests.support.reports import release_files
 
-APPS = ("console", "newznab", "leases", "seeding", "indexer")
+APPS = ("console", "newznab", "leases", "seeding", "catalog", "indexer", "core")
 HUGE = "1" + "0" * 100_000  # 10**100000, which int() would build (or refuse: a 500)
 ARABIC_ONE = "\u0661"  # isdigit(), and int() reads it as 1
 HOSTILE = ["²", "³", ARABIC_ONE, HUGE]

@@ -197,3 +197,8 @@ DROP FUNCTION IF EXISTS group_lane_track_insert();
 DROP FUNCTION IF EXISTS group_lane_track_delete();
 DROP FUNCTION IF EXISTS group_lane_apply(bigint[], text[], integer[], bigint[], bigint[]);
 DROP FUNCTION IF EXISTS group_lane_of(integer, boolean, integer, integer, integer, boolean);
+
+-- name: drop_unused_lane_apply
+-- group_lane_apply_work (claimable.sql) replaced it in every trigger; nothing
+-- calls it (leases/sql/schema.sql showed it beside its successor).
+DROP FUNCTION group_lane_apply(bigint[], text[], integer[], bigint[], bigint[]);
