@@ -65,6 +65,7 @@ def node_token(db, in_test_transaction, settings, tmp_path):
     return node.token
 
 
+@pytest.mark.slow
 @schema.parametrize()
 @settings(
     max_examples=20,
@@ -172,6 +173,7 @@ def test_a_json_number_in_other_digits_is_a_400_naming_it(node_client, method, p
     assert f"{name}: " in response.json()["detail"]
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 @pytest.mark.parametrize("value", HOSTILE.values(), ids=HOSTILE.keys())
 @pytest.mark.parametrize(("method", "path", "name"), PATH)

@@ -30,6 +30,7 @@ def files():
 
 
 class TestCatalogAdmin:
+    @pytest.mark.slow
     def test_the_list_shows_segment_counts_and_links(self, admin_client, files):
         response = admin_client.get("/admin/catalog/catalogfile/")
         assert response.status_code == 200

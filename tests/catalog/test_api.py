@@ -213,6 +213,7 @@ class TestNzb:
         subjects = [f.get("subject") for f in doc.findall("n:file", NS)]
         assert [s.split('"')[1] for s in subjects] == names
 
+    @pytest.mark.slow
     def test_a_large_release_streams_file_by_file_in_bounded_slices(
         self, node_client, django_assert_max_num_queries
     ):

@@ -68,6 +68,7 @@ def test_ranges_record_the_rule_version_they_were_leased_under(node_client):
     assert versions == {first["id"]: 1, second["id"]: 2}
 
 
+@pytest.mark.slow
 def test_the_batch_endpoint_runs_a_fixed_number_of_queries(
     node_client, django_assert_num_queries, settings
 ):

@@ -92,6 +92,7 @@ def by_re(name, group):
     return OTHER
 
 
+@pytest.mark.slow
 @given(ASCII_NAMES, GROUPS)
 def test_the_default_rules_decide_under_re2_as_they_did_under_re(name, group):
     assert CategoryRules().categorize(name, [group]) == by_re(name, group)

@@ -45,6 +45,7 @@ TEXT = st.text(st.characters(exclude_characters="\n"), max_size=8)
 NAMES = st.lists(st.one_of(TOKENS, TEXT), max_size=10).map(".".join)
 
 
+@pytest.mark.slow
 @given(st.one_of(NAMES, st.text(st.characters(exclude_characters="\n"), max_size=40)))
 def test_a_stem_is_what_the_old_suffix_pattern_left(name):
     assert release_stem(name) == old_stem(name)

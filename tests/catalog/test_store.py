@@ -217,6 +217,7 @@ def reports_of_files(draw):
     return out
 
 
+@pytest.mark.slow
 @settings(
     max_examples=40,
     deadline=None,
@@ -276,6 +277,7 @@ def test_the_trigram_index_exists_exactly_when_the_server_offers_pg_trgm():
     assert list(found) == ["Movie.Night.part01.rar"]
 
 
+@pytest.mark.slow
 def test_name_search_uses_the_trigram_index_on_a_server_with_pg_trgm():
     """Migrated against the machine's own PostgreSQL (with contrib), the index serves `q`."""
     query = CatalogFile.objects.filter(name__icontains="movie").values("id")

@@ -232,6 +232,7 @@ def run_step(groups: list[Group], done: list, step: tuple) -> None:
         delete_files([ids[i] for i in arg if i < len(ids)])
 
 
+@pytest.mark.slow
 @settings(
     max_examples=60,
     deadline=None,
@@ -282,6 +283,7 @@ def test_batches_of_one_group_at_once_prunes_and_deletes_keep_it_exact():
     assert_exact()
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_a_recount_of_the_newest_date_waits_for_the_groups_uncommitted_batches():
     """A delete of the newest file recounts it; a batch that stored a newer file

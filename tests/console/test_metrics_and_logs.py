@@ -77,6 +77,7 @@ def test_counters_and_gauges_follow_the_protocol(client, node_client, settings):
     assert sample(after, "seed_leasing_paused") == 1
 
 
+@pytest.mark.slow
 def test_several_workers_add_up_in_multiprocess_mode(tmp_path):
     env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)}
     bump = (

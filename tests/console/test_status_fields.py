@@ -116,6 +116,7 @@ def rollup_scans(sql, params=None):
     return [s for s in plan.split("{") if '"Relation Name": "header_rollup"' in s]
 
 
+@pytest.mark.slow
 def test_the_status_reads_the_rollup_from_the_fold_mark_not_its_whole_history(node_client):
     """With a day of minutes folded, the status's one rollup scan starts at the last
     hour (an index range), where a subquery's unknown mark had PostgreSQL scan
@@ -140,6 +141,7 @@ server_side_binding = pytest.mark.skipif(
 )
 
 
+@pytest.mark.slow
 @server_side_binding
 def test_the_dashboards_busiest_nodes_read_the_last_hour_only_with_nothing_folded(node_client):
     """The busiest nodes show the last hour: they do not pay for summing every

@@ -105,6 +105,7 @@ def test_the_coverage_map_shows_done_leased_queued_failed_and_gaps(admin_client,
     assert "alt.binaries.map" in html
 
 
+@pytest.mark.slow
 def test_groups_are_searched_and_paged(admin_client):
     for i in range(25):
         SeedRangeFactory(group=GroupFactory(name=f"alt.binaries.page{i:02d}"))
@@ -172,6 +173,7 @@ def summary_rows_summed(sql: str, params: dict[str, object]) -> int:
         return summed(cursor.fetchone()[0][0]["Plan"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("statistics", ["as analyzed", "stale"])
 def test_a_page_of_groups_sums_the_totals_of_its_own_groups_only(statistics):
     """Ordering needs only each group's open articles (two summary rows found by
@@ -218,6 +220,7 @@ def test_a_page_of_groups_sums_the_totals_of_its_own_groups_only(statistics):
         raise AssertionError(f"{summed} summary rows summed for {page_rows}:\n{plan}")
 
 
+@pytest.mark.slow
 def test_a_page_of_groups_is_ordered_and_counted(admin_client, node_client):
     many_groups(60)
     busy = GroupFactory(name="alt.binaries.zz-busy")

@@ -36,6 +36,7 @@ def api_key() -> str:
     return services.issue_api_key("sonarr")[1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "params",
     [

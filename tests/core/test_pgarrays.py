@@ -24,6 +24,7 @@ def round_trip(query: str, value: object) -> object:
     return row[0]
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 @settings(max_examples=60, deadline=None)
 @given(values=st.lists(INT4, max_size=300))
@@ -31,6 +32,7 @@ def test_int4_arrays_arrive_unchanged(values: list[int]) -> None:
     assert round_trip("SELECT %(value)b::int[]", Int4Array(values)) == values
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 @settings(max_examples=60, deadline=None)
 @given(values=st.lists(INT8, max_size=300))

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from django.contrib.staticfiles import finders
 from django.test import Client
 
 
+@pytest.mark.slow
 def test_the_schema_declares_the_node_token_as_a_bearer_scheme(client: Client) -> None:
     schema = client.get("/api/v1/schema/?format=json").json()
     assert schema["components"]["securitySchemes"]["nodeToken"]["type"] == "http"

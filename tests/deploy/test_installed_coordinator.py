@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 # What the distribution is made of: the packages pyproject.toml's find includes.
 PACKAGES = tuple(

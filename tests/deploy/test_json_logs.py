@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from core.log_format import JsonFormatter
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,6 +22,7 @@ import logging; logging.getLogger('indexer').warning('plain message %s', 'too')
 """
 
 
+@pytest.mark.slow
 def test_with_log_format_json_a_request_logs_one_json_line_with_its_fields(tmp_path) -> None:
     env = {**os.environ, "LOG_FORMAT": "json", "DATA_DIR": str(tmp_path), "SECRET_KEY": "x" * 50}
     done = subprocess.run(

@@ -38,6 +38,7 @@ FAILURES_PER_ADDRESS = 5
 pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(NGINX is None, reason="nginx is missing: run .ci/install-nginx as root"),
+    pytest.mark.slow,
 ]
 
 

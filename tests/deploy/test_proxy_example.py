@@ -58,6 +58,7 @@ def test_only_the_snapshot_upload_streams_through_unbuffered_and_uncapped() -> N
     assert "client_max_body_size 0;" in locations(https)[pattern.pattern]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(NGINX is None, reason="nginx is missing: run .ci/install-nginx as root")
 def test_nginx_accepts_the_example(tmp_path: Path) -> None:
     subprocess.run(

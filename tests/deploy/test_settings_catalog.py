@@ -174,6 +174,7 @@ def test_a_database_url_that_cannot_be_read_is_refused_without_its_password(url)
     assert "pw-secret-9" not in str(refused.value)
 
 
+@pytest.mark.slow
 def test_a_database_url_stops_the_start_with_the_sentence(tmp_path):
     done = manage_check(tmp_path, DATABASE_URL="postgres://app:pw-secret-9/x@db/app")
     assert done.returncode == 2
@@ -201,6 +202,7 @@ def test_a_relative_data_dir_is_made_absolute_where_the_coordinator_starts(tmp_p
     assert done.stdout.split() == [str(data), str(data / "snapshots")]
 
 
+@pytest.mark.slow
 def test_the_command_line_says_the_sentence_without_a_traceback(tmp_path):
     done = manage_check(tmp_path, PLAN_RANGE_SIZE="0")
     assert done.returncode == 2

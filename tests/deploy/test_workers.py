@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 2
 PIECES, PIECE, PAUSE = 8, 64 * 1024, 1.0  # about 8 s in all: far more than TIMEOUT
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 @pytest.fixture

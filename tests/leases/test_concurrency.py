@@ -33,6 +33,7 @@ def plan(groups: int) -> list[int]:
     return ids
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_sixteen_nodes_leasing_among_200_groups_never_share_a_lane():
     plan(GROUPS)
@@ -64,6 +65,7 @@ def test_sixteen_nodes_leasing_among_200_groups_never_share_a_lane():
         assert cursor.fetchall() == []
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_range_leases_and_lane_next_never_hand_one_range_to_two_holders():
     group_ids = plan(20)

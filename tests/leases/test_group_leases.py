@@ -662,6 +662,7 @@ class TestCoexistence:
         assert got == [tail.id, other.id]
         assert ranger.lease() is None
 
+    @pytest.mark.slow
     def test_range_leases_look_past_a_held_lane_that_owns_most_of_the_queue(
         self, node_client, settings
     ):
@@ -689,6 +690,7 @@ class TestCoexistence:
         assert leased(node_client(), "history")["group"]["id"] == held.id
         return held
 
+    @pytest.mark.slow
     @pytest.mark.parametrize(
         "outside",
         [
@@ -708,6 +710,7 @@ class TestCoexistence:
         assert ranger.lease()["id"] == mine.id
         assert ranger.lease() is None
 
+    @pytest.mark.slow
     def test_a_crowded_claim_keeps_the_urgency_mix(self, node_client, settings):
         self.crowd(node_client)
         urgent = GroupFactory()
@@ -795,6 +798,7 @@ class TestStatus:
 
 
 class TestAdmin:
+    @pytest.mark.slow
     def test_the_admin_lists_lanes_and_force_releases_after_confirming(
         self, node_client, admin_client
     ):

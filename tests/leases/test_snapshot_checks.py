@@ -73,6 +73,7 @@ REFUSED = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(REFUSED))
 def test_a_body_that_is_not_a_snapshot_of_the_lane_is_a_400_and_keeps_the_old_one(
     node_client, snapshot_dir, case
@@ -96,6 +97,7 @@ def test_a_body_that_is_not_a_snapshot_of_the_lane_is_a_400_and_keeps_the_old_on
     assert not list(snapshot_dir.glob("*.part"))
 
 
+@pytest.mark.slow
 def test_a_chunked_upload_is_checked_as_it_streams(node_client, snapshot_dir):
     node, lease = held_lane(node_client, name=GROUP)
     stored = body(file_entry(INSIDE), file_entry(INSIDE + 5, name="b.rar", parts=(2, 3)))
@@ -108,6 +110,7 @@ def test_a_chunked_upload_is_checked_as_it_streams(node_client, snapshot_dir):
     assert not list(snapshot_dir.glob("*.part"))
 
 
+@pytest.mark.slow
 def test_concatenated_gzip_members_read_as_one_snapshot(node_client, snapshot_dir):
     node, lease = held_lane(node_client, name=GROUP)
     lines = list(lines_of(header(GROUP), [file_entry(INSIDE), file_entry(INSIDE, name="b.rar")]))

@@ -73,6 +73,7 @@ def keys(bucket) -> list[str]:
     return sorted(item.key for item in bucket.objects.all())
 
 
+@pytest.mark.slow
 def test_an_upload_goes_to_an_object_of_its_own_and_replaces_the_last(lane, bucket) -> None:
     worker, path, epoch, group = lane
     window = Window(RuleSet.default(), GROUP, max_open=1000)
@@ -89,6 +90,7 @@ def test_an_upload_goes_to_an_object_of_its_own_and_replaces_the_last(lane, buck
     assert row.snapshot_size == bucket.Object(second[0]).content_length
 
 
+@pytest.mark.slow
 def test_a_get_redirects_to_a_presigned_url_the_agent_follows_without_its_token(
     lane, bucket, live_server
 ) -> None:
@@ -113,6 +115,7 @@ def test_a_get_redirects_to_a_presigned_url_the_agent_follows_without_its_token(
     assert len(body) == GroupLane.objects.get(group=group, lane="history").snapshot_size
 
 
+@pytest.mark.slow
 def test_a_stale_epoch_uploads_nothing_and_leaves_the_snapshot(lane, bucket) -> None:
     worker, path, epoch, group = lane
     window = Window(RuleSet.default(), GROUP, max_open=1000)
@@ -129,6 +132,7 @@ def test_a_stale_epoch_uploads_nothing_and_leaves_the_snapshot(lane, bucket) -> 
     assert GroupLane.objects.get(group=group, lane="history").snapshot_next == 400
 
 
+@pytest.mark.slow
 def test_a_body_cut_short_leaves_no_object_and_the_old_snapshot(lane, bucket, settings) -> None:
     worker, path, epoch, group = lane
     window = Window(RuleSet.default(), GROUP, max_open=1000)
@@ -149,6 +153,7 @@ def test_a_body_cut_short_leaves_no_object_and_the_old_snapshot(lane, bucket, se
     assert GroupLane.objects.get(group=group, lane="history").snapshot_next == 600
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("head", "cause"),
     [

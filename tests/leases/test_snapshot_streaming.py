@@ -32,7 +32,7 @@ BIG = 200 * MB
 MEMORY_GROWTH_LIMIT = 40 * MB
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 def peak_rss(pid: int) -> int:

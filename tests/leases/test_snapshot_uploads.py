@@ -33,6 +33,7 @@ def lane_id(lease) -> int:
     return GroupLane.objects.get(group_id=lease["group"]["id"], lane=lease["lane"]).id
 
 
+@pytest.mark.slow
 def test_an_upload_while_another_holds_the_lane_is_a_429_with_retry_after(
     node_client, snapshot_dir
 ):
@@ -52,6 +53,7 @@ def test_an_upload_while_another_holds_the_lane_is_a_429_with_retry_after(
     assert put(node, lease, snap(lease, 2), next_id=1200).status_code == 204
 
 
+@pytest.mark.slow
 def test_a_guard_whose_host_went_silent_is_freed_by_the_database(node_client, snapshot_dir):
     # A host that dies mid-upload (power, network) never closes its session: the
     # guard's session goes idle and PostgreSQL ends it (idle_session_timeout).
@@ -75,6 +77,7 @@ def test_a_guard_whose_host_went_silent_is_freed_by_the_database(node_client, sn
     assert put(node, lease, snap(lease, 1)).status_code == 204
 
 
+@pytest.mark.slow
 def test_an_upload_that_would_leave_less_than_the_kept_space_is_a_507_before_a_byte_is_read(
     node_client, snapshot_dir, settings
 ):
@@ -122,6 +125,7 @@ def beside_the_database(settings, tmp_path):
     return directory
 
 
+@pytest.mark.slow
 def test_the_room_the_database_limit_keeps_is_not_given_to_snapshots(
     node_client, beside_the_database, settings
 ):
@@ -137,6 +141,7 @@ def test_the_room_the_database_limit_keeps_is_not_given_to_snapshots(
     assert put(node, lease, snap(lease, 1)).status_code == 204
 
 
+@pytest.mark.slow
 def test_a_disk_filled_by_other_uploads_stops_this_one_midway(node_client, settings, tmp_path):
     with small_disk(tmp_path / "small", "1m") as directory:
         settings.SNAPSHOT_DIR = directory
@@ -160,6 +165,7 @@ def test_a_disk_filled_by_other_uploads_stops_this_one_midway(node_client, setti
         assert GroupLane.objects.get(id=lane_id(lease)).snapshot_next is None
 
 
+@pytest.mark.slow
 def test_a_processs_uploads_share_one_session_closed_with_the_last(node_client, snapshot_dir):
     # One database session per worker process however many uploads it streams
     # (the connection budget counts one), and none while it streams none.

@@ -63,6 +63,7 @@ def stored_snapshot(lease, size):
 RANGE_START = 1_000  # the first article of held_lane's range
 
 
+@pytest.mark.slow
 def test_a_snapshot_is_stored_and_served_with_its_article(node_client, snapshot_dir):
     node, lease = held_lane(node_client, name="alt.binaries.snap")
     assert get(node, lease).status_code == 404
@@ -81,12 +82,14 @@ def test_a_snapshot_is_stored_and_served_with_its_article(node_client, snapshot_
     assert row.snapshot_at is not None
 
 
+@pytest.mark.slow
 def test_the_tail_lane_has_its_own_snapshot(node_client, snapshot_dir):
     node, lease = held_lane(node_client, lane="tail", name="alt.binaries.tails")
     assert put(node, lease, snap(lease, 1)).status_code == 204
     assert snapshot_path(lease["group"]["id"], "tail").read_bytes() == snap(lease, 1)
 
 
+@pytest.mark.slow
 def test_a_new_snapshot_replaces_the_old_one_and_the_next_holder_gets_it(
     node_client, snapshot_dir, backdate_lane, settings
 ):
@@ -103,6 +106,7 @@ def test_a_new_snapshot_replaces_the_old_one_and_the_next_holder_gets_it(
     assert get(node, lease).status_code == 409
 
 
+@pytest.mark.slow
 def test_a_snapshot_over_the_limit_is_a_413_and_keeps_the_old_one(
     node_client, snapshot_dir, settings
 ):
@@ -118,6 +122,7 @@ def test_a_snapshot_over_the_limit_is_a_413_and_keeps_the_old_one(
     assert not list(snapshot_dir.glob("*.part"))
 
 
+@pytest.mark.slow
 def test_a_disk_that_fails_is_a_503_and_keeps_the_old_snapshot(
     node_client, snapshot_dir, monkeypatch
 ):
@@ -145,6 +150,7 @@ def small_snapshot_dir(settings, tmp_path):
         yield directory
 
 
+@pytest.mark.slow
 def test_a_full_disk_is_a_507_leaves_no_part_and_keeps_the_old_snapshot(
     node_client, small_snapshot_dir
 ):
@@ -171,6 +177,7 @@ def test_a_full_disk_is_a_507_leaves_no_part_and_keeps_the_old_snapshot(
     assert b"".join(get(node, lease).streaming_content) == snap(lease, 3)
 
 
+@pytest.mark.slow
 def test_a_malformed_content_length_is_a_400(node_client, snapshot_dir):
     node, lease = held_lane(node_client)
     response = put(node, lease, b"abc", CONTENT_LENGTH="\u00b2")
@@ -178,6 +185,7 @@ def test_a_malformed_content_length_is_a_400(node_client, snapshot_dir):
     assert "Content-Length" in response.json()["detail"]
 
 
+@pytest.mark.slow
 def test_a_body_over_the_limit_while_streaming_is_a_413(node_client, snapshot_dir, settings):
     node, lease = held_lane(node_client)
     settings.SNAPSHOT_MAX_BYTES = 3 * snapshots.CHUNK_BYTES
@@ -191,6 +199,7 @@ def test_a_body_over_the_limit_while_streaming_is_a_413(node_client, snapshot_di
     assert not list(snapshot_dir.glob("*"))
 
 
+@pytest.mark.slow
 def test_snapshot_calls_need_the_epoch_and_a_known_group(node_client, snapshot_dir):
     node, lease = held_lane(node_client)
     response = node.http.put(
@@ -202,6 +211,7 @@ def test_snapshot_calls_need_the_epoch_and_a_known_group(node_client, snapshot_d
     assert response.status_code == 404
 
 
+@pytest.mark.slow
 def test_group_names_become_safe_file_names():
     assert file_stem(3, "alt.binaries.test") == "alt.binaries.test"
     assert file_stem(3, "../etc/passwd") == "_etc_passwd_3"
@@ -209,6 +219,7 @@ def test_group_names_become_safe_file_names():
     assert file_stem(5, "..") == "_5"
 
 
+@pytest.mark.slow
 def test_snapshot_files_are_named_by_group_id_and_lane(node_client, snapshot_dir):
     # By name, group "alt.x-tail" (history) and group "alt.x" (tail) shared a file.
     node, history = held_lane(node_client, name="alt.x-tail")
@@ -228,6 +239,7 @@ def test_a_snapshot_stored_under_its_old_name_is_still_served(node_client, snaps
     assert b"".join(get(node, lease).streaming_content) == snap(lease, 1)
 
 
+@pytest.mark.slow
 def test_an_empty_snapshot_is_a_400_and_keeps_the_old_one(node_client, snapshot_dir):
     node, lease = held_lane(node_client)
     assert put(node, lease, snap(lease, 1), next_id=10).status_code == 204
@@ -244,6 +256,7 @@ def test_an_empty_snapshot_is_a_400_and_keeps_the_old_one(node_client, snapshot_
     assert not list(snapshot_dir.glob("*.part"))
 
 
+@pytest.mark.slow
 def test_a_failed_commit_keeps_the_old_file_and_leaves_no_part(
     node_client, snapshot_dir, monkeypatch
 ):
@@ -269,6 +282,7 @@ def store(node, lease, chunks, next_id):
     )
 
 
+@pytest.mark.slow
 def test_a_second_upload_while_one_streams_is_a_429_and_the_first_is_stored_whole(
     node_client, snapshot_dir
 ):
@@ -312,6 +326,7 @@ def test_a_second_upload_while_one_streams_is_a_429_and_the_first_is_stored_whol
     assert store(node, lease, [snap(lease, 3)], 300) == len(snap(lease, 3))
 
 
+@pytest.mark.slow
 def test_a_snapshot_directory_that_cannot_be_made_is_a_503_not_a_500(
     node_client, settings, tmp_path
 ):

@@ -90,6 +90,7 @@ def test_the_served_access_log_leaves_query_strings_out() -> None:
     assert not any(field in ACCESS_LOG_FORMAT for field in ("%(r)s", "%(q)s", "%(f)s"))
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_calls_never_exceed_the_limit() -> None:
     """The window is one row in PostgreSQL: calls from many workers (or hosts) at once

@@ -71,6 +71,7 @@ QUERIES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("query", QUERIES, ids=[q.tsquery() for q in QUERIES])
 @pytest.mark.parametrize(
     ("walk_max_rows", "season_walk_max_rows"), [(0, 0), (0, 30_000), (30_000, 30_000)]
@@ -88,11 +89,13 @@ def test_every_plan_gives_the_page_a_full_sort_gives(
     assert [row.id for row in page.releases] == expected(query), page.plan
 
 
+@pytest.mark.slow
 def test_common_words_walk_and_rare_ones_use_the_index(releases: None) -> None:
     assert search(SearchQuery(words="alpha", limit=20)).plan == "walk"
     assert search(SearchQuery(words="omega", limit=20)).plan.startswith("bitmap")
 
 
+@pytest.mark.slow
 def test_the_index_is_asked_every_plain_term_when_one_is_uncommon(releases: None) -> None:
     stats = selectors.term_stats()
     ask = selectors.index_tsquery
@@ -125,6 +128,7 @@ def test_the_season_index_holds_every_season_a_prefix_matches(
         assert cursor.fetchone()[0] == season
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("season_walk_max_rows", [0, 30_000])
 def test_a_season_pack_finds_a_name_of_two_seasons(
     releases: None, season_walk_max_rows: int, monkeypatch: Any

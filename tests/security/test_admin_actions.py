@@ -67,6 +67,7 @@ def holder(act: Act, who: str) -> Any:
     return staff_client(who, [f"{app_label}.view_{model}", f"{app_label}.{act.permission}_{model}"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("who", ["view-only", "permitted", "superuser"])
 @pytest.mark.parametrize("act", ACTIONS, ids=lambda a: f"{a.model}:{a.action}")
 def test_each_admin_action_needs_its_declared_permission(act: Act, who: str) -> None:

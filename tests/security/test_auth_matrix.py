@@ -294,6 +294,7 @@ def run_action(client: Any, key: str) -> int:
     return client.post(f"/admin/{model.replace('.', '/')}/", {**chosen, "index": "0"}).status_code
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("key", "who"), [(k, w) for k in MATRIX for w in WHO])
 def test_each_caller_gets_the_status_the_matrix_gives(key, who, settings, tmp_path):
     settings.SNAPSHOT_DIR = tmp_path / "snapshots"

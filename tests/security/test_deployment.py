@@ -43,6 +43,7 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_check_deploy_is_clean_with_the_readme_production_settings():
     production = readme_production_settings()
     assert {"SECRET_KEY", "SECURE_PROXY_SSL_HEADER", "SECURE_COOKIES"} <= set(production)
@@ -70,12 +71,14 @@ def test_without_secret_key_the_settings_use_the_key_kept_in_var():
     assert settings.SECRET_KEY != PUBLIC_DEVELOPMENT_KEY
 
 
+@pytest.mark.slow
 def test_the_public_development_key_is_refused_everywhere():
     refused = manage("check", SECRET_KEY=PUBLIC_DEVELOPMENT_KEY)
     assert refused.returncode != 0
     assert "indexer.E009" in refused.stderr
 
 
+@pytest.mark.slow
 def test_production_without_a_key_warns_that_hosts_need_one():
     done = manage("check", DATABASE_URL="postgres://c@db.invalid/c", DEBUG="0")
     assert done.returncode == 0, done.stderr
@@ -104,6 +107,7 @@ def test_catalog_next_links_are_https_behind_a_tls_proxy(
     assert re.match(rf"^{re.escape(scheme)}testserver/api/v1/files\?", body["next"]), body["next"]
 
 
+@pytest.mark.slow
 def test_https_settings_come_from_the_environment():
     code = (
         "from django.conf import settings as s; "

@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -33,6 +35,7 @@ def test_the_scan_finds_a_digit_test_guarding_int():
     assert unicode_digit_tests("ok = all(p.isdecimal() for p in parts) or s.isnumeric()") == [1, 1]
 
 
+@pytest.mark.slow
 def test_no_source_tests_digits_outside_the_parser():
     files = [p for p in ROOT.rglob("*.py") if NOT_OURS.isdisjoint(p.relative_to(ROOT).parts)]
     assert len(files) > 300  # every package of the tree, its tests and benches

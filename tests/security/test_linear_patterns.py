@@ -18,6 +18,8 @@ import ast
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"][
     "root_packages"
@@ -123,6 +125,7 @@ def project_patterns() -> dict[tuple[str, str | bytes | None], int]:
     return found
 
 
+@pytest.mark.slow
 def test_every_backtracking_pattern_is_argued_for():
     unlisted = [
         f"{path}: {'a pattern that is not a literal' if p is None else repr(p)}"
@@ -136,6 +139,7 @@ def test_every_backtracking_pattern_is_argued_for():
     )
 
 
+@pytest.mark.slow
 def test_every_allowed_pattern_is_still_in_the_source():
     found = project_patterns()
     assert [key for key in ALLOWED if key not in found] == []
@@ -152,6 +156,7 @@ def test_the_scan_finds_re_under_any_name():
     )
 
 
+@pytest.mark.slow
 def test_the_scan_reads_the_packages_of_the_project():
     assert {"usenet", "indexer", "seed_node", "newznab"} <= set(PACKAGES)
     assert ("catalog/nzb.py", r"[^A-Za-z0-9._+\-\[\]() ]+") in project_patterns()

@@ -52,6 +52,7 @@ def test_the_variants_do_log_in_when_nothing_is_locked(operator):
     assert attempt(" " * 200 + "sec-nfkc", "right-password", REMOTE_ADDR="10.1.1.1") == 302
 
 
+@pytest.mark.slow
 @override_settings(LOGIN_FAILURES_PER_ADDRESS=50)
 def test_random_names_through_the_proxy_lock_only_the_attackers_address(operator):
     attacker = through_proxy("203.0.113.66")

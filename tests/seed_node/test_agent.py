@@ -109,6 +109,7 @@ def run_agent(
     )
 
 
+@pytest.mark.slow
 def test_running_the_agent_needs_no_database(
     coordinator: ScriptedCoordinator, token_file: Path
 ) -> None:
@@ -128,6 +129,7 @@ def test_running_the_agent_needs_no_database(
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.slow
 def test_a_refused_token_exits_with_code_3(
     coordinator: ScriptedCoordinator, token_file: Path
 ) -> None:
@@ -135,10 +137,12 @@ def test_a_refused_token_exits_with_code_3(
     assert run_agent(coordinator, token_file, "--relay") == EXIT_UNAUTHENTICATED
 
 
+@pytest.mark.slow
 def test_a_missing_token_file_is_a_usage_error(coordinator: ScriptedCoordinator) -> None:
     assert run_agent(coordinator, Path("/nonexistent/token"), "--relay") == 2
 
 
+@pytest.mark.slow
 def test_an_unavailable_coordinator_is_asked_again(
     coordinator: ScriptedCoordinator, token_file: Path
 ) -> None:
@@ -148,6 +152,7 @@ def test_an_unavailable_coordinator_is_asked_again(
     assert len(coordinator.posted("/ranges/lease")) == 3
 
 
+@pytest.mark.slow
 def test_a_range_is_read_reported_in_batches_and_finished(
     coordinator: ScriptedCoordinator, token_file: Path
 ) -> None:
@@ -184,6 +189,7 @@ def test_a_range_is_read_reported_in_batches_and_finished(
     assert [item["subject"] for item in fragments] == ['"file3.rar" yEnc (1/5)']
 
 
+@pytest.mark.slow
 def test_a_batch_never_skips_a_segment_still_held_open(
     coordinator: ScriptedCoordinator, token_file: Path
 ) -> None:
@@ -211,6 +217,7 @@ def test_a_batch_never_skips_a_segment_still_held_open(
         assert {n for n in binary if n < batch["next"]} <= reported
 
 
+@pytest.mark.slow
 def test_an_unreachable_news_server_releases_the_range_uncounted(
     coordinator: ScriptedCoordinator, token_file: Path
 ) -> None:
@@ -224,6 +231,7 @@ def test_an_unreachable_news_server_releases_the_range_uncounted(
     assert not coordinator.posted("/ranges/7/batch")
 
 
+@pytest.mark.slow
 def test_a_lost_lease_is_dropped_and_another_leased(
     coordinator: ScriptedCoordinator, token_file: Path
 ) -> None:
@@ -245,6 +253,7 @@ def test_a_lost_lease_is_dropped_and_another_leased(
     assert len(coordinator.posted("/ranges/lease")) == 2
 
 
+@pytest.mark.slow
 def test_manage_py_seed_node_runs_the_agent_without_a_database(
     coordinator: ScriptedCoordinator, token_file: Path
 ) -> None:
@@ -272,6 +281,7 @@ def stopping(control: Control, answer: Callable[[Any], Answer]) -> Callable[[Any
 LOST = (409, {"error": "lease_lost", "detail": "gone"})
 
 
+@pytest.mark.slow
 def test_a_range_lost_on_its_last_batch_after_a_stop_is_dropped_cleanly(
     coordinator: ScriptedCoordinator, token_file: Path
 ) -> None:
@@ -292,6 +302,7 @@ def test_a_range_lost_on_its_last_batch_after_a_stop_is_dropped_cleanly(
     assert not coordinator.posted("/ranges/7/release")
 
 
+@pytest.mark.slow
 def test_a_lane_range_lost_on_its_last_batch_after_a_stop_is_dropped_cleanly(
     coordinator: ScriptedCoordinator, token_file: Path
 ) -> None:
@@ -325,6 +336,7 @@ def reported_segments_stay_below_next(batches: list[dict[str, Any]]) -> None:
         assert {n for n in binary if n < batch["next"]} <= reported, batch["next"]
 
 
+@pytest.mark.slow
 def test_a_lane_batch_never_skips_a_segment_still_held_open(
     coordinator: ScriptedCoordinator, token_file: Path
 ) -> None:
@@ -353,6 +365,7 @@ def test_a_lane_batch_never_skips_a_segment_still_held_open(
     assert coordinator.posted("/ranges/7/finish") == [{"epoch": 3}]
 
 
+@pytest.mark.slow
 def test_a_stopped_lane_snapshots_its_window_where_its_batches_reached(
     coordinator: ScriptedCoordinator, token_file: Path
 ) -> None:
@@ -395,6 +408,7 @@ def checked_batch(body: Any) -> Answer:
     return 200, {"next": body["next"], "stored": 0}
 
 
+@pytest.mark.slow
 def test_a_segment_the_coordinator_would_refuse_is_left_out_not_the_range(
     coordinator: ScriptedCoordinator, token_file: Path
 ) -> None:
@@ -421,6 +435,7 @@ def test_a_segment_the_coordinator_would_refuse_is_left_out_not_the_range(
     assert sorted(reported) == [n for n in binary if n != 3]
 
 
+@pytest.mark.slow
 def test_files_beyond_the_batch_limit_go_out_in_further_batches(
     coordinator: ScriptedCoordinator, token_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -460,6 +475,7 @@ def test_files_beyond_the_batch_limit_go_out_in_further_batches(
     assert segments == [n for n, a in binary_articles().items() if "yEnc" in a.subject]
 
 
+@pytest.mark.slow
 def test_a_batch_is_capped_by_bytes_not_only_by_file_count(
     coordinator: ScriptedCoordinator, token_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -491,6 +507,7 @@ def test_a_batch_is_capped_by_bytes_not_only_by_file_count(
 # --- configuration from the environment ---------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "value"),
     [
@@ -516,6 +533,7 @@ def test_a_bad_environment_value_is_a_usage_error(
     assert not coordinator.calls  # nothing ran in a mode it was not asked for
 
 
+@pytest.mark.slow
 def test_yes_no_variables_and_empty_ones_configure_the_agent(
     coordinator: ScriptedCoordinator, token_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -531,6 +549,7 @@ def test_yes_no_variables_and_empty_ones_configure_the_agent(
     assert len(coordinator.posted("/ranges/lease")) == 2  # one per worker, then idle
 
 
+@pytest.mark.slow
 def test_a_relay_stream_broken_while_the_node_aborts_is_not_taken_as_read(
     coordinator: ScriptedCoordinator,
 ) -> None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -230,6 +231,7 @@ def _complete_files(lines: list[bytes]) -> list[dict]:
     return sorted(w.take_complete(), key=lambda f: f["subject"])
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.permutations(_release_lines()))
 def test_any_order_of_the_same_lines_gives_the_same_complete_files(lines):

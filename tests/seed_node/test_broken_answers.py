@@ -48,6 +48,7 @@ def cut_once() -> Iterator[tuple[str, list[str]]]:
         thread.join(10)
 
 
+@pytest.mark.slow
 def test_a_batch_answer_cut_halfway_is_asked_for_again(cut_once) -> None:
     url, calls = cut_once
     coordinator = Coordinator(url, "token", timeout=10, max_backoff=0.1)

@@ -38,6 +38,7 @@ def test_urls_come_repeated_or_comma_separated() -> None:
         parse_coordinator_urls(" , ")
 
 
+@pytest.mark.slow
 def test_an_unreachable_host_hands_the_call_to_the_next_at_once(
     hosts: tuple[ScriptedCoordinator, ScriptedCoordinator],
 ) -> None:
@@ -52,6 +53,7 @@ def test_an_unreachable_host_hands_the_call_to_the_next_at_once(
     assert len(second.posted("/ranges/lease")) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("status", [502, 503, 504])
 def test_a_host_answering_bad_gateway_or_unavailable_hands_over(
     hosts: tuple[ScriptedCoordinator, ScriptedCoordinator], status: int
@@ -68,6 +70,7 @@ def test_a_host_answering_bad_gateway_or_unavailable_hands_over(
     assert len(first.posted("/ranges/lease")) == 1
 
 
+@pytest.mark.slow
 def test_a_client_error_is_not_failed_over(
     hosts: tuple[ScriptedCoordinator, ScriptedCoordinator],
 ) -> None:
@@ -79,6 +82,7 @@ def test_a_client_error_is_not_failed_over(
     assert second.calls == []
 
 
+@pytest.mark.slow
 def test_all_hosts_down_backs_off_then_finds_one_back(
     hosts: tuple[ScriptedCoordinator, ScriptedCoordinator],
 ) -> None:
@@ -93,6 +97,7 @@ def test_all_hosts_down_backs_off_then_finds_one_back(
     assert len(second.posted("/ranges/lease")) == 3
 
 
+@pytest.mark.slow
 def test_the_agent_takes_several_coordinator_options(
     hosts: tuple[ScriptedCoordinator, ScriptedCoordinator], tmp_path: Path
 ) -> None:

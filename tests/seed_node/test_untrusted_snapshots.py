@@ -106,6 +106,7 @@ def plant(body: bytes) -> None:
     GroupLane.objects.filter(id=row.id).update(snapshot_next=POSITION, snapshot_size=len(body))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(BAD_SNAPSHOTS))
 def test_a_bad_snapshot_starts_the_window_empty_and_is_replaced(lane, case, caplog):
     worker, path, epoch, _tmp_path = lane
@@ -124,6 +125,7 @@ def test_a_bad_snapshot_starts_the_window_empty_and_is_replaced(lane, case, capl
     assert (replaced.group, len(replaced)) == (GROUP, 0)
 
 
+@pytest.mark.slow
 def test_a_good_snapshot_is_restored(lane):
     worker, path, epoch, tmp_path = lane
     good = Window(RULES, GROUP)
@@ -138,6 +140,7 @@ def test_a_good_snapshot_is_restored(lane):
     assert worker.stats.snapshot()["snapshot_resets"] == 0
 
 
+@pytest.mark.slow
 def test_files_of_a_snapshot_that_are_not_the_lanes_are_dropped_and_logged(lane, caplog):
     # Well-formed, but a fragment lies outside the lane's articles (1..9,999) and
     # a file is not a binary post: reported by the next holder, they would enter

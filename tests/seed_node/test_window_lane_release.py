@@ -28,6 +28,7 @@ class NoHeartbeat:
         pass
 
 
+@pytest.mark.slow
 def test_a_range_that_breaks_off_gives_the_lane_back(live_server, settings, tmp_path) -> None:
     settings.SNAPSHOT_DIR = tmp_path / "snapshots"
     group = GroupFactory(name="alt.binaries.lane.release")

@@ -100,6 +100,7 @@ def wait_for(condition: Callable[[], bool], agent: subprocess.Popen[str], what: 
     raise AssertionError(f"never {what}:\n{agent.communicate()[0]}")
 
 
+@pytest.mark.slow
 def test_two_workers_are_two_processes_and_sigterm_leaves_none(
     coordinator: ScriptedCoordinator,
     token_file: Path,
@@ -122,6 +123,7 @@ def test_two_workers_are_two_processes_and_sigterm_leaves_none(
     assert not left_behind(children), output
 
 
+@pytest.mark.slow
 def test_workers_whose_parent_is_killed_finish_up_and_exit(
     coordinator: ScriptedCoordinator,
     token_file: Path,
@@ -156,6 +158,7 @@ def ranges(count: int, size: int) -> Callable[[Any], Answer]:
     return lease
 
 
+@pytest.mark.slow
 def test_worker_processes_read_report_and_finish_every_range(
     coordinator: ScriptedCoordinator,
     token_file: Path,

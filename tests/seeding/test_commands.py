@@ -68,6 +68,7 @@ def test_plan_tail_once(news_group):
     assert "Planned 1 ranges, 1,000 articles" in out
 
 
+@pytest.mark.slow
 def test_plan_tail_loops_until_sigterm(news, news_group):
     group = news_group("alt.binaries.t2", 1, 3_000, live_from=2_001)
 
@@ -98,6 +99,7 @@ def test_add_groups_adds_what_the_server_lists(news):
     }
 
 
+@pytest.mark.slow
 def test_add_groups_takes_more_groups_than_one_statement_can_name(news):
     # Over 65,535: PostgreSQL's limit of parameters in one statement.
     for number in range(70_000):

@@ -17,6 +17,7 @@ THREADS = 32
 RANGES = 2000
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_32_connections_lease_2000_ranges_and_each_is_leased_exactly_once(settings):
     # Each node holds ~60 leases here, fast: the per-node cap and rate are

@@ -23,6 +23,7 @@ def assert_no_overlap():
             assert end < start, spans
 
 
+@pytest.mark.slow
 def test_two_plans_at_once_do_not_overlap(news_group):
     group = news_group("alt.binaries.race", 1, 40_000, live_from=35_001)
     results = run_threads([lambda: plan_ranges([group.name], size=1_000)] * 2)
@@ -31,6 +32,7 @@ def test_two_plans_at_once_do_not_overlap(news_group):
     assert_no_overlap()
 
 
+@pytest.mark.slow
 def test_a_plan_and_the_tail_at_once_do_not_overlap(news_group):
     news_group("alt.binaries.race2", 1, 20_000, live_from=10_001)
     results = run_threads(

@@ -24,7 +24,7 @@ from tests.support.news import overviews_url
 from tests.support.nntpd import Article, NNTPServer
 from usenet.nntp import PoolExhausted
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 def test_a_full_cap_makes_a_caller_wait_then_refuses_and_a_dead_session_frees_its_slot() -> None:

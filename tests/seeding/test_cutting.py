@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -19,6 +20,7 @@ def articles(spans: list[tuple[int, int]]) -> set[int]:
     return {n for start, end in spans for n in range(start, end + 1)}
 
 
+@pytest.mark.slow
 @given(disjoint_spans(), st.integers(0, 2_100), st.integers(0, 2_100), st.integers(1, 300))
 def test_ranges_cover_exactly_what_no_earlier_range_covers(existing, low, high, size):
     gaps = uncovered(existing, low, high)
@@ -36,6 +38,7 @@ def test_ranges_cover_exactly_what_no_earlier_range_covers(existing, low, high, 
         assert end == high or end + 1 in articles(existing)
 
 
+@pytest.mark.slow
 @given(st.lists(st.lists(st.tuples(st.integers(), st.integers()), max_size=5), max_size=5))
 def test_interleaving_takes_one_range_per_group_in_turn(per_group):
     order = list(interleave(per_group))

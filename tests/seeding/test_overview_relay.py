@@ -48,6 +48,7 @@ def test_the_relay_streams_gzipped_overview_lines_of_the_span(leased):
     assert not data.endswith(b".\r\n")
 
 
+@pytest.mark.slow
 def test_the_span_is_clamped_to_the_range(leased):
     node, lease = leased
     response = node.get(overviews_url(lease, **{"from": 1, "to": 100_000}))
@@ -55,6 +56,7 @@ def test_the_span_is_clamped_to_the_range(leased):
     assert gzip.decompress(body(response)) == expected(1_001, 9_000)
 
 
+@pytest.mark.slow
 def test_one_call_relays_at_most_the_span_limit(news_group, node_client):
     group = news_group("alt.binaries.big", 1, 200_000)
     create_ranges(group, [(1, 120_000)])
@@ -68,6 +70,7 @@ def test_one_call_relays_at_most_the_span_limit(news_group, node_client):
     assert lines[-1].startswith(f"{last}\t".encode())
 
 
+@pytest.mark.slow
 def test_the_relay_keeps_the_lease_alive(leased, backdate):
     node, lease = leased
     backdate(lease["id"], 600)
@@ -144,6 +147,7 @@ def test_no_news_server_configured_is_a_clear_503(leased):
     assert "NEWS_SERVER_URL" in response.json()["detail"]
 
 
+@pytest.mark.slow
 def test_a_connection_dropped_mid_stream_truncates_the_gzip(leased, news):
     node, lease = leased
     news.drop_after_lines = 1_000
@@ -160,6 +164,7 @@ def test_a_connection_dropped_mid_stream_truncates_the_gzip(leased, news):
     assert gzip.decompress(body(node.get(overviews_url(lease)))) == expected(1_001, 9_000)
 
 
+@pytest.mark.slow
 def test_lines_are_sent_on_as_they_arrive(leased, news):
     node, lease = leased
     news.hold_after_lines = 3_000
@@ -180,6 +185,7 @@ def test_lines_are_sent_on_as_they_arrive(leased, news):
     assert gzip.decompress(data) == expected(1_001, 9_000)
 
 
+@pytest.mark.slow
 def test_a_slow_server_times_out_into_a_truncated_stream(leased, news):
     node, lease = leased
     with override_settings(NEWS_SERVER_URL=f"nntp://127.0.0.1:{news.port}/?timeout=0.5"):
@@ -193,6 +199,7 @@ def test_a_slow_server_times_out_into_a_truncated_stream(leased, news):
     close_news_pool()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("offer", ["offer_deflate", "offer_gzip", "offer_xzver"])
 def test_compressed_transfers_relay_the_same_lines(leased, news, offer):
     node, lease = leased

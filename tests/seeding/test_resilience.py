@@ -35,6 +35,7 @@ def test_lease_batch_and_heartbeat_pin_their_query_count(
     assert response.status_code == 204
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_an_unreachable_database_is_a_503_and_the_node_retries(node_client):
     node = node_client()

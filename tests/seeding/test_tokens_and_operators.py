@@ -56,6 +56,7 @@ class TestAdmin:
         assert b"Disabled 2 node(s)." in done.content
         assert Node.objects.filter(disabled=True).count() == 2
 
+    @pytest.mark.slow
     def test_range_actions_requeue_fail_and_reprioritize(self, admin_client):
         failed = SeedRangeFactory(status=RangeStatus.FAILED, attempts=5, error="boom")
         queued = SeedRangeFactory()
@@ -90,6 +91,7 @@ class TestAdmin:
         assert b"Changed the priority of 1 range(s)." in response.content
         assert SeedRange.objects.get(id=failed.id).priority == 5
 
+    @pytest.mark.slow
     def test_the_range_list_filters_by_status_with_a_fixed_number_of_queries(
         self, admin_client, django_assert_max_num_queries
     ):

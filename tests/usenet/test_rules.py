@@ -238,6 +238,7 @@ def by_re2(subject):
     return match[0], int(match[1]), int(match[2]), match[3]
 
 
+@pytest.mark.slow
 @given(st.text(alphabet="([)]/ \t\n0123456789aé", max_size=40))
 @settings(max_examples=3000, deadline=None)
 def test_the_default_counter_read_by_hand_agrees_with_its_pattern(subject):
@@ -260,6 +261,7 @@ def test_the_default_counter_read_by_hand_on_known_subjects(subject):
     assert last_default_counter(subject) == by_re2(subject)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("run", ["(", "[", "( ", "(1/", "(1 / 2", "[99999/"])
 def test_a_long_run_of_counter_fragments_is_read_in_linear_time(run):
     code = (
@@ -292,6 +294,7 @@ def test_rfc_3977_group_names_pass(name):
     assert group_name_problem(name) is None
 
 
+@pytest.mark.slow
 @given(
     st.sampled_from(["x*", "a|b", "é+", r"\s+", "^-+", "-+$", "ab*", "(?i)A"]),
     st.text(alphabet="ab x-éÉ", max_size=30),  # no newline: RE2's $ is the very end
@@ -301,6 +304,7 @@ def test_a_linear_pattern_replaces_as_re_does(pattern, text):
     assert compile_linear(pattern).sub(" ", text) == re.sub(pattern, " ", text)
 
 
+@pytest.mark.slow
 @given(st.text(alphabet="ab x-é", max_size=30))
 @settings(max_examples=500, deadline=None)
 def test_a_linear_pattern_finds_groups_as_re_does(text):

@@ -76,6 +76,7 @@ subjects = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(
     st.lists(
@@ -99,6 +100,7 @@ def test_a_windows_own_snapshot_always_passes_the_coordinators_check(posts, max_
     assert restore(body).dropped == 0
 
 
+@pytest.mark.slow
 def test_a_gzip_bomb_is_stopped_at_the_first_long_line_in_bounded_memory():
     bomb = zlib.compress(b"x" * (200 << 20), 9)  # ~200 KB that inflate to 200 MB, one line
     lines = GzipLines()

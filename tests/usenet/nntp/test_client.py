@@ -135,6 +135,7 @@ def test_a_command_during_an_unfinished_stream_is_refused(server, connect):
         client.date()
 
 
+@pytest.mark.slow
 def test_slow_server_raises_connection_error_after_the_read_timeout(server, connect):
     server.add_group("alt.test", numbered_articles(10))
     client = connect(timeout=0.3)

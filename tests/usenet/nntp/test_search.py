@@ -43,6 +43,7 @@ def test_exact_answer_in_a_group_in_date_order(news):
         assert article_at_date(client, "alt.search", when) == lowest_at_or_after(articles, when)
 
 
+@pytest.mark.slow
 def test_holes_and_long_runs_of_missing_articles(news):
     server, client = news
     articles = {
@@ -101,6 +102,7 @@ def jittered_dates(draw_list: list[tuple[int, bool, int]]) -> dict[int, int | No
     return articles
 
 
+@pytest.mark.slow
 @settings(
     max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -157,6 +159,7 @@ def synthetic_group(server: NNTPServer, size: int) -> None:
     server.add_group("alt.huge", first=1, last=size, article_at=article_at)
 
 
+@pytest.mark.slow
 def test_probes_grow_with_the_logarithm_of_the_group_size(news):
     server, client = news
     probes = {}
