@@ -24,16 +24,7 @@ from typing import Any
 from usenet.nntp import NewsServerConfig
 from usenet.nntp.errors import PoolExhausted
 
-from .assembly import (
-    configure_logging,
-    install_signal_handlers,
-    log_progress,
-    log_timing,
-    make_coordinator,
-    make_worker,
-    open_source,
-    settings_from,
-)
+from . import assembly
 from .control import EXIT_UNEXPECTED, STAT_NAMES, Context, Control, Stats
 
 log = logging.getLogger("seed_node")
@@ -92,7 +83,7 @@ def run_processes(args: argparse.Namespace, token: str, control: Control) -> int
                 process.terminate()
             process.join()
     if getattr(args, "stats", False):
-        log_timing(Stats.summed(shared))
+        assembly.log_timing(Stats.summed(shared))
     return control.exit_code
 
 
@@ -126,7 +117,7 @@ def supervise(
                     process.terminate()  # SIGTERM
         if time.monotonic() - last_time >= interval:
             current = Stats.summed(shared).snapshot()
-            log_progress(last, current, time.monotonic() - last_time)
+            assembly.log_progress(last, current, time.monotonic() - last_time)
             last, last_time = current, time.monotonic()
 
 
@@ -140,14 +131,14 @@ def worker_process(
     # Ctrl-C reaches the whole process group; the parent passes it on as SIGTERM.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     control = Control()
-    install_signal_handlers(control, signals=(signal.SIGTERM,))
-    configure_logging(args.log_level)
+    assembly.install_signal_handlers(control, signals=(signal.SIGTERM,))
+    assembly.configure_logging(args.log_level)
     threading.Thread(target=_watch_parent, args=(control,), name="parent", daemon=True).start()
-    settings = settings_from(args)
-    coordinator = make_coordinator(args, token, settings, control)
-    source, _described = open_source(args, coordinator, in_process=False, gate=gate)
+    settings = assembly.settings_from(args)
+    coordinator = assembly.make_coordinator(args, token, settings, control)
+    source, _described = assembly.open_source(args, coordinator, in_process=False, gate=gate)
     context = Context(source, settings, control, Stats(shared))
-    worker = make_worker(args, number, coordinator, context)
+    worker = assembly.make_worker(args, number, coordinator, context)
     thread = threading.Thread(target=worker.run, name=worker.name, daemon=True)
     thread.start()
     while thread.is_alive():
