@@ -68,6 +68,25 @@ def test_a_crowded_claim_under_capture_only_does_not_walk_the_capture_ranges(nod
     assert large - small < 100, (small, large)
 
 
+def test_a_crowded_claim_does_not_walk_the_capture_ranges_while_uncaptured_ones_wait_above(
+    node_client, settings
+):
+    # Half the queue uncaptured (above LEASE_PRIORITY_MAX, so of no lane) tells
+    # the planner that half of any band is uncaptured: the claim index looks as
+    # good for the capture band. And the free lane's one priority is 30,000
+    # ranges: a pick that reads them all before sorting is a walk too.
+    settings.LEASE_CAPTURE_ONLY = True
+    settings.LEASE_PRIORITY_MAX = 200
+    crowd(node_client, capture=True)
+    free = GroupFactory()
+    services.create_ranges(free, spans(1_000_000, 2_000), capture=True)
+    services.create_ranges(GroupFactory(), spans(1_000_000, 32_000), priority=500)
+    small = claim_buffers(settings)
+    services.create_ranges(free, spans(2_000_000, 30_000), capture=True)
+    large = claim_buffers(settings)
+    assert large - small < 100, (small, large)
+
+
 def test_a_crowded_claim_does_not_walk_a_free_lane_to_its_most_urgent_priority(
     node_client, settings
 ):
