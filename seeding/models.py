@@ -83,6 +83,10 @@ class SeedRange(models.Model):
             models.CheckConstraint(
                 condition=Q(start_id__gte=0), name="seed_range_start_nonnegative"
             ),
+            # A done range did not fail: whichever way it became done, it has no error.
+            models.CheckConstraint(
+                condition=~Q(status="done") | Q(error=""), name="seed_range_done_without_error"
+            ),
         ]
         indexes = [
             # The claim: queued ranges in urgency order, then plan order.
