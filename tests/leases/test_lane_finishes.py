@@ -65,9 +65,7 @@ def a_lane_reading_a_range_an_earlier_release_failed(node_client, name):
 
 
 @pytest.mark.parametrize("by", ["holder", "operator"])
-def test_a_lane_given_back_with_its_range_read_to_its_end_leaves_it_without_error(
-    node_client, by
-):
+def test_a_lane_given_back_with_its_range_read_to_its_end_leaves_it_without_error(node_client, by):
     group, rng, node, lane = a_lane_reading_a_range_an_earlier_release_failed(node_client, "w")
     if by == "holder":
         response = node.post(lane_path(lane, "release"), {"epoch": lane["epoch"]})
