@@ -6,10 +6,11 @@
 -- Quiet leases (no heartbeat for the TTL) leave the leased state: fully
 -- reported ones become done (with no error: a done range did not fail), those
 -- out of attempts failed, the rest are queued again at their resume points
--- for the next node (the claim bumps the epoch, which fences the quiet holder). A periodic task
--- (seeding/maintenance.py: `manage.py maintain`, and every few seconds from
--- the lease path) and the lease service whenever a claim finds nothing run
--- this, so the claim itself never scans the leased ranges.
+-- for the next node (the claim bumps the epoch, which fences the quiet
+-- holder). A periodic task (seeding/maintenance.py: `manage.py maintain`, and
+-- every few seconds from the lease path) and the lease service whenever a
+-- claim finds nothing run this, so the claim itself never scans the leased
+-- ranges.
 UPDATE seed_range
    SET status = CASE WHEN next_id > end_id THEN 'done'
                      WHEN attempts >= %(max_attempts)s THEN 'failed'
@@ -21,15 +22,6 @@ UPDATE seed_range
                     THEN 'the lease went quiet ' || attempts || ' times' ELSE error END
  WHERE status = 'leased'
    AND heartbeat_at < now() - make_interval(secs => %(ttl)s);
-
--- name: sweep_read_ranges
--- Queued ranges with nothing left (resume point past the end: reported to
--- the end, then queued again by a path that predates the checks) are done.
--- seed_range_read_queued_idx holds only these, so the sweep reads nothing else.
--- A done range carries no error.
-UPDATE seed_range
-   SET status = 'done', done_at = now(), error = ''
- WHERE status = 'queued' AND next_id > end_id;
 
 -- name: lease_gate
 -- Before a claim: one hit on the node's lease-call bucket (rate_hit, from

@@ -64,14 +64,6 @@ def test_a_disabled_nodes_range_read_to_its_end_is_done_without_the_error(node_c
     assert done_and_error(rng) == (RangeStatus.DONE, "")
 
 
-def test_the_sweep_of_queued_ranges_read_to_their_end_clears_the_error():
-    # A queued range with nothing left came back by a path that predates the checks.
-    rng = SeedRangeFactory(start_id=1, end_id=100, error=EARLIER)
-    SeedRange.objects.filter(id=rng.id).update(next_id=101)
-    assert maintenance.retire_quiet_ranges() == 1
-    assert done_and_error(rng) == (RangeStatus.DONE, "")
-
-
 def test_the_database_refuses_a_done_range_with_an_error():
     rng = SeedRangeFactory(start_id=1, end_id=100)
     with pytest.raises(IntegrityError, match="seed_range_done_without_error"):

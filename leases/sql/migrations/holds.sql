@@ -277,11 +277,11 @@ ALTER FUNCTION seed_range_first_laneless(integer, integer, integer, boolean, int
 -- a few per held lane), each band of seed_range_first_laneless up to its
 -- first range, the free lanes' work rows (a few per lane), and one probe of
 -- seed_range_lane_pick_idx per free lane tried until one answers. Scans and
--- probes pass only ranges another claim holds locked and queued ranges read
--- to their end (the sweep makes those done): at a lane's most urgent priority
--- there is no queued range of no lane to pass, since one at that priority or
--- more urgent would be the laneless candidate, which is asked first and wins
--- ties. Installed by leases' migration 0013.
+-- probes pass only ranges another claim holds locked (no queued range is read
+-- to its end: seeding's check seed_range_queued_has_articles_left): at a
+-- lane's most urgent priority there is no queued range of no lane to pass,
+-- since one at that priority or more urgent would be the laneless candidate,
+-- which is asked first and wins ties. Installed by leases' migration 0013.
 CREATE OR REPLACE FUNCTION seed_range_pick_unheld(p_ttl integer, p_min_priority integer)
 RETURNS TABLE (picked_id bigint, picked_priority integer)
 LANGUAGE plpgsql
