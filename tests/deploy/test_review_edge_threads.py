@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import http.client
 import socket
-import time
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 
