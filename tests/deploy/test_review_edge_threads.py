@@ -8,6 +8,7 @@ thread each, then asks /healthz: with every thread held it never answers.
 from __future__ import annotations
 
 import http.client
+import resource
 import socket
 import threading
 import time
@@ -101,3 +102,47 @@ def test_a_client_that_does_not_read_its_answer_holds_no_thread_for_ever(served:
             time.sleep(0.02)
         threading.Event().wait(3)
         assert healthz_answers(served.port)
+
+
+@pytest.fixture(scope="module")
+def served_with_1024_files(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """`serve` with the open-file limit a systemd unit gets by default (soft 1024;
+    deploy/systemd/seed-coordinator.service sets no LimitNOFILE)."""
+    workdir = tmp_path_factory.mktemp("review-edge-files")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    with fresh_database() as (url, conninfo):
+        server = Served(url, conninfo, workdir)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard))
+        try:
+            server.start()  # gunicorn inherits the limit
+        finally:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+        try:
+            yield server
+        finally:
+            server.stop()
+
+
+@pytest.mark.skipif(
+    resource.getrlimit(resource.RLIMIT_NOFILE)[0] < 8000, reason="the client needs 5,000 files"
+)
+def test_refused_connections_cannot_run_a_worker_out_of_files(
+    served_with_1024_files: Served,
+) -> None:
+    # Connections that never finish their head count against worker_connections
+    # (1,000 a worker, so at most ~1,000 sockets each); a refused request is
+    # uncounted at once (nr_conns -= 1) while its socket lingers up to 2 s, so
+    # a burst of them takes a worker past 1,024 files: accept() raises EMFILE
+    # out of the main loop and the worker dies with every request it held.
+    port = served_with_1024_files.port
+    with ExitStack() as stack:
+        for _ in range(2900):
+            client = stack.enter_context(socket.create_connection(("127.0.0.1", port), 10))
+            client.sendall(b"POST /admin/login/ HTTP/1.1\r\n")
+        time.sleep(2)
+        for _ in range(1500):
+            client = stack.enter_context(socket.create_connection(("127.0.0.1", port), 10))
+            client.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n")
+        time.sleep(3)
+    log = served_with_1024_files.log("serve.log")
+    assert "Too many open files" not in log and "Exception in worker process" not in log
