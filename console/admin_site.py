@@ -18,7 +18,7 @@ from indexer.errors import Throttled
 
 from .dashboard import dashboard_view
 from .login_limits import login_buckets
-from .permissions import DASHBOARD_PERMISSIONS
+from .permissions import DASHBOARD_PERMISSIONS, can_view_all
 
 
 def login_refused(exc: Throttled) -> HttpResponse:
@@ -44,17 +44,17 @@ class ConsoleAdminSite(admin.AdminSite):
 
     def dashboard_view(self, request: HttpRequest) -> HttpResponse:
         """The dashboard sums up ranges, nodes, lanes, groups and files: a login needs
-        the view permission on each, as on their own pages (console/permissions.py)."""
-        if not request.user.has_perms(DASHBOARD_PERMISSIONS):
+        to see each on its own page (view or change; console/permissions.py)."""
+        if not can_view_all(request.user, DASHBOARD_PERMISSIONS):
             raise PermissionDenied(
-                "The dashboard needs the view permission on "
+                "The dashboard needs the view (or change) permission on "
                 + ", ".join(DASHBOARD_PERMISSIONS)
                 + "."
             )
         return dashboard_view(request)
 
     def index(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
-        allowed = request.user.has_perms(DASHBOARD_PERMISSIONS)
+        allowed = can_view_all(request.user, DASHBOARD_PERMISSIONS)
         return super().index(request, {**(extra_context or {}), "dashboard_allowed": allowed})
 
     def login(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
