@@ -7,6 +7,8 @@ on it as usual. Extra pages come through get_urls() + admin_view().
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 from django.contrib import admin
@@ -14,6 +16,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
 
+from indexer.admin_tools import nul_parameter, refused_page
 from indexer.errors import Throttled
 
 from .dashboard import dashboard_view
@@ -35,6 +38,24 @@ class ConsoleAdminSite(admin.AdminSite):
     site_header = "Seed coordinator"
     site_title = "Seed coordinator"
     index_template = "admin/console_index.html"
+
+    def admin_view(self, view: Callable[..., Any], cacheable: bool = False) -> Any:
+        """Every admin page (lists, forms, the dashboard): a parameter holding a NUL
+        is a 400 page saying so; a list filter or a search sent it to PostgreSQL,
+        whose text cannot hold one (a 500)."""
+
+        @wraps(view)
+        def refusing_nul(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+            name = nul_parameter(request)
+            if name is not None:
+                sentence = (
+                    f"The parameter {name!r} holds a NUL character (%00), which nothing "
+                    "here can hold; send it without one."
+                )
+                return refused_page(self, request, sentence, request.path, "Back")
+            return view(request, *args, **kwargs)
+
+        return super().admin_view(refusing_nul, cacheable)
 
     def get_urls(self) -> list[Any]:
         return [

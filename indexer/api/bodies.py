@@ -31,6 +31,7 @@ from django.http import HttpRequest, HttpResponse
 from django.http.cookie import parse_cookie
 
 from indexer.api.errors import error_response
+from indexer.sessions import is_session_key
 from indexer.tokens import TOKEN_PREFIX
 from usenet.numbers import ascii_digits
 
@@ -38,7 +39,6 @@ API_PREFIX = "/api/"
 NO_BODY_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "DELETE", "TRACE", "CONNECT"})
 MAX_LENGTH_DIGITS = 19  # a Content-Length past 2**63 is not a body anyone sends
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
-_SESSION_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 
 
 @dataclass(frozen=True)
@@ -84,8 +84,7 @@ def looks_like_node_token(authorization: str) -> bool:
 
 def has_session_cookie(cookie: str) -> bool:
     """A session cookie whose value has a session key's form (Django's: 8+ of a-z0-9)."""
-    key = parse_cookie(cookie).get(settings.SESSION_COOKIE_NAME, "")
-    return 8 <= len(key) <= 64 and set(key) <= _SESSION_KEY_CHARS
+    return is_session_key(parse_cookie(cookie).get(settings.SESSION_COOKIE_NAME, ""))
 
 
 def parse_length(raw: str) -> int | None:
