@@ -111,6 +111,14 @@ def head_from_bytes(data: bytes) -> Head | None:
     return head_from_fields(parts[0], _target_path(parts[1]), fields)
 
 
+def head_of_unfinished(data: bytes) -> Head:
+    """What the request line of a head that never ended says (method and path), so
+    that its answer comes in its kind (the API's JSON under /api/); GET / otherwise."""
+    line = bytes(data[:8192]).partition(b"\r\n")[0].decode("latin-1")
+    parts = line.split(" ")
+    return Head(parts[0], _target_path(parts[1])) if len(parts) == 3 else Head("GET", "/")
+
+
 def _target_path(target: str) -> str:
     if "://" in target:  # absolute form: http://host/path
         target = "/" + target.partition("://")[2].partition("/")[2]
