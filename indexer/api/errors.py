@@ -129,8 +129,10 @@ def _translate(exc: Exception) -> tuple[int, str, str] | None:
         # deadline allows (coordinator/gunicorn_worker.py): nothing was done.
         return 400, "invalid", f"The body broke off before its end ({exc}); send it again."
     if isinstance(exc, DataError):
-        # A value PostgreSQL cannot hold (a number out of range) slipped past
-        # validation: the client's input, not our failure.
+        # A value PostgreSQL cannot hold (a number out of range, a NUL in text)
+        # slipped past validation: the client's input, not our failure.
+        if "0x00" in str(exc):
+            return 400, "invalid", "A text value holds a NUL character; send it without one."
         return 400, "invalid", "A value is out of range for the database; check the numbers sent."
     if isinstance(exc, OperationalError | InterfaceError):
         logger.warning("database unavailable: %s", exc.__class__.__name__)
