@@ -79,7 +79,7 @@ def test_a_guard_session_gone_before_the_header_is_read_is_a_503_not_a_500(
 
     try:
         store(node, lease, chunks(), 100)
-    except Exception as exc:  # noqa: BLE001 - what the API would answer
+    except Exception as exc:
         from indexer.api.errors import response_for_unhandled
 
         status = response_for_unhandled(exc).status_code
