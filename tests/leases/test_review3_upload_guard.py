@@ -71,9 +71,10 @@ def test_a_guard_session_gone_before_the_header_is_read_is_a_503_not_a_500(
     from usenet.rules import RuleSet
 
     node, lease = held_lane(node_client)
-    publish_rules(RuleSet.default().to_dict(), note="v2")  # the lease named v1
-    forget_current_rules()  # this process's cache may still hold v1
-    body = window_snapshot(lease["group"]["name"], rules_version=1)
+    older = publish_rules(RuleSet.default().to_dict(), note="older").version
+    publish_rules(RuleSet.default().to_dict(), note="current")
+    forget_current_rules()  # this process's cache may hold another version
+    body = window_snapshot(lease["group"]["name"], rules_version=older)
 
     def chunks():
         upload_guard.GUARDS.session.close()  # as another thread's _drop() does
