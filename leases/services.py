@@ -412,7 +412,7 @@ def _snapshot_check(
         return rules_of_version(version, session=guard.session)
 
     first, last = span if span is not None else (1, 0)  # no ranges: no article fits
-    return SnapshotCheck(group, first, last, rules_of)
+    return SnapshotCheck(group, first, last, rules_of, max_open=settings.SNAPSHOT_MAX_OPEN)
 
 
 def _record_snapshot(

@@ -64,11 +64,19 @@ REFUSED = {
     ),
     "more open files than its max_open": (
         body(*(file_entry(INSIDE, name=f"f{n}.rar") for n in range(3)), max_open=2),
-        "line 4: it holds more open files than its max_open (2)",
+        "line 4: it holds more than 2 open files",
     ),
-    "a line over 32 MiB": (
-        raw(HEAD, b'"' + b"x" * (33 << 20) + b'"\n'),
-        "a line is over 33554432 bytes",
+    "more fragments than its max_open": (
+        body(*(file_entry(INSIDE, name=f"f{n}.rar", fragment=True) for n in range(3)), max_open=2),
+        "line 4: it holds more than 2 fragments",
+    ),
+    "a line over 16 MiB": (
+        raw(HEAD, b'"' + b"x" * (17 << 20) + b'"\n'),
+        "a line is over 16777216 bytes",
+    ),
+    "a line of too many values": (
+        raw(HEAD, b"[" + b"0," * 600_000 + b"0]\n"),
+        "line 2: a line holds over 501516 JSON values",
     ),
 }
 
@@ -94,6 +102,20 @@ def test_a_body_that_is_not_a_snapshot_of_the_lane_is_a_400_and_keeps_the_old_on
     row = GroupLane.objects.get(group_id=lease["group"]["id"], lane="history")
     assert (row.snapshot_next, row.snapshot_size) == (1200, len(good))
     assert not list(snapshot_dir.glob("*.part"))
+
+
+@pytest.mark.parametrize("fragment", [False, True])
+def test_the_coordinator_caps_open_files_and_fragments_whatever_the_header_claims(
+    node_client, snapshot_dir, settings, fragment
+):
+    node, lease = held_lane(node_client, name=GROUP)
+    settings.SNAPSHOT_MAX_OPEN = 2
+    files = [file_entry(INSIDE, name=f"f{n}.rar", fragment=fragment) for n in range(3)]
+    response = put(node, lease, body(*files, max_open=10**9), next_id=1300)
+    assert response.status_code == 400
+    kind = "fragments" if fragment else "open files"
+    assert f"line 4: it holds more than 2 {kind}" in response.json()["detail"]
+    assert put(node, lease, body(*files[:2], max_open=10**9), next_id=1300).status_code == 204
 
 
 def test_a_chunked_upload_is_checked_as_it_streams(node_client, snapshot_dir):
