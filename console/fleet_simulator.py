@@ -256,6 +256,7 @@ class Node:
         self.deadline = deadline
         self.rng = random.Random(name)
         self.held: dict[str, int] = {}  # path of the range or lane held -> its epoch
+        self.lane_head: dict[str, Any] = {}  # the snapshot header of the lane held
 
     def running(self) -> bool:
         return time.monotonic() < self.deadline
@@ -384,6 +385,13 @@ class Node:
         path = f"/api/v1/groups/{lease['group']['id']}/lanes/history"
         epoch = lease["epoch"]
         self.held[path] = epoch
+        self.lane_head = {
+            "format": 1,
+            "group": lease["group"]["name"],
+            "rules_version": lease["rules"]["version"],
+            "max_open": 200_000,
+            "counters": {},
+        }
         if lease["snapshot"] is not None:
             await self.call("snapshot_get", "GET", f"{path}/snapshot?epoch={epoch}")
         for _ in range(self.profile.lane_ranges):
@@ -408,7 +416,7 @@ class Node:
         await self.call("lane_heartbeat", "POST", f"{path}/heartbeat", {"epoch": epoch})
         if not await self.read_range(work["id"], work["epoch"], work["next"], work["end"]):
             return False
-        window = gzip.compress(self.rng.randbytes(self.profile.snapshot_bytes), 1)
+        window = self.window_snapshot(work["start"], work["end"])
         query = f"?epoch={epoch}&next={work['end'] + 1}"
         answer = await self.call(
             "snapshot_put",
@@ -417,7 +425,32 @@ class Node:
             raw=window,
             content_type="application/gzip",
         )
-        return answer is not None and answer.status == 204
+        if answer is not None and answer.status == 204:
+            return True
+        # A snapshot the coordinator refused: give the lane back, as the agent does,
+        # rather than leave it held (and its ranges unclaimable) until its TTL.
+        await self.call("lane_release", "POST", f"{path}/release", {"epoch": epoch})
+        return False
+
+    def window_snapshot(self, start: int, end: int) -> bytes:
+        """A window the coordinator takes (docs/api.md, the snapshot format): the
+        lease's group and rules, open files of the range just read, about
+        `snapshot_bytes` on the wire (random message-ids barely compress)."""
+        lines = [json.dumps(self.lane_head).encode()]
+        size, n = 0, 0
+        while size < self.profile.snapshot_bytes:
+            article = self.rng.randint(start, end)
+            entry = {
+                "subject": f'"sim-{n}.rar" yEnc (1/2)',
+                "poster": "sim <sim@example.com>",
+                "date": 1_700_000_000,
+                "total": 2,
+                "segments": [[1, article, f"<{self.rng.randbytes(24).hex()}@sim>", 500]],
+            }
+            lines.append(json.dumps(entry).encode())
+            size += len(lines[-1]) // 2  # about what gzip leaves of it
+            n += 1
+        return gzip.compress(b"\n".join(lines) + b"\n", 1)
 
 
 # --- running a fleet --------------------------------------------------------------

@@ -19,7 +19,6 @@ by durations the coordinator names. Skewed processes run under libfaketime
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import signal
@@ -37,6 +36,7 @@ from tests.chaos.clocks import call, skewed
 from tests.chaos.harness import Outcome
 from tests.e2e.fleet import LEASE_TTL_SECONDS, Fleet, fresh_database
 from tests.support.inn2 import InnServer
+from tests.support.snapshots import window_snapshot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chaos]
 
@@ -252,7 +252,13 @@ def test_a_host_hours_ahead_leaves_an_upload_in_flight_on_another_host(
         forgotten = snapshots / "group-0-history.gz.killed.part"
         forgotten.write_bytes(b"x")
         os.utime(forgotten, (time.time() - 86400, time.time() - 86400))
-        body = gzip.compress(b'{"format": "not read by the coordinator"}\n' * 1000)
+        # A snapshot the coordinator takes (it checks each one as it streams in):
+        # the lane's header, padded and stored uncompressed so that half of it is
+        # on the wire while the other host runs its upkeep.
+        body = window_snapshot(
+            lease["group"]["name"], level=0, rules_version=lease["rules"]["version"],
+            padding="x" * 40_000,
+        )  # fmt: skip
         with socket.create_connection(("127.0.0.1", behind.port), timeout=30) as upload:
             upload.sendall(
                 (
