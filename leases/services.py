@@ -343,9 +343,10 @@ def store_snapshot(
 ) -> int:
     """Stream a lane's snapshot to storage and make it the lane's snapshot; returns its size.
 
-    The holder is checked before a byte is read and again, with the lane row
-    locked, when the upload is recorded. One upload of a lane runs at a time
-    (``upload_guard``); the body is checked as it streams (the format and what
+    The holder is checked before a byte is read, while the body streams (the
+    guard's keeper: a fenced upload stops with 409) and again, with the lane
+    row locked, when the upload is recorded. One upload of a lane and epoch
+    runs at a time (``upload_guard``); the body is checked as it streams (the format and what
     belongs to the lane, 400; the disk's room, 507) and a refused one leaves
     nothing behind. The file replaces the old one only once the record has
     committed, under a lock held from the commit to the rename: of two
@@ -363,7 +364,7 @@ def store_snapshot(
         row = _locked_lane_row(node_id, group_id, lane, epoch)
     holder = (node_id, group_id, lane, epoch)
     span = lane_article_span(group_id, lane)
-    with upload_guard.one_upload(row.id) as guard:
+    with upload_guard.one_upload(upload_guard.Holder(row.id, node_id, epoch)) as guard:
         check = _snapshot_check(row.name, span, guard)
         if snapshot_objects.in_object_storage():
             watch = snapshots.UploadWatch(check, guard, None)
@@ -402,14 +403,15 @@ def _snapshot_check(
     """The format check of an upload to the lane of `group` with articles `span`.
 
     The header's rule set is read on the guard's own session: with object
-    storage the body is read on the storage's threads, not the request's.
+    storage the body is read on the storage's threads, not the request's. A
+    session that fails there is a 503 (``UploadGuard.fetchone``).
     """
     current = current_rules()
 
     def rules_of(version: int) -> RuleSet:
         if version == current.version:
             return current
-        return rules_of_version(version, session=guard.session)
+        return rules_of_version(version, fetch=guard.fetchone)
 
     first, last = span if span is not None else (1, 0)  # no ranges: no article fits
     return SnapshotCheck(group, first, last, rules_of, max_open=settings.SNAPSHOT_MAX_OPEN)

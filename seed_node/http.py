@@ -57,6 +57,11 @@ class StaleLink(NotFound):
     """404 from object storage: the snapshot was replaced after its URL was signed."""
 
 
+class Busy(CoordinatorError):
+    """429 more times in a row than the call allows (``busy_attempts``): another
+    upload of the lane's snapshot is streaming. The caller goes on without it."""
+
+
 class Rejected(CoordinatorError):
     """400, 413 or another client error: our request was wrong, which is a bug."""
 
@@ -247,14 +252,23 @@ class Coordinator:
         raise AssertionError("unreachable")
 
     def put_file(
-        self, path: str, file_path: Path, content_type: str, query: Mapping[str, Any] | None = None
+        self,
+        path: str,
+        file_path: Path,
+        content_type: str,
+        query: Mapping[str, Any] | None = None,
+        busy_attempts: int | None = None,
     ) -> None:
-        """PUT a file as the body, streamed from disk (opened again on each retry)."""
+        """PUT a file as the body, streamed from disk (opened again on each retry).
+
+        ``busy_attempts``: after that many 429s in a row, raise Busy instead of
+        trying again (a snapshot: the next one will do)."""
         self._call(
             "PUT",
             _with_query(path, query),
             file_path,
             {"Content-Type": content_type, "Content-Length": str(file_path.stat().st_size)},
+            busy_attempts,
         ).close()
 
     # --- the retry loop ---------------------------------------------------------
@@ -265,9 +279,11 @@ class Coordinator:
         path: str,
         body: bytes | Path | None = None,
         headers: Mapping[str, str] | None = None,
+        busy_attempts: int | None = None,
     ) -> http.client.HTTPResponse:
         backoff = Backoff(cap=self.max_backoff)
         failed_in_row = 0  # hosts that failed this call since it last moved on
+        busy = 0  # 429s in a row
         while True:
             if self.abort.is_set():
                 raise Aborted(f"{method} {path} abandoned: the node is stopping now")
@@ -290,6 +306,9 @@ class Coordinator:
                 if response.status < 400:
                     return response
                 if response.status not in RETRY_STATUSES:
+                    raise _error_for(response)
+                busy = busy + 1 if response.status == 429 else 0
+                if busy_attempts is not None and busy >= busy_attempts:
                     raise _error_for(response)
                 retry_after = _retry_after(response)
                 if response.status in FAILOVER_STATUSES:
@@ -386,5 +405,6 @@ def _error_for(response: http.client.HTTPResponse) -> CoordinatorError:
         401: Unauthenticated,
         404: NotFound,
         409: LeaseLost,
+        429: Busy,
     }.get(status, Rejected)
     return kind(status, code or http.client.responses.get(status, "error"), detail)

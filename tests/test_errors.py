@@ -8,11 +8,13 @@ services raise each domain error over real HTTP against PostgreSQL.
 
 from __future__ import annotations
 
+import json
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from django.core.management import CommandError, call_command
 from django.test import override_settings
@@ -24,7 +26,7 @@ from indexer.errors import DomainError
 from indexer.models import Node
 from indexer.newsserver import close_news_pool
 from leases.models import GroupLane
-from leases.upload_guard import one_upload
+from leases.upload_guard import Holder, one_upload
 from newznab.api import error_response as newznab_error_response
 from newznab.errors import NewznabError, RateLimited
 from newznab.errors import Unavailable as NewznabUnavailable
@@ -88,7 +90,7 @@ def upload_in_progress(node: NodeClient) -> Any:
     lease = lease_lane(node)["lease"]
     lane = GroupLane.objects.get(group_id=lease["group"]["id"], lane="history")
     with tempfile.TemporaryDirectory() as tmp, override_settings(SNAPSHOT_DIR=tmp):
-        with one_upload(lane.id):  # another upload of the lane is streaming
+        with one_upload(Holder(lane.id, node.node.id, lease["epoch"])):  # another is streaming
             return node.http.put(
                 lane_path(lease, "snapshot") + f"?epoch={lease['epoch']}&next=1000",
                 window_snapshot(lease["group"]["name"]),
@@ -238,3 +240,16 @@ def test_the_admin_shows_a_domain_error_as_a_message(admin_client: Any) -> None:
     assert any(
         text.startswith("Nothing was planned: The coordinator has no news server") for text in shown
     ), shown
+
+
+@pytest.mark.parametrize(
+    "error",
+    [psycopg.OperationalError("the connection is closed"), psycopg.InterfaceError("gone")],
+)
+def test_psycopgs_own_connection_errors_are_a_503_with_retry_after(error: Exception) -> None:
+    # Raised on a session of a process's own (the upload guards', the news-server
+    # slots'), which Django does not wrap in its own error classes.
+    response = response_for_unhandled(error)
+    assert response.status_code == 503
+    assert response["Retry-After"]
+    assert json.loads(response.content)["error"] == "unavailable"

@@ -17,8 +17,8 @@ SELECT min(r.start_id) AS first, max(r.end_id) AS last
 SELECT set_config('idle_session_timeout', %(idle_ms)s::text, false) AS idle;
 
 -- name: take_upload_guard
--- A session lock per lane (two-key form: no other lock of the project uses
--- this class); false while another session holds it.
+-- A session lock per lane and epoch (two-key form: no other lock of the
+-- project uses this class); false while another session holds it.
 SELECT pg_try_advisory_lock(hashtext('leases.snapshot_upload'), %(key)s::int) AS taken;
 
 -- name: free_upload_guard
@@ -27,3 +27,15 @@ SELECT pg_advisory_unlock(hashtext('leases.snapshot_upload'), %(key)s::int) AS f
 -- name: keep_upload_guard
 -- Any statement keeps the session from going idle.
 SELECT 1 AS kept;
+
+-- name: fenced_upload_guards
+-- Of the uploads in flight (their lock keys, lane rows, holders and epochs),
+-- those whose node no longer holds the lane at that epoch: the upload is
+-- stopped at its next chunk. Run by the guards' keeper, which also keeps the
+-- session from going idle this way.
+SELECT u.key
+  FROM unnest(%(keys)s::int[], %(lane_ids)s::bigint[], %(node_ids)s::bigint[],
+              %(epochs)s::int[]) AS u(key, lane_id, node_id, epoch)
+ WHERE NOT EXISTS (SELECT 1 FROM group_lane AS gl
+                    WHERE gl.id = u.lane_id AND gl.node_id = u.node_id
+                      AND gl.epoch = u.epoch);
