@@ -11,6 +11,7 @@ from typing import Any
 
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.functions import Now
 
 from indexer.models import Group, SqlKept, holder_reference, optional_reference, unique_key
 from seeding.models import SeedRange
@@ -53,6 +54,11 @@ class GroupLane(models.Model):
     snapshot_headers = models.BigIntegerField(null=True, blank=True)
     snapshot_files = models.BigIntegerField(null=True, blank=True)
     snapshot_fragments = models.BigIntegerField(null=True, blank=True)
+    # The first and last article of every range the lane's `next` ever handed
+    # out (across holders): a window reads nothing else, so a snapshot holds no
+    # segment outside them (the upload's check, the lease's snapshot.first/last).
+    handed_first = models.BigIntegerField(null=True, blank=True)
+    handed_last = models.BigIntegerField(null=True, blank=True)
     ranges_done = models.BigIntegerField(default=0, db_default=0)
     headers = models.BigIntegerField(default=0, db_default=0)
     # Maintained by the seed_range trigger: open work of the lane.
@@ -172,3 +178,16 @@ class LaneHandout(models.Model):
 
     def __str__(self) -> str:
         return f"range {self.range_id} @{self.epoch}"
+
+
+class RetiredSnapshot(SqlKept):
+    """An object (SNAPSHOT_STORAGE=s3) a newer upload replaced, kept until every
+    presigned URL of it has expired (SNAPSHOT_URL_SECONDS), then deleted by the
+    upkeep: a node that follows a URL handed out just before the replacement
+    still downloads the whole snapshot it was promised."""
+
+    key = models.CharField(max_length=255, primary_key=True)
+    retired_at = models.DateTimeField(db_default=Now())
+
+    class Meta:
+        db_table = "lane_snapshot_retired"

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import gzip
 import json
+from datetime import timedelta
 
 import pytest
+from django.db.models.functions import Now
 
 from indexer.errors import Invalid
 from leases.models import GroupLane
+from tests.factories import GroupFactory, SeedRangeFactory
+from tests.leases.conftest import lease_lane, next_range
 from tests.leases.test_snapshots import RANGE_START, get, held_lane, put, snap, store
 from tests.support.snapshots import file_entry, gzipped, header, lines_of, window_snapshot
 
@@ -135,3 +139,41 @@ def test_concatenated_gzip_members_read_as_one_snapshot(node_client, snapshot_di
     lines = list(lines_of(header(GROUP), [file_entry(INSIDE), file_entry(INSIDE, name="b.rar")]))
     stored = gzipped(lines[:2]) + gzipped(lines[2:])
     assert put(node, lease, stored, next_id=1700).status_code == 204
+
+
+def test_only_articles_the_lane_has_handed_out_fit_on_both_ends(node_client, snapshot_dir):
+    # The lane's ranges run 1,000..29,999, but a range lease read the first and
+    # the lane's `next` has handed out only the second: a file ahead of the
+    # window (it would win against the real post later, the lower article
+    # wins) or behind it is no window's. It used to be the lane's whole span.
+    group = GroupFactory(name=GROUP)
+    SeedRangeFactory(group=group, start_id=1_000, end_id=9_999, status="done", next_id=10_000)
+    SeedRangeFactory(group=group, start_id=10_000, end_id=19_999)
+    SeedRangeFactory(group=group, start_id=20_000, end_id=29_999)
+    node = node_client()
+    lease = lease_lane(node)["lease"]
+    assert next_range(node, lease)["start"] == 10_000
+    for article in (9_999, 20_000):
+        response = put(node, lease, body(file_entry(article)), next_id=10_500)
+        assert response.status_code == 400, article
+        assert (
+            f"article {article}, outside the lane's articles 10000..19999"
+            in (response.json()["detail"])
+        )
+    assert put(node, lease, body(file_entry(19_999)), next_id=10_500).status_code == 204
+    # The next holder is told the same span, and drops what lies outside it.
+    GroupLane.objects.filter(group=group).update(heartbeat_at=Now() - timedelta(days=1))
+    taker = node_client()
+    offer = lease_lane(taker)["lease"]
+    assert (offer["snapshot"]["first"], offer["snapshot"]["last"]) == (10_000, 19_999)
+
+
+def test_a_lane_that_has_handed_nothing_out_takes_only_an_empty_window(node_client, snapshot_dir):
+    group = GroupFactory(name=GROUP)
+    SeedRangeFactory(group=group, start_id=1_000, end_id=9_999)
+    node = node_client()
+    lease = lease_lane(node)["lease"]
+    response = put(node, lease, body(file_entry(INSIDE)), next_id=1_000)
+    assert response.status_code == 400
+    assert "outside the lane's articles 1..0" in response.json()["detail"]
+    assert put(node, lease, body(), next_id=1_000).status_code == 204
