@@ -54,7 +54,8 @@ class NotFound(CoordinatorError):
 
 
 class StaleLink(NotFound):
-    """404 from object storage: the snapshot was replaced after its URL was signed."""
+    """404 or 5xx from object storage: the snapshot was replaced after its URL was
+    signed, or the store failed (S3 answers 500 and 503 now and then): ask again."""
 
 
 class Busy(CoordinatorError):
@@ -231,7 +232,7 @@ class Coordinator:
         if download.status >= 400:
             download.read(_BODY_LIMIT)
             download.close()
-            kind = StaleLink if download.status == 404 else NotFound
+            kind = StaleLink if download.status == 404 or download.status >= 500 else NotFound
             raise kind(download.status, "object_store", "the snapshot download failed")
         return download
 
@@ -239,8 +240,9 @@ class Coordinator:
         self, path: str, query: Mapping[str, Any] | None = None, attempts: int = 5
     ) -> tuple[http.client.HTTPMessage, http.client.HTTPResponse]:
         """GET that follows a redirect to object storage: the coordinator's headers
-        and the stream. A URL whose object was replaced after it was signed is
-        asked for again (the coordinator then names the newer object)."""
+        and the stream. A URL whose object was replaced after it was signed, or
+        that the store failed to serve (5xx), is asked for again (the coordinator
+        then names the newest object)."""
         for attempt in range(1, attempts + 1):
             response = self.open_stream(path, query)
             headers = response.msg
