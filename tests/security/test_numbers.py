@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from indexer.api.fields import WholeNumberField
+from indexer.api.fields import DecimalNumberField, WholeNumberField
 from indexer.catalog.services import store_files
 from indexer.models import Release
 from newznab import services as newznab_services
@@ -113,6 +113,13 @@ def test_every_input_serializer_reads_numbers_as_ascii_digits():
         if isinstance(field, serializers.IntegerField) and not isinstance(field, WholeNumberField)
     ]
     assert plain == [], "input serializers take WholeNumberField (indexer/api/fields.py)"
+    floats = [
+        f"{s.__module__}.{s.__name__}.{name}"
+        for s in ours
+        for name, field in s().fields.items()
+        if isinstance(field, serializers.FloatField) and not isinstance(field, DecimalNumberField)
+    ]
+    assert floats == [], "input serializers take DecimalNumberField (indexer/api/fields.py)"
 
 
 @pytest.mark.django_db
