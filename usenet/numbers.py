@@ -85,7 +85,7 @@ def decimal_number(text: str | bytes, *, low: float, high: float) -> float:
     The same rule as whole_number, with at most one "." among the digits and a
     digit on at least one side of it ("5", "5.", ".5", "99.5"): never an
     exponent, "inf", "nan", "+", "_" or digits other than ASCII 0-9 (float()
-    reads "\\u0661\\u0660" and "1_0" as 10, and "1e308" as a number too). At most
+    reads "\u0661\u0660" and "1_0" as 10, and "1e308" as a number too). At most
     MAX_DIGITS digits, counted before float() runs.
     """
     body = (text.decode("latin-1") if isinstance(text, bytes) else text).strip(_EDGES)

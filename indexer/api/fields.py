@@ -6,7 +6,7 @@ integer as it is. DRF's own field calls int() on the text, which reads "١٢"
 (Arabic-Indic digits) as 12, and "12.0", "+12" and "1_000" as numbers; here
 each is a 400 naming the field. Every input serializer uses it (a test holds
 them to it); output serializers keep IntegerField, which only documents.
-`DecimalNumberField` is the same for a decimal (float() reads "\\u0661\\u0660" and "1_0"
+`DecimalNumberField` is the same for a decimal (float() reads "\u0661\u0660" and "1_0"
 as 10 too): usenet.numbers.decimal_number.
 """
 
