@@ -189,7 +189,8 @@ def _count_days(day: str, month: str, year: str) -> int | None:
 
 
 def _parse_date_fallback(text: str) -> int | None:
-    if not text.isascii():  # email.utils reads its numbers with int(): Arabic-Indic "10" would be 10
+    # email.utils reads its numbers with int(), which takes Arabic-Indic digits too.
+    if not text.isascii():
         return None
     parsed = parsedate_tz(text)
     if parsed is None:
