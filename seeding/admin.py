@@ -42,7 +42,6 @@ from . import services
 from .models import RangeStatus, SeedRange
 from .planning import plan_ranges
 
-
 MAX_PLAN_DAYS = 36_525  # a hundred years: more than any news server keeps
 
 
