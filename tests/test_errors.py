@@ -32,7 +32,7 @@ from newznab.errors import NewznabError, RateLimited
 from newznab.errors import Unavailable as NewznabUnavailable
 from tests.conftest import NodeClient
 from tests.factories import GroupFactory, SeedRangeFactory
-from tests.leases.conftest import lane_path, lease_lane
+from tests.leases.conftest import lane_path, lease_lane, next_range
 from tests.support.small_disk import fill, small_disk
 from tests.support.snapshots import padded_files, window_snapshot
 
@@ -72,6 +72,7 @@ def oversized_snapshot(node: NodeClient) -> Any:
 def full_snapshot_disk(node: NodeClient) -> Any:
     SeedRangeFactory(start_id=1000, end_id=5999)
     lease = lease_lane(node)["lease"]
+    next_range(node, lease)  # handed out: the window's files lie in its articles
     with (
         tempfile.TemporaryDirectory() as tmp,
         small_disk(Path(tmp) / "snapshots", "16k") as directory,
