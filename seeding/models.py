@@ -84,6 +84,17 @@ class SeedRange(models.Model):
             models.CheckConstraint(
                 condition=Q(start_id__gte=0), name="seed_range_start_nonnegative"
             ),
+            # A queued range has articles left: the paths that would queue one read to
+            # its end make it done instead (an index on next_id to sweep them would
+            # make every batch a non-HOT update).
+            models.CheckConstraint(
+                condition=~Q(status="queued") | Q(next_id__lte=F("end_id")),
+                name="seed_range_queued_has_articles_left",
+            ),
+            # A done range did not fail: whichever way it became done, it has no error.
+            models.CheckConstraint(
+                condition=~Q(status="done") | Q(error=""), name="seed_range_done_without_error"
+            ),
         ]
         indexes = [
             # The claim: queued ranges in urgency order, then plan order.
@@ -104,12 +115,6 @@ class SeedRange(models.Model):
             models.Index(fields=["group", "start_id"], name="seed_range_group_start_idx"),
             models.Index(
                 fields=["node"], condition=Q(node__isnull=False), name="seed_range_node_idx"
-            ),
-            # Queued ranges with nothing left (normally none): the sweep that makes them done.
-            models.Index(
-                fields=["id"],
-                condition=Q(status="queued") & Q(next_id__gt=F("end_id")),
-                name="seed_range_read_queued_idx",
             ),
         ]
 
