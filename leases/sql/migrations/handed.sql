@@ -1,5 +1,5 @@
 -- The articles each lane has handed out (group_lane.handed_first/last), for
--- the snapshot checks. Run by leases' migration 0013 only; a block a
+-- the snapshot checks. Run by leases' migration 0015 only; a block a
 -- migration has run is never edited.
 
 -- name: fill_handed_spans

@@ -10,7 +10,7 @@ from leases.sql import queries
 
 
 class Migration(migrations.Migration):
-    dependencies = [("leases", "0012_claim_hooks_by_priority")]
+    dependencies = [("leases", "0014_lane_give_back_without_error")]
 
     operations = [
         migrations.CreateModel(
