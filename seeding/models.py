@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
+from indexer import columns
 from indexer.models import Group, Node, SqlKept, holder_reference, unique_key
 
 
@@ -37,25 +38,25 @@ class SeedRange(models.Model):
     group = models.ForeignKey(
         Group, on_delete=models.CASCADE, related_name="ranges", db_index=False
     )
-    start_id = models.BigIntegerField()
-    end_id = models.BigIntegerField()
-    next_id = models.BigIntegerField()
+    start_id = columns.BigIntegerField()
+    end_id = columns.BigIntegerField()
+    next_id = columns.BigIntegerField()
     status = models.CharField(max_length=8, choices=RangeStatus.choices, default=RangeStatus.QUEUED)
-    priority = models.IntegerField(default=default_priority)
+    priority = columns.IntegerField(default=default_priority)
     capture = models.BooleanField(default=False)
     node = holder_reference("ranges")
-    epoch = models.IntegerField(default=0)
+    epoch = columns.IntegerField(default=0)
     leased_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
-    attempts = models.IntegerField(default=0)
+    attempts = columns.IntegerField(default=0)
     # Releases marked uncounted so far: past MAX_UNCOUNTED_RELEASES they count.
-    uncounted_releases = models.IntegerField(default=0, db_default=0)
-    headers = models.BigIntegerField(default=0)
-    files = models.BigIntegerField(default=0)
-    fragments = models.BigIntegerField(default=0)
+    uncounted_releases = columns.IntegerField(default=0, db_default=0)
+    headers = columns.BigIntegerField(default=0)
+    files = columns.BigIntegerField(default=0)
+    fragments = columns.BigIntegerField(default=0)
     error = models.TextField(blank=True, default="")
     done_at = models.DateTimeField(null=True, blank=True)
-    rule_version = models.IntegerField(null=True, blank=True)
+    rule_version = columns.IntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -127,11 +128,11 @@ class HeaderRollup(SqlKept):
     bucket = models.DateTimeField()
     node = models.ForeignKey(Node, on_delete=models.CASCADE, db_index=False)
     group = models.ForeignKey(Group, on_delete=models.CASCADE, db_index=False)
-    headers = models.BigIntegerField(default=0)
-    batches = models.IntegerField(default=0)
+    headers = columns.BigIntegerField(default=0)
+    batches = columns.IntegerField(default=0)
     # Ranges the node finished in the minute, and the headers those ranges counted.
-    ranges_finished = models.IntegerField(default=0, db_default=0)
-    finished_headers = models.BigIntegerField(default=0, db_default=0)
+    ranges_finished = columns.IntegerField(default=0, db_default=0)
+    finished_headers = columns.BigIntegerField(default=0, db_default=0)
 
     class Meta:
         db_table = "header_rollup"
@@ -160,11 +161,11 @@ class GroupRangeSummary(models.Model):
         related_name="+",
     )
     status = models.CharField(max_length=8, choices=RangeStatus.choices)
-    ranges = models.BigIntegerField(default=0)
-    articles = models.BigIntegerField(default=0)
-    reached = models.BigIntegerField(default=0)
-    headers = models.BigIntegerField(default=0)
-    files = models.BigIntegerField(default=0)
+    ranges = columns.BigIntegerField(default=0)
+    articles = columns.BigIntegerField(default=0)
+    reached = columns.BigIntegerField(default=0)
+    headers = columns.BigIntegerField(default=0)
+    files = columns.BigIntegerField(default=0)
 
     class Meta:
         db_table = "group_range_summary"
@@ -179,8 +180,8 @@ class GroupRangeSummary(models.Model):
 class HeaderCounts(models.Model):
     """Headers and batches folded from header_rollup's minutes."""
 
-    headers = models.BigIntegerField(default=0)
-    batches = models.BigIntegerField(default=0)
+    headers = columns.BigIntegerField(default=0)
+    batches = columns.BigIntegerField(default=0)
 
     class Meta:
         abstract = True
@@ -219,7 +220,7 @@ class NodeHeaderTotal(HeaderCounts):
 class HeaderFold(SqlKept):
     """Where the per-node totals stop (one row, id 1): minutes before it are folded."""
 
-    id = models.IntegerField(primary_key=True, default=1)
+    id = columns.IntegerField(primary_key=True, default=1)
     folded_before = models.DateTimeField()
 
     class Meta:

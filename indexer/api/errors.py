@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import psycopg
 from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError, DataError, InterfaceError, OperationalError
 from django.http import Http404, JsonResponse, UnreadablePostError
@@ -134,7 +135,15 @@ def _translate(exc: Exception) -> tuple[int, str, str] | None:
         if "0x00" in str(exc):
             return 400, "invalid", "A text value holds a NUL character; send it without one."
         return 400, "invalid", "A value is out of range for the database; check the numbers sent."
-    if isinstance(exc, OperationalError | InterfaceError):
+    # psycopg's own errors reach here from a session Django does not wrap (the
+    # upload guards', the news-server slots'): the same failure, the same answer.
+    disconnected = (
+        OperationalError,
+        InterfaceError,
+        psycopg.OperationalError,
+        psycopg.InterfaceError,
+    )
+    if isinstance(exc, disconnected):
         logger.warning("database unavailable: %s", exc.__class__.__name__)
         return 503, "unavailable", "The database is unreachable; retry with backoff."
     if isinstance(exc, drf.APIException):

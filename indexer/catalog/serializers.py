@@ -15,7 +15,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.utils.urls import replace_query_param
 
-from indexer.api.fields import WholeNumberField
+from indexer.api.fields import DecimalNumberField, WholeNumberField
 from indexer.catalog.selectors import MAX_CATEGORY
 from indexer.catalog.validation import (
     MAX_DATE,
@@ -183,7 +183,7 @@ class ReleaseListIn(ListQueryIn):
         help_text="Newznab ids, comma-separated; a parent (2000) includes its children.",
     )
     group = serializers.CharField(required=False, allow_blank=True, max_length=255)
-    min_completion = serializers.FloatField(
+    min_completion = DecimalNumberField(
         required=False, min_value=0, max_value=100, help_text="Percent of segments present."
     )
     since = WholeNumberField(

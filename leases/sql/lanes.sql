@@ -248,7 +248,13 @@ UNION ALL
 SELECT r.id, r.start_id, r.end_id, r.next_id, r.epoch FROM seed_range AS r JOIN own ON own.id = r.id;
 
 -- name: set_lane_range
-UPDATE group_lane SET range_id = %(range_id)s WHERE id = %(lane_id)s;
+-- The lane's range in work; a range handed out widens the articles the lane
+-- has handed out (LEAST and GREATEST pass over NULLs: no range, or the first).
+UPDATE group_lane
+   SET range_id = %(range_id)s,
+       handed_first = LEAST(handed_first, %(start)s::bigint),
+       handed_last = GREATEST(handed_last, %(end)s::bigint)
+ WHERE id = %(lane_id)s;
 
 -- name: release_lane
 -- The holder gives its lane back (group_lane_give_back, leases/sql/migrations/

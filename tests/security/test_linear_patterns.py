@@ -48,8 +48,9 @@ ALLOWED: dict[tuple[str, str], str] = {
     ),
     (
         "usenet/overview.py",
-        r"\s*(?:[A-Za-z]+,?\s*)?(\d{1,2})[\s-]+([A-Za-z]{3})[A-Za-z]*\.?[\s-]+(\d{2,4})\s+"
-        r"(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?\s*(?:([+-])(\d{2}):?(\d{2})|([A-Za-z]+))?",
+        r"\s*(?:[A-Za-z]+,?\s*)?([0-9]{1,2})[\s-]+([A-Za-z]{3})[A-Za-z]*\.?[\s-]+([0-9]{2,4})\s+"
+        r"([0-9]{1,2}):([0-9]{2})(?::([0-9]{2}))?(?:\.[0-9]+)?\s*"
+        r"(?:([+-])([0-9]{2}):?([0-9]{2})|([A-Za-z]+))?",
     ): (
         "Date headers, matched at the start only; every repeat is followed by a token none"
         " of its characters can match (letters by a comma, space or digit; digits by a"
