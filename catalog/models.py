@@ -15,11 +15,13 @@ from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 from django.db.models.functions import Now
 
+from core import columns
+
 
 class RuleSetVersion(models.Model):
     """One published rule set. Rows are only ever added: an old version never changes."""
 
-    version = models.IntegerField(unique=True)
+    version = columns.IntegerField(unique=True)
     # RuleSet.to_dict() without "version" (the column is the version).
     rules = models.JSONField()
     # The category rules of this version (usenet.categories); NULL: the
@@ -59,13 +61,13 @@ class CatalogFile(models.Model):
         blank=True,
         related_name="files",
     )
-    rule_version = models.IntegerField()
+    rule_version = columns.IntegerField()
     subject = models.TextField()
     poster = models.TextField()
     name = models.TextField()
-    file_index = models.IntegerField(null=True, blank=True)
-    file_count = models.IntegerField(null=True, blank=True)
-    total = models.IntegerField()
+    file_index = columns.IntegerField(null=True, blank=True)
+    file_count = columns.IntegerField(null=True, blank=True)
+    total = columns.IntegerField()
     date = models.DateTimeField()
     parts = ArrayField(models.IntegerField())
     articles = ArrayField(models.BigIntegerField())
@@ -74,10 +76,10 @@ class CatalogFile(models.Model):
     # Message-ids reported for a part that already held another one: the
     # first stays, these are remembered so a replay counts nothing twice.
     conflict_ids = ArrayField(models.TextField(), default=list, blank=True)
-    segments = models.IntegerField()
-    bytes = models.BigIntegerField()
+    segments = columns.IntegerField()
+    bytes = columns.BigIntegerField()
     complete = models.BooleanField()
-    conflicts = models.IntegerField(default=0)
+    conflicts = columns.IntegerField(default=0)
     created_at = models.DateTimeField(db_default=Now())
     # Moves whenever a batch adds something: retention reads it.
     updated_at = models.DateTimeField(db_default=Now())
@@ -139,18 +141,18 @@ class Release(models.Model):
     # holds its date.
     posted = models.DateTimeField()
     last_posted = models.DateTimeField()
-    size = models.BigIntegerField(default=0)
-    files_expected = models.IntegerField(null=True, blank=True)
-    files_seen = models.IntegerField(default=0)
-    segments_present = models.BigIntegerField(default=0)
-    segments_expected = models.BigIntegerField(default=0)
+    size = columns.BigIntegerField(default=0)
+    files_expected = columns.IntegerField(null=True, blank=True)
+    files_seen = columns.IntegerField(default=0)
+    segments_present = columns.BigIntegerField(default=0)
+    segments_expected = columns.BigIntegerField(default=0)
     has_par2 = models.BooleanField(default=False)
     has_nfo = models.BooleanField(default=False)
     # A newznab category id (usenet.categories).
-    category = models.IntegerField()
+    category = columns.IntegerField()
     # The rule set version the category was decided under (recategorize reads
     # the table in id order for the older ones: no index, a rare full pass).
-    category_version = models.IntegerField()
+    category_version = columns.IntegerField()
     groups = ArrayField(models.TextField(), default=list)
     created_at = models.DateTimeField(db_default=Now())
     updated_at = models.DateTimeField(db_default=Now())
@@ -203,12 +205,12 @@ class GroupCatalogSummary(models.Model):
         db_index=False,
         related_name="+",
     )
-    slot = models.SmallIntegerField()
-    files = models.BigIntegerField(default=0)
-    complete = models.BigIntegerField(default=0)
-    segments = models.BigIntegerField(default=0)
-    bytes = models.BigIntegerField(default=0)
-    conflicts = models.BigIntegerField(default=0)
+    slot = columns.SmallIntegerField()
+    files = columns.BigIntegerField(default=0)
+    complete = columns.BigIntegerField(default=0)
+    segments = columns.BigIntegerField(default=0)
+    bytes = columns.BigIntegerField(default=0)
+    conflicts = columns.BigIntegerField(default=0)
     # The newest post date (catalog_file.date) of the group: the maximum over
     # its slots is exact; a slot alone is not.
     newest = models.DateTimeField(null=True, blank=True)

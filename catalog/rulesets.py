@@ -18,6 +18,7 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -28,6 +29,9 @@ from usenet.rules import RuleSet
 from .sql import queries
 
 log = logging.getLogger(__name__)
+
+# A query and its parameters in, its row (or None) out.
+RowFetch = Callable[[str, dict[str, Any]], "tuple[Any, ...] | None"]
 
 _lock = threading.Lock()
 _cached: tuple[float, RuleSet] | None = None
@@ -40,18 +44,19 @@ def _newest_version() -> int | None:
     return None if row is None or row.version is None else int(row.version)
 
 
-def rules_of_version(version: int, session: Any = None) -> RuleSet:
+def rules_of_version(version: int, fetch: RowFetch | None = None) -> RuleSet:
     """Rule set `version` (LookupError if it was never published).
 
-    `session`: a psycopg connection of the caller's own to read it on, for a
-    thread that is not the request's (an upload read by object storage's
-    threads); Django's connection otherwise.
+    `fetch`: runs the query on a session of the caller's own and answers its
+    row, for a thread that is not the request's (an upload read by object
+    storage's threads; the caller maps that session's failures); Django's
+    connection otherwise.
     """
-    if session is None:
+    if fetch is None:
         row = queries.fetchone("rule_set_of_version", {"version": version})
         stored = None if row is None else row.rules
     else:
-        found = session.execute(queries["rule_set_of_version"], {"version": version}).fetchone()
+        found = fetch(queries["rule_set_of_version"], {"version": version})
         stored = None if found is None else found[0]
     if stored is None:
         raise LookupError(f"Rule set version {version} does not exist.")

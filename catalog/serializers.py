@@ -23,7 +23,7 @@ from catalog.validation import (
     FileReport,
     validate_files,
 )
-from core.api.fields import WholeNumberField
+from core.api.fields import DecimalNumberField, WholeNumberField
 from usenet.groups import group_name_problem
 from usenet.limits import MAX_BIGINT, MAX_FILES_PER_BATCH, MAX_POSTER, MAX_SUBJECT
 from usenet.numbers import NotANumber, whole_number
@@ -183,7 +183,7 @@ class ReleaseListIn(ListQueryIn):
         help_text="Newznab ids, comma-separated; a parent (2000) includes its children.",
     )
     group = serializers.CharField(required=False, allow_blank=True, max_length=255)
-    min_completion = serializers.FloatField(
+    min_completion = DecimalNumberField(
         required=False, min_value=0, max_value=100, help_text="Percent of segments present."
     )
     since = WholeNumberField(

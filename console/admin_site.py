@@ -7,6 +7,8 @@ on it as usual. Extra pages come through get_urls() + admin_view().
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 from django.contrib import admin
@@ -14,11 +16,12 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.urls import path, re_path
 
+from core.admin_tools import nul_parameter, refused_page
 from core.errors import Throttled
 
 from .dashboard import dashboard_view
 from .login_limits import login_buckets
-from .permissions import DASHBOARD_PERMISSIONS
+from .permissions import DASHBOARD_PERMISSIONS, can_view_all
 
 
 def login_refused(exc: Throttled) -> HttpResponse:
@@ -48,6 +51,24 @@ class ConsoleAdminSite(admin.AdminSite):
     site_title = "Seed coordinator"
     index_template = "admin/console_index.html"
 
+    def admin_view(self, view: Callable[..., Any], cacheable: bool = False) -> Any:
+        """Every admin page (lists, forms, the dashboard): a parameter holding a NUL
+        is a 400 page saying so; a list filter or a search sent it to PostgreSQL,
+        whose text cannot hold one (a 500)."""
+
+        @wraps(view)
+        def refusing_nul(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+            name = nul_parameter(request)
+            if name is not None:
+                sentence = (
+                    f"The parameter {name!r} holds a NUL character (%00), which nothing "
+                    "here can hold; send it without one."
+                )
+                return refused_page(self, request, sentence, request.path, "Back")
+            return view(request, *args, **kwargs)
+
+        return super().admin_view(refusing_nul, cacheable)
+
     def get_urls(self) -> list[Any]:
         return [
             path("dashboard/", self.admin_view(self.dashboard_view), name="dashboard"),
@@ -57,17 +78,17 @@ class ConsoleAdminSite(admin.AdminSite):
 
     def dashboard_view(self, request: HttpRequest) -> HttpResponse:
         """The dashboard sums up ranges, nodes, lanes, groups and files: a login needs
-        the view permission on each, as on their own pages (console/permissions.py)."""
-        if not request.user.has_perms(DASHBOARD_PERMISSIONS):
+        to see each on its own page (view or change; console/permissions.py)."""
+        if not can_view_all(request.user, DASHBOARD_PERMISSIONS):
             raise PermissionDenied(
-                "The dashboard needs the view permission on "
+                "The dashboard needs the view (or change) permission on "
                 + ", ".join(DASHBOARD_PERMISSIONS)
                 + "."
             )
         return dashboard_view(request)
 
     def index(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
-        allowed = request.user.has_perms(DASHBOARD_PERMISSIONS)
+        allowed = can_view_all(request.user, DASHBOARD_PERMISSIONS)
         return super().index(request, {**(extra_context or {}), "dashboard_allowed": allowed})
 
     def login(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:

@@ -14,7 +14,7 @@ from core.api.errors import RETRY_AFTER_UNAVAILABLE
 from core.client_address import address_in, client_address
 
 from .metrics import render_metrics
-from .permissions import STATUS_PERMISSIONS
+from .permissions import STATUS_PERMISSIONS, can_view_all
 
 
 def bearer_matches(presented: str, token: str) -> bool:
@@ -38,7 +38,10 @@ def metrics_allowed(request: HttpRequest) -> bool | None:
         return True
     user = getattr(request, "user", None)
     return bool(
-        user is not None and user.is_active and user.is_staff and user.has_perms(STATUS_PERMISSIONS)
+        user is not None
+        and user.is_active
+        and user.is_staff
+        and can_view_all(user, STATUS_PERMISSIONS)
     )
 
 

@@ -42,6 +42,8 @@ SECRET_KEY = _KEY or local_secret_key(VAR_DIR / "secret-key")
 _PROXY_HEADER = env("SECURE_PROXY_SSL_HEADER")
 SECURE_PROXY_SSL_HEADER = (_PROXY_HEADER, "https") if _PROXY_HEADER else None
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env("SECURE_COOKIES")
+# Database sessions that look up only a key of a key's form (core/sessions.py).
+SESSION_ENGINE = "core.sessions"
 SECURE_REDIRECT_EXEMPT = [r"^metrics$"]
 
 INSTALLED_APPS = [

@@ -11,7 +11,9 @@
   none is refused, so a new action cannot forget.
 - `RefusedInput`, `refused_page`: a query parameter the page cannot read is a
   400 page saying why (a list filter raises RefusedInput; ConsoleModelAdmin
-  answers it), never a 500 and never the list as if unfiltered.
+  answers it), never a 500 and never the list as if unfiltered. `nul_parameter`
+  names a parameter holding a NUL, which the console's admin site answers so
+  on every page (PostgreSQL's text cannot hold one).
 - `LargeTableAdmin`: a changelist over a table too large to count.
 - `NzbDownloads`: admin pages that download an NZB.
 """
@@ -166,6 +168,17 @@ def refused_page(
         "back_label": back_label,
     }
     return TemplateResponse(request, "admin/refused.html", context, status=400)
+
+
+def nul_parameter(request: HttpRequest) -> str | None:
+    """The first query parameter (or, on a POST, form field) whose name or value
+    holds a NUL character, or None."""
+    fields = [request.GET] if request.method == "GET" else [request.GET, request.POST]
+    for params in fields:
+        for name, values in params.lists():
+            if "\x00" in name or any("\x00" in value for value in values):
+                return name.replace("\x00", "\\x00")
+    return None
 
 
 class ConsoleModelAdmin(admin.ModelAdmin):

@@ -47,7 +47,11 @@ def peek(key: str, window_seconds: int) -> Window:
 def check_room(key: str, limit: int, window_seconds: int, what: str) -> None:
     """Throttled when `key` already holds `limit` hits in its window (0: no limit);
     counts nothing (a caller counts only what it must, e.g. failures)."""
-    counted = peek(key, window_seconds)
+    check_peeked(peek(key, window_seconds), limit, window_seconds, what)
+
+
+def check_peeked(counted: Window, limit: int, window_seconds: int, what: str) -> None:
+    """`check_room` for a window its caller has peeked already."""
     if limit and counted.hits >= limit:
         raise Throttled(
             f"Too many {what} ({limit} per {window_seconds} s): wait {counted.retry_after} s "

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
+from core import columns
 from usenet.groups import MAX_GROUP_NAME, group_name_problem
 
 
@@ -25,14 +26,14 @@ class Group(models.Model):
     )
     active = models.BooleanField(default=True)
     # A lower number is more urgent (the same convention as seed ranges).
-    priority = models.IntegerField(default=100)
+    priority = columns.IntegerField(default=100)
     # Where live indexing began: history planning stops at the article
     # posted at this time.
     created_at = models.DateTimeField(auto_now_add=True)
     # While a backfill runs it walks down from backfill_next_id towards
     # backfill_until_id; planning takes over the rest.
-    backfill_next_id = models.BigIntegerField(null=True, blank=True)
-    backfill_until_id = models.BigIntegerField(null=True, blank=True)
+    backfill_next_id = columns.BigIntegerField(null=True, blank=True)
+    backfill_until_id = columns.BigIntegerField(null=True, blank=True)
 
     class Meta:
         db_table = "news_group"
@@ -138,7 +139,7 @@ class AuditEntry(models.Model):
     actor = models.CharField(max_length=150)
     action = models.CharField(max_length=32, choices=AuditAction.choices)
     object_type = models.CharField(max_length=32)
-    count = models.BigIntegerField(default=0)
+    count = columns.BigIntegerField(default=0)
     detail = models.JSONField(default=dict, blank=True)
 
     class Meta:

@@ -13,6 +13,7 @@ class LeasesConfig(AppConfig):
         from seeding.signals import range_finished
 
         from .services import count_finished_range, release_node_lanes
+        from .snapshot_objects import remove_expired_objects
         from .snapshots import remove_stale_parts
 
         range_finished.connect(count_finished_range, dispatch_uid="leases.count_finished_range")
@@ -23,4 +24,10 @@ class LeasesConfig(AppConfig):
             "stale snapshot parts removed",
             remove_stale_parts,
             every=3600.0,
+        )
+        maintenance.register(
+            "remove_expired_snapshot_objects",
+            "replaced snapshot objects deleted",
+            remove_expired_objects,
+            every=300.0,
         )

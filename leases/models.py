@@ -11,7 +11,9 @@ from typing import Any
 
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.functions import Now
 
+from core import columns
 from indexer.models import Group, SqlKept, holder_reference, optional_reference, unique_key
 from seeding.models import SeedRange
 
@@ -32,7 +34,7 @@ class GroupLane(models.Model):
     group = models.ForeignKey(Group, on_delete=models.CASCADE, related_name="lanes", db_index=False)
     lane = models.CharField(max_length=8, choices=Lane.choices)
     node = holder_reference("lanes", verbose_name="holder")
-    epoch = models.IntegerField(default=0, db_default=0)
+    epoch = columns.IntegerField(default=0, db_default=0)
     leased_at = models.DateTimeField(null=True, blank=True)
     # The holder's last heartbeat (`next`, snapshot and release stamp it too):
     # "unheld the longest" runs from here.
@@ -41,8 +43,8 @@ class GroupLane(models.Model):
     last_held_at = models.DateTimeField(null=True, blank=True)
     # The range the lane's `next` handed out last.
     range = range_reference(verbose_name="range in work")
-    snapshot_next = models.BigIntegerField(null=True, blank=True)
-    snapshot_size = models.BigIntegerField(null=True, blank=True)
+    snapshot_next = columns.BigIntegerField(null=True, blank=True)
+    snapshot_size = columns.BigIntegerField(null=True, blank=True)
     snapshot_at = models.DateTimeField(null=True, blank=True)
     # With object storage (SNAPSHOT_STORAGE=s3): the snapshot's object, a key of
     # its own per upload, switched in the commit that records it.
@@ -50,21 +52,26 @@ class GroupLane(models.Model):
     # The range in work's counters when the snapshot was taken at its `next`:
     # a takeover that moves that range back to the snapshot puts them back.
     snapshot_range = range_reference()
-    snapshot_headers = models.BigIntegerField(null=True, blank=True)
-    snapshot_files = models.BigIntegerField(null=True, blank=True)
-    snapshot_fragments = models.BigIntegerField(null=True, blank=True)
-    ranges_done = models.BigIntegerField(default=0, db_default=0)
-    headers = models.BigIntegerField(default=0, db_default=0)
+    snapshot_headers = columns.BigIntegerField(null=True, blank=True)
+    snapshot_files = columns.BigIntegerField(null=True, blank=True)
+    snapshot_fragments = columns.BigIntegerField(null=True, blank=True)
+    # The first and last article of every range the lane's `next` ever handed
+    # out (across holders): a window reads nothing else, so a snapshot holds no
+    # segment outside them (the upload's check, the lease's snapshot.first/last).
+    handed_first = columns.BigIntegerField(null=True, blank=True)
+    handed_last = columns.BigIntegerField(null=True, blank=True)
+    ranges_done = columns.BigIntegerField(default=0, db_default=0)
+    headers = columns.BigIntegerField(default=0, db_default=0)
     # Maintained by the seed_range trigger: open work of the lane.
-    planned_articles = models.BigIntegerField(default=0, db_default=0)
-    urgent_priority = models.IntegerField(null=True, blank=True)
+    planned_articles = columns.BigIntegerField(default=0, db_default=0)
+    urgent_priority = columns.IntegerField(null=True, blank=True)
     # Also by the trigger: what the lane's `next` could take now, its queued
     # ranges with articles left, by those articles (next..end) and the most
     # urgent of their priorities (NULL: nothing to take, the lane is not offered).
-    claimable_articles = models.BigIntegerField(default=0, db_default=0)
-    claimable_priority = models.IntegerField(null=True, blank=True)
+    claimable_articles = columns.BigIntegerField(default=0, db_default=0)
+    claimable_priority = columns.IntegerField(null=True, blank=True)
     # The group's priority, copied by triggers: the choice's last tie-break.
-    group_priority = models.IntegerField(default=0, db_default=0)
+    group_priority = columns.IntegerField(default=0, db_default=0)
 
     class Meta:
         db_table = "group_lane"
@@ -115,13 +122,13 @@ class GroupLaneWork(SqlKept):
         Group, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
     )
     lane = models.CharField(max_length=8, choices=Lane.choices)
-    priority = models.IntegerField()
+    priority = columns.IntegerField()
     # The queued ranges with articles left, and those articles (next..end): what
     # the lane could take now. Of all its open ranges by their whole span below.
-    claimable_ranges = models.BigIntegerField(default=0, db_default=0)
-    claimable_articles = models.BigIntegerField(default=0, db_default=0)
-    ranges = models.BigIntegerField(default=0)
-    articles = models.BigIntegerField(default=0)
+    claimable_ranges = columns.BigIntegerField(default=0, db_default=0)
+    claimable_articles = columns.BigIntegerField(default=0, db_default=0)
+    ranges = columns.BigIntegerField(default=0)
+    articles = columns.BigIntegerField(default=0)
 
     class Meta:
         db_table = "group_lane_work"
@@ -133,10 +140,10 @@ class GroupLaneWork(SqlKept):
 class LaneConfig(models.Model):
     """The lane bounds the seed_range trigger classifies ranges by (one row, id 1)."""
 
-    id = models.IntegerField(primary_key=True, default=1)
-    tail_max = models.IntegerField()
-    history_min = models.IntegerField()
-    history_max = models.IntegerField()
+    id = columns.IntegerField(primary_key=True, default=1)
+    tail_max = columns.IntegerField()
+    history_min = columns.IntegerField()
+    history_max = columns.IntegerField()
     capture_only = models.BooleanField()
 
     class Meta:
@@ -164,7 +171,7 @@ class LaneHandout(models.Model):
         db_constraint=False,
         related_name="+",
     )
-    epoch = models.IntegerField()
+    epoch = columns.IntegerField()
     lane = models.CharField(max_length=8, choices=Lane.choices)
 
     class Meta:
@@ -172,3 +179,16 @@ class LaneHandout(models.Model):
 
     def __str__(self) -> str:
         return f"range {self.range_id} @{self.epoch}"
+
+
+class RetiredSnapshot(SqlKept):
+    """An object (SNAPSHOT_STORAGE=s3) a newer upload replaced, kept until every
+    presigned URL of it has expired (SNAPSHOT_URL_SECONDS), then deleted by the
+    upkeep: a node that follows a URL handed out just before the replacement
+    still downloads the whole snapshot it was promised."""
+
+    key = models.CharField(max_length=255, primary_key=True)
+    retired_at = models.DateTimeField(db_default=Now())
+
+    class Meta:
+        db_table = "lane_snapshot_retired"

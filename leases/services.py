@@ -35,6 +35,8 @@ from .lanes import LANES, lane_bounds
 from .models import Lane
 from .sql import queries
 
+# The span of a lane that has handed nothing out: first > last, no article fits.
+NO_ARTICLES = (1, 0)
 # pg_advisory_xact_lock key that serializes hand-outs of group lanes ("lane").
 LEASE_LOCK_KEY = 0x6C616E65
 
@@ -189,7 +191,7 @@ def lease_lane(node_id: int, lane: str) -> LaneOffer:
     assert taken is not None  # the row was locked above
     snapshot = None
     if taken.snapshot_next is not None:
-        first, last = lane_article_span(taken.group_id, lane) or (None, None)
+        first, last = lane_article_span(taken.group_id, lane)
         snapshot = SnapshotRef(taken.snapshot_next, taken.snapshot_size or 0, first, last)
     LEASES.labels(kind="lane").inc()
     return LaneOffer(
@@ -269,7 +271,11 @@ def next_lane_range(node_id: int, group_id: int, lane: str, epoch: int) -> LaneR
         )
         new_range = None if handed is None else handed.id
         if new_range != range_in_work:
-            queries.execute("set_lane_range", {"lane_id": lane_id, "range_id": new_range})
+            span = (None, None) if handed is None else (handed.start, handed.end)
+            queries.execute(
+                "set_lane_range",
+                {"lane_id": lane_id, "range_id": new_range, "start": span[0], "end": span[1]},
+            )
     return handed
 
 
@@ -343,9 +349,10 @@ def store_snapshot(
 ) -> int:
     """Stream a lane's snapshot to storage and make it the lane's snapshot; returns its size.
 
-    The holder is checked before a byte is read and again, with the lane row
-    locked, when the upload is recorded. One upload of a lane runs at a time
-    (``upload_guard``); the body is checked as it streams (the format and what
+    The holder is checked before a byte is read, while the body streams (the
+    guard's keeper: a fenced upload stops with 409) and again, with the lane
+    row locked, when the upload is recorded. One upload of a lane and epoch
+    runs at a time (``upload_guard``); the body is checked as it streams (the format and what
     belongs to the lane, 400; the disk's room, 507) and a refused one leaves
     nothing behind. The file replaces the old one only once the record has
     committed, under a lock held from the commit to the rename: of two
@@ -363,7 +370,7 @@ def store_snapshot(
         row = _locked_lane_row(node_id, group_id, lane, epoch)
     holder = (node_id, group_id, lane, epoch)
     span = lane_article_span(group_id, lane)
-    with upload_guard.one_upload(row.id) as guard:
+    with upload_guard.one_upload(upload_guard.Holder(row.id, node_id, epoch)) as guard:
         check = _snapshot_check(row.name, span, guard)
         if snapshot_objects.in_object_storage():
             watch = snapshots.UploadWatch(check, guard, None)
@@ -385,34 +392,33 @@ def store_snapshot(
     return size
 
 
-def lane_article_span(group_id: int, lane: str) -> tuple[int, int] | None:
-    """The first and last article of the lane's ranges (None: it has none): a snapshot's
-    files hold no segment outside them (docs/window-indexing.md, "Snapshots")."""
-    row = queries.fetchone(
-        "lane_article_span", {**lane_bounds(), "group_id": group_id, "lane": lane}
-    )
+def lane_article_span(group_id: int, lane: str) -> tuple[int, int]:
+    """The first and last article of the ranges the lane has handed out: a snapshot's
+    files hold no segment outside them (docs/window-indexing.md, "Snapshots").
+    Before its first hand-out, (1, 0): no article fits."""
+    row = queries.fetchone("lane_article_span", {"group_id": group_id, "lane": lane})
     if row is None or row.first is None:
-        return None
+        return NO_ARTICLES
     return int(row.first), int(row.last)
 
 
 def _snapshot_check(
-    group: str, span: tuple[int, int] | None, guard: upload_guard.UploadGuard
+    group: str, span: tuple[int, int], guard: upload_guard.UploadGuard
 ) -> SnapshotCheck:
     """The format check of an upload to the lane of `group` with articles `span`.
 
     The header's rule set is read on the guard's own session: with object
-    storage the body is read on the storage's threads, not the request's.
+    storage the body is read on the storage's threads, not the request's. A
+    session that fails there is a 503 (``UploadGuard.fetchone``).
     """
     current = current_rules()
 
     def rules_of(version: int) -> RuleSet:
         if version == current.version:
             return current
-        return rules_of_version(version, session=guard.session)
+        return rules_of_version(version, fetch=guard.fetchone)
 
-    first, last = span if span is not None else (1, 0)  # no ranges: no article fits
-    return SnapshotCheck(group, first, last, rules_of)
+    return SnapshotCheck(group, *span, rules_of, max_open=settings.SNAPSHOT_MAX_OPEN)
 
 
 def _record_snapshot(
@@ -431,15 +437,15 @@ def _store_snapshot_object(
     holder: tuple[int, int, str, int], next_article: int, body: Iterable[bytes]
 ) -> int:
     """The upload to an object of its own; the row switches to it in the commit that
-    records it (fenced by the epoch), and the object it replaces goes after the commit."""
+    records it (fenced by the epoch), which also retires the object it replaces: that
+    one is deleted once its presigned URLs have expired (``snapshot_objects``)."""
     key = snapshot_objects.new_key(holder[1], holder[2])
     size = snapshot_objects.save_object(key, body)
     try:
         with transaction.atomic():
             row = _record_snapshot(holder, next_article, size, key)
-            replaced = row.snapshot_key
-            if replaced:
-                transaction.on_commit(lambda: snapshot_objects.delete_object(replaced))
+            if row.snapshot_key:
+                queries.execute("retire_snapshot_object", {"key": row.snapshot_key})
     except BaseException:
         snapshot_objects.delete_object(key)
         raise

@@ -2,9 +2,11 @@
 
 `STORAGES["snapshots"]` is django-storages' S3Storage (any S3-compatible
 service). Each upload goes to an object of its own (a new key); the commit
-that records it switches the lane's row to that key, and the old object is
-deleted after the commit. A reader resolves the key from the row, so the
-object it gets always matches the row's position. Downloads bypass the
+that records it switches the lane's row to that key and retires the old
+object, which the upkeep deletes once every presigned URL of it has expired
+(``remove_expired_objects``). A reader resolves the key from the row, so the
+object it gets always matches the row's position, and it stays for as long
+as the URL it was given is valid. Downloads bypass the
 coordinator: the API answers with a redirect to a presigned URL
 (docs/api.md, docs/several-hosts.md). Uploads stream through the coordinator.
 """
@@ -25,6 +27,7 @@ from core.errors import DomainError, Unavailable
 
 from .models import Lane
 from .snapshots import CHUNK_BYTES
+from .sql import queries
 
 log = logging.getLogger(__name__)
 
@@ -93,12 +96,45 @@ def save_object(key: str, body: Iterable[bytes]) -> int:
     return file.size
 
 
-def delete_object(key: str) -> None:
-    """Delete an object no row names any more; a failure is logged, never raised."""
+def delete_object(key: str) -> bool:
+    """Delete an object no row names any more; whether it went. A failure is logged,
+    never raised."""
     try:
         snapshot_storage().delete(key)
     except Exception as exc:
         log.warning("snapshot store: could not delete %s: %s", key, exc.__class__.__name__)
+        return False
+    return True
+
+
+# Past the URLs' validity: a host whose clock runs a little ahead signs URLs
+# that S3 honours a little longer.
+URL_MARGIN_SECONDS = 60
+_RETIRED_PER_SWEEP = 1000
+
+
+def remove_expired_objects() -> int:
+    """Delete replaced objects whose every presigned URL has expired; returns how many.
+
+    An upload's commit retires the object it replaces instead of deleting it
+    after the commit: a node that was handed that object's URL a moment
+    before still downloads it whole (a deleted object answered 404, and moto
+    a 500 to a download under way). Registered with seeding's maintenance
+    (leases/apps.py). A failed delete stays retired and is tried again.
+    """
+    if not in_object_storage():
+        return 0
+    rows = queries.fetchall(
+        "expired_snapshot_objects",
+        {
+            "seconds": settings.SNAPSHOT_URL_SECONDS + URL_MARGIN_SECONDS,
+            "limit": _RETIRED_PER_SWEEP,
+        },
+    )
+    gone = [row.key for row in rows if delete_object(row.key)]
+    if gone:
+        queries.execute("forget_snapshot_objects", {"keys": gone})
+    return len(gone)
 
 
 def download_url(key: str) -> str:

@@ -13,6 +13,7 @@ from django.db.models.functions import Coalesce, Now, TruncDate
 from django.http import HttpRequest
 
 from core.admin_credentials import CredentialAdmin
+from core.columns import INT4_MAX
 
 from . import services
 from .models import ApiKey, ApiKeyDay
@@ -21,7 +22,10 @@ from .models import ApiKey, ApiKeyDay
 class IssueKeyForm(forms.Form):
     name = forms.CharField(max_length=100, help_text="Who uses it, e.g. sonarr-home.")
     rate_limit = forms.IntegerField(
-        min_value=0, required=False, help_text="Requests per minute; empty: the default."
+        min_value=0,
+        max_value=INT4_MAX,  # its column's bound: a larger number was wrapped, or a 500
+        required=False,
+        help_text="Requests per minute; empty: the default.",
     )
 
 

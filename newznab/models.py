@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from core import columns
+
 
 class ApiKey(models.Model):
     """One API user. Not a node: a downloader or an indexer manager that searches."""
@@ -12,7 +14,7 @@ class ApiKey(models.Model):
     # SHA-256 hex of the key; the key itself is shown once and never stored.
     key_hash = models.CharField(max_length=64, unique=True)
     disabled = models.BooleanField(default=False)
-    rate_limit = models.PositiveIntegerField(
+    rate_limit = columns.PositiveIntegerField(
         null=True, blank=True, help_text="Requests per minute; empty: NEWZNAB_RATE_LIMIT."
     )
     created_at = models.DateTimeField(auto_now_add=True)
@@ -32,9 +34,9 @@ class ApiKeyDay(models.Model):
 
     key = models.ForeignKey(ApiKey, on_delete=models.CASCADE, related_name="days")
     day = models.DateField()
-    requests = models.BigIntegerField(default=0)
-    grabs = models.BigIntegerField(default=0)
-    limited = models.BigIntegerField(default=0)
+    requests = columns.BigIntegerField(default=0)
+    grabs = columns.BigIntegerField(default=0)
+    limited = columns.BigIntegerField(default=0)
 
     class Meta:
         db_table = "newznab_api_key_day"
@@ -53,7 +55,7 @@ class RateWindow(models.Model):
 
     key = models.OneToOneField(ApiKey, on_delete=models.CASCADE, primary_key=True)
     window_start = models.DateTimeField()
-    requests = models.IntegerField()
+    requests = columns.IntegerField()
 
     class Meta:
         db_table = "newznab_rate_window"

@@ -1,5 +1,6 @@
 """Strict parsing of the newznab API's query parameters: a bad value is error 201,
 a missing one 200 (never a silent default for something the client did send).
+Text holds no NUL (error 201).
 A number is ASCII digits 0-9 (usenet.numbers): "²", or "1" in Arabic-Indic digits, is a
 bad value."""
 
@@ -64,7 +65,11 @@ def flag(params: Mapping[str, str], name: str) -> bool:
 
 
 def text(params: Mapping[str, str], name: str, *, max_length: int = 200) -> str:
+    """Free text (a query, a group name): bounded, and without NUL, which no name
+    holds and PostgreSQL cannot compare (it was a 500)."""
     value = params.get(name, "").strip()
     if len(value) > max_length:
         raise BadParameter(f"Incorrect parameter ({name}: at most {max_length} characters)")
+    if "\x00" in value:
+        raise BadParameter(f"Incorrect parameter ({name}: holds a NUL character; remove it)")
     return value

@@ -21,6 +21,7 @@ from usenet.snapshots import (
     COUNTER_NAMES,
     MAX_SNAPSHOT_BYTES,
     SNAPSHOT_FORMAT,
+    FileCount,
     LaneScope,
     SnapshotError,
     checked_file,
@@ -304,21 +305,23 @@ class Window:
         ``dropped`` (``drop_reason`` says why the first was): one that is not
         binary under ``rules``, whose total is not its subject's, whose poster
         the rules exclude, or with a segment outside ``articles`` (the lane's
-        first and last article, from the lease). At most ``max_open`` open files
-        (fewer if the header says so) and as many fragments are taken, and
-        ``max_bytes`` decompressed bytes read; a malformed line or field is a
-        SnapshotError (usenet/snapshots.py).
+        first and last article, from the lease). More than ``max_open`` open
+        files (fewer if the header says so) or as many fragments, the
+        coordinator's rule (``FileCount``), a malformed line or field, or more
+        than ``max_bytes`` decompressed bytes is a SnapshotError
+        (usenet/snapshots.py).
         """
         scope = LaneScope(rules, *articles)
         lines = snapshot_lines(iter(lambda: fp.read(_READ_BYTES), b""), max_bytes)
         header = checked_header(next(lines, b""))
-        window = cls(rules, header["group"], max_open=min(header["max_open"], max_open))
+        count = FileCount(header, max_open)
+        window = cls(rules, header["group"], max_open=count.max_open)
         for name, value in header["counters"].items():
             setattr(window, name, value)
         for line in lines:
-            window._restore_file(scope, checked_file(decoded(line)))
-            if len(window._fragments) > max_open:
-                raise SnapshotError(f"it holds more than {max_open} fragments")
+            stored = checked_file(decoded(line))
+            count.count(stored)
+            window._restore_file(scope, stored)
         return window
 
     def _restore_file(self, scope: LaneScope, stored: dict[str, Any]) -> None:

@@ -54,7 +54,13 @@ class NotFound(CoordinatorError):
 
 
 class StaleLink(NotFound):
-    """404 from object storage: the snapshot was replaced after its URL was signed."""
+    """404 or 5xx from object storage: the snapshot was replaced after its URL was
+    signed, or the store failed (S3 answers 500 and 503 now and then): ask again."""
+
+
+class Busy(CoordinatorError):
+    """429 more times in a row than the call allows (``busy_attempts``): another
+    upload of the lane's snapshot is streaming. The caller goes on without it."""
 
 
 class Rejected(CoordinatorError):
@@ -226,7 +232,7 @@ class Coordinator:
         if download.status >= 400:
             download.read(_BODY_LIMIT)
             download.close()
-            kind = StaleLink if download.status == 404 else NotFound
+            kind = StaleLink if download.status == 404 or download.status >= 500 else NotFound
             raise kind(download.status, "object_store", "the snapshot download failed")
         return download
 
@@ -234,8 +240,9 @@ class Coordinator:
         self, path: str, query: Mapping[str, Any] | None = None, attempts: int = 5
     ) -> tuple[http.client.HTTPMessage, http.client.HTTPResponse]:
         """GET that follows a redirect to object storage: the coordinator's headers
-        and the stream. A URL whose object was replaced after it was signed is
-        asked for again (the coordinator then names the newer object)."""
+        and the stream. A URL whose object was replaced after it was signed, or
+        that the store failed to serve (5xx), is asked for again (the coordinator
+        then names the newest object)."""
         for attempt in range(1, attempts + 1):
             response = self.open_stream(path, query)
             headers = response.msg
@@ -247,14 +254,23 @@ class Coordinator:
         raise AssertionError("unreachable")
 
     def put_file(
-        self, path: str, file_path: Path, content_type: str, query: Mapping[str, Any] | None = None
+        self,
+        path: str,
+        file_path: Path,
+        content_type: str,
+        query: Mapping[str, Any] | None = None,
+        busy_attempts: int | None = None,
     ) -> None:
-        """PUT a file as the body, streamed from disk (opened again on each retry)."""
+        """PUT a file as the body, streamed from disk (opened again on each retry).
+
+        ``busy_attempts``: after that many 429s in a row, raise Busy instead of
+        trying again (a snapshot: the next one will do)."""
         self._call(
             "PUT",
             _with_query(path, query),
             file_path,
             {"Content-Type": content_type, "Content-Length": str(file_path.stat().st_size)},
+            busy_attempts,
         ).close()
 
     # --- the retry loop ---------------------------------------------------------
@@ -265,9 +281,11 @@ class Coordinator:
         path: str,
         body: bytes | Path | None = None,
         headers: Mapping[str, str] | None = None,
+        busy_attempts: int | None = None,
     ) -> http.client.HTTPResponse:
         backoff = Backoff(cap=self.max_backoff)
         failed_in_row = 0  # hosts that failed this call since it last moved on
+        busy = 0  # 429s in a row
         while True:
             if self.abort.is_set():
                 raise Aborted(f"{method} {path} abandoned: the node is stopping now")
@@ -290,6 +308,9 @@ class Coordinator:
                 if response.status < 400:
                     return response
                 if response.status not in RETRY_STATUSES:
+                    raise _error_for(response)
+                busy = busy + 1 if response.status == 429 else 0
+                if busy_attempts is not None and busy >= busy_attempts:
                     raise _error_for(response)
                 retry_after = _retry_after(response)
                 if response.status in FAILOVER_STATUSES:
@@ -386,5 +407,6 @@ def _error_for(response: http.client.HTTPResponse) -> CoordinatorError:
         401: Unauthenticated,
         404: NotFound,
         409: LeaseLost,
+        429: Busy,
     }.get(status, Rejected)
     return kind(status, code or http.client.responses.get(status, "error"), detail)

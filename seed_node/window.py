@@ -26,6 +26,9 @@ from .worker import Worker
 log = logging.getLogger(__name__)
 
 DOWNLOAD_ATTEMPTS = 3  # of a snapshot whose download breaks off, before the lane is given back
+# 429s in a row (another upload of the lane is streaming) before a snapshot is
+# given up: the window goes on, and its next snapshot is uploaded in its place.
+UPLOAD_BUSY_ATTEMPTS = 3
 
 
 class SnapshotUnavailable(Exception):
@@ -277,7 +280,8 @@ class WindowWorker(Worker):
         return window
 
     def upload_snapshot(self, lane_path: str, epoch: int, window: Window, position: int) -> bool:
-        """PUT the window, streamed from a temporary file; False if the coordinator refused."""
+        """PUT the window, streamed from a temporary file; False if the coordinator refused
+        it, or answered 429 (another upload of the lane streams) UPLOAD_BUSY_ATTEMPTS times."""
         with tempfile.NamedTemporaryFile(
             dir=self.settings.work_dir, prefix="window-", suffix=".jsonl.gz"
         ) as spool:
@@ -289,6 +293,7 @@ class WindowWorker(Worker):
                     Path(spool.name),
                     "application/gzip",
                     {"epoch": epoch, "next": position},
+                    busy_attempts=UPLOAD_BUSY_ATTEMPTS,
                 )
             except (LeaseLost, NotFound, CoordinatorError) as exc:
                 if isinstance(exc, Unauthenticated):

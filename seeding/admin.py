@@ -30,16 +30,19 @@ from core.admin_tools import (
     confirmed,
     refused_page,
 )
+from core.columns import INT4_MAX
 from core.errors import DomainError
 from indexer.admin import GroupAdmin
 from indexer.models import Group
-from usenet.limits import MAX_BIGINT
+from usenet.limits import MAX_ARTICLE, MAX_BIGINT
 from usenet.nntp import NNTPError
 from usenet.numbers import NotANumber, whole_number
 
 from . import services
 from .models import RangeStatus, SeedRange
 from .planning import plan_ranges
+
+MAX_PLAN_DAYS = 36_525  # a hundred years: more than any news server keeps
 
 
 class PlanRangesForm(forms.Form):
@@ -49,11 +52,16 @@ class PlanRangesForm(forms.Form):
         help_text="The groups whose history to plan.",
     )
     days = forms.FloatField(
-        required=False, min_value=0, help_text="Only the last N days; empty: all the server has."
+        required=False,
+        min_value=0,
+        max_value=MAX_PLAN_DAYS,  # past it the cut-off date is no date (a 500)
+        help_text="Only the last N days; empty: all the server has.",
     )
-    size = forms.IntegerField(min_value=1, help_text="Articles per range at most.")
+    size = forms.IntegerField(
+        min_value=1, max_value=MAX_ARTICLE, help_text="Articles per range at most."
+    )
     priority = forms.IntegerField(
-        min_value=-(2**31), max_value=2**31 - 1, help_text="A lower number is more urgent."
+        min_value=-INT4_MAX - 1, max_value=INT4_MAX, help_text="A lower number is more urgent."
     )
 
 
@@ -146,8 +154,8 @@ admin.site.register(Group, PlanningGroupAdmin)
 
 class PriorityForm(forms.Form):
     priority = forms.IntegerField(
-        min_value=-(2**31),
-        max_value=2**31 - 1,
+        min_value=-INT4_MAX - 1,
+        max_value=INT4_MAX,
         help_text="A lower number is more urgent (default 100).",
     )
 

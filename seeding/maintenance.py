@@ -115,15 +115,11 @@ def mark_all_run() -> None:
 
 
 def retire_quiet_ranges() -> int:
-    """Take quiet leases back: done if fully reported, failed if out of attempts, else queued.
-
-    Queued ranges with nothing left (resume point past the end) are swept to done too.
-    """
-    retired = queries.execute(
+    """Take quiet leases back: done if fully reported, failed if out of attempts, else queued."""
+    return queries.execute(
         "retire_quiet_ranges",
         {"ttl": settings.LEASE_TTL_SECONDS, "max_attempts": settings.MAX_ATTEMPTS},
     )
-    return retired + queries.execute("sweep_read_ranges", {})
 
 
 def fold_node_totals() -> int:

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
+from core import columns
 from indexer.models import Group, Node, SqlKept, holder_reference, unique_key
 
 
@@ -37,25 +38,25 @@ class SeedRange(models.Model):
     group = models.ForeignKey(
         Group, on_delete=models.CASCADE, related_name="ranges", db_index=False
     )
-    start_id = models.BigIntegerField()
-    end_id = models.BigIntegerField()
-    next_id = models.BigIntegerField()
+    start_id = columns.BigIntegerField()
+    end_id = columns.BigIntegerField()
+    next_id = columns.BigIntegerField()
     status = models.CharField(max_length=8, choices=RangeStatus.choices, default=RangeStatus.QUEUED)
-    priority = models.IntegerField(default=default_priority)
+    priority = columns.IntegerField(default=default_priority)
     capture = models.BooleanField(default=False)
     node = holder_reference("ranges")
-    epoch = models.IntegerField(default=0)
+    epoch = columns.IntegerField(default=0)
     leased_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
-    attempts = models.IntegerField(default=0)
+    attempts = columns.IntegerField(default=0)
     # Releases marked uncounted so far: past MAX_UNCOUNTED_RELEASES they count.
-    uncounted_releases = models.IntegerField(default=0, db_default=0)
-    headers = models.BigIntegerField(default=0)
-    files = models.BigIntegerField(default=0)
-    fragments = models.BigIntegerField(default=0)
+    uncounted_releases = columns.IntegerField(default=0, db_default=0)
+    headers = columns.BigIntegerField(default=0)
+    files = columns.BigIntegerField(default=0)
+    fragments = columns.BigIntegerField(default=0)
     error = models.TextField(blank=True, default="")
     done_at = models.DateTimeField(null=True, blank=True)
-    rule_version = models.IntegerField(null=True, blank=True)
+    rule_version = columns.IntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -83,6 +84,17 @@ class SeedRange(models.Model):
             models.CheckConstraint(
                 condition=Q(start_id__gte=0), name="seed_range_start_nonnegative"
             ),
+            # A queued range has articles left: the paths that would queue one read to
+            # its end make it done instead (an index on next_id to sweep them would
+            # make every batch a non-HOT update).
+            models.CheckConstraint(
+                condition=~Q(status="queued") | Q(next_id__lte=F("end_id")),
+                name="seed_range_queued_has_articles_left",
+            ),
+            # A done range did not fail: whichever way it became done, it has no error.
+            models.CheckConstraint(
+                condition=~Q(status="done") | Q(error=""), name="seed_range_done_without_error"
+            ),
         ]
         indexes = [
             # The claim: queued ranges in urgency order, then plan order.
@@ -104,12 +116,6 @@ class SeedRange(models.Model):
             models.Index(
                 fields=["node"], condition=Q(node__isnull=False), name="seed_range_node_idx"
             ),
-            # Queued ranges with nothing left (normally none): the sweep that makes them done.
-            models.Index(
-                fields=["id"],
-                condition=Q(status="queued") & Q(next_id__gt=F("end_id")),
-                name="seed_range_read_queued_idx",
-            ),
         ]
 
     def __str__(self) -> str:
@@ -122,11 +128,11 @@ class HeaderRollup(SqlKept):
     bucket = models.DateTimeField()
     node = models.ForeignKey(Node, on_delete=models.CASCADE, db_index=False)
     group = models.ForeignKey(Group, on_delete=models.CASCADE, db_index=False)
-    headers = models.BigIntegerField(default=0)
-    batches = models.IntegerField(default=0)
+    headers = columns.BigIntegerField(default=0)
+    batches = columns.IntegerField(default=0)
     # Ranges the node finished in the minute, and the headers those ranges counted.
-    ranges_finished = models.IntegerField(default=0, db_default=0)
-    finished_headers = models.BigIntegerField(default=0, db_default=0)
+    ranges_finished = columns.IntegerField(default=0, db_default=0)
+    finished_headers = columns.BigIntegerField(default=0, db_default=0)
 
     class Meta:
         db_table = "header_rollup"
@@ -155,11 +161,11 @@ class GroupRangeSummary(models.Model):
         related_name="+",
     )
     status = models.CharField(max_length=8, choices=RangeStatus.choices)
-    ranges = models.BigIntegerField(default=0)
-    articles = models.BigIntegerField(default=0)
-    reached = models.BigIntegerField(default=0)
-    headers = models.BigIntegerField(default=0)
-    files = models.BigIntegerField(default=0)
+    ranges = columns.BigIntegerField(default=0)
+    articles = columns.BigIntegerField(default=0)
+    reached = columns.BigIntegerField(default=0)
+    headers = columns.BigIntegerField(default=0)
+    files = columns.BigIntegerField(default=0)
 
     class Meta:
         db_table = "group_range_summary"
@@ -174,8 +180,8 @@ class GroupRangeSummary(models.Model):
 class HeaderCounts(models.Model):
     """Headers and batches folded from header_rollup's minutes."""
 
-    headers = models.BigIntegerField(default=0)
-    batches = models.BigIntegerField(default=0)
+    headers = columns.BigIntegerField(default=0)
+    batches = columns.BigIntegerField(default=0)
 
     class Meta:
         abstract = True
@@ -214,7 +220,7 @@ class NodeHeaderTotal(HeaderCounts):
 class HeaderFold(SqlKept):
     """Where the per-node totals stop (one row, id 1): minutes before it are folded."""
 
-    id = models.IntegerField(primary_key=True, default=1)
+    id = columns.IntegerField(primary_key=True, default=1)
     folded_before = models.DateTimeField()
 
     class Meta:

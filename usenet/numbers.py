@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from .limits import MAX_BIGINT
 
-__all__ = ["MAX_DIGITS", "NotANumber", "ascii_digits", "whole_number"]
+__all__ = ["MAX_DIGITS", "NotANumber", "ascii_digits", "decimal_number", "whole_number"]
 
 MAX_DIGITS = 20  # 2**64 has 20 digits; no field here holds more
 _EDGES = " \t\r\n"
@@ -34,10 +34,17 @@ class NotANumber(ValueError):
     the text is a number (of any length) above `high`, as a size past every limit.
     """
 
-    def __init__(self, low: int, high: int, *, above: bool = False) -> None:
+    def __init__(
+        self, low: float, high: float, *, above: bool = False, kind: str = "a whole number"
+    ) -> None:
         self.low, self.high, self.above = low, high, above
-        self.expected = f"a whole number from {low} to {high}"
+        self.expected = f"{kind} from {_shown(low)} to {_shown(high)}"
         super().__init__(f"Expected {self.expected}, in ASCII digits 0-9.")
+
+
+def _shown(bound: float) -> str:
+    """A bound as a sentence shows it: 100, not 100.0."""
+    return f"{bound:g}" if isinstance(bound, float) else str(bound)
 
 
 def ascii_digits(text: str | bytes) -> bool:
@@ -70,3 +77,23 @@ def _signed_or_spaced(text: str | bytes, low: int, high: int) -> int:
         plain = digits is body and digits != "" and not digits.strip("0123456789")
         raise NotANumber(low, high, above=plain and len(digits.lstrip("0")) > MAX_DIGITS)
     return int(body)
+
+
+def decimal_number(text: str | bytes, *, low: float, high: float) -> float:
+    """The decimal number `text` writes, from low to high; NotANumber otherwise.
+
+    The same rule as whole_number, with at most one "." among the digits and a
+    digit on at least one side of it ("5", "5.", ".5", "99.5"): never an
+    exponent, "inf", "nan", "+", "_" or digits other than ASCII 0-9 (float()
+    reads "\u0661\u0660" and "1_0" as 10, and "1e308" as a number too). At most
+    MAX_DIGITS digits, counted before float() runs.
+    """
+    body = (text.decode("latin-1") if isinstance(text, bytes) else text).strip(_EDGES)
+    unsigned = body[1:] if low < 0 and body.startswith("-") else body
+    whole, _point, fraction = unsigned.partition(".")
+    if not ascii_digits(whole + fraction):
+        raise NotANumber(low, high, kind="a decimal number")
+    value = float(body)
+    if not low <= value <= high:
+        raise NotANumber(low, high, above=value > high, kind="a decimal number")
+    return value

@@ -83,11 +83,13 @@ def _parse_fields(fields: list[str]) -> Overview | None:
 # "Mon, 02 Jan 2006 15:04:05 +0000" and its usual variations: no weekday, dashes
 # ("02-Jan-2006"), no seconds, two- or four-digit years, numeric or named zones, a
 # trailing comment such as "(UTC)" (ignored: the match need not reach the end).
+# Digits are ASCII 0-9 ([0-9], never \d: in a str pattern that matches
+# Arabic-Indic and other digits too, which int() then reads).
 _DATE = re.compile(
     r"\s*(?:[A-Za-z]+,?\s*)?"
-    r"(\d{1,2})[\s-]+([A-Za-z]{3})[A-Za-z]*\.?[\s-]+(\d{2,4})\s+"
-    r"(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?"
-    r"\s*(?:([+-])(\d{2}):?(\d{2})|([A-Za-z]+))?"
+    r"([0-9]{1,2})[\s-]+([A-Za-z]{3})[A-Za-z]*\.?[\s-]+([0-9]{2,4})\s+"
+    r"([0-9]{1,2}):([0-9]{2})(?::([0-9]{2}))?(?:\.[0-9]+)?"
+    r"\s*(?:([+-])([0-9]{2}):?([0-9]{2})|([A-Za-z]+))?"
 )
 _MONTHS = {
     name: number
@@ -187,6 +189,9 @@ def _count_days(day: str, month: str, year: str) -> int | None:
 
 
 def _parse_date_fallback(text: str) -> int | None:
+    # email.utils reads its numbers with int(), which takes Arabic-Indic digits too.
+    if not text.isascii():
+        return None
     parsed = parsedate_tz(text)
     if parsed is None:
         return None

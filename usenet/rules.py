@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields
 from hashlib import blake2b
 from typing import Any, NamedTuple
 
+from .limits import MAX_TOTAL
 from .linear import LinearPattern, PatternError, compile_linear
 
 __all__ = [
@@ -164,10 +165,11 @@ class RuleSet:
             )
         if type(self.min_total) is not int or type(self.max_total) is not int:
             raise ValueError("min_total and max_total must be integers.")
-        if not 1 <= self.min_total <= self.max_total:
+        if not 1 <= self.min_total <= self.max_total <= MAX_TOTAL:
             raise ValueError(
                 f"min_total ({self.min_total}) must be at least 1 and at most max_total"
-                f" ({self.max_total})."
+                f" ({self.max_total}), which is at most {MAX_TOTAL} (the most parts a"
+                " file may have)."
             )
         for name in ("file_counters", "strip", "filename", "poster_exclude"):
             value = getattr(self, name)

@@ -7,9 +7,14 @@ and refuses one the next holder could not trust. All three read with the code
 below, so they cannot drift apart. The format: docs/seed-node.md ("The
 window"); the limits: docs/security.md ("Hostile Usenet input"). No Django.
 
-A snapshot is read in bounded memory whatever it holds: each line is at most
-``MAX_SNAPSHOT_LINE`` bytes, the whole stream at most ``MAX_SNAPSHOT_BYTES``
-decompressed, and decompression never produces more than a block at a time.
+A snapshot is read in bounded memory and time whatever it holds: each line is
+at most ``MAX_SNAPSHOT_LINE`` bytes and ``MAX_LINE_VALUES`` JSON values, counted
+before the line is parsed (so parsing one costs at most about ten times its
+length, never the ~24 bytes of objects per byte that ``[[],[],...]`` would
+build); the stream decompresses to at most ``MAX_SNAPSHOT_RATIO`` times its
+compressed size (after the first ``RATIO_ALLOWANCE`` bytes) and
+``MAX_SNAPSHOT_BYTES`` in all, never more than a block at a time; and it holds
+at most ``max_open`` open files and as many fragments (``FileCount``).
 """
 
 from __future__ import annotations
@@ -34,9 +39,24 @@ COUNTER_NAMES = (
     "conflicts",
     "evicted",
 )
-# One file's line: 100,000 segments of ~90 bytes are ~9 MB.
-MAX_SNAPSHOT_LINE = 32 << 20
+# One file's line: its fields (~1,500 characters) and 100,000 segments of up to
+# ~160 bytes (part, article, a message-id of ~120 characters, bytes; real ones
+# are ~90 bytes).
+MAX_SNAPSHOT_LINE = 16 << 20
+# A file is one object of a few fields; each of its segments a list of four
+# values (five with the list). Every value but the first follows a `,` or opens
+# with `[` or `{`, so counting those bytes bounds the objects json.loads would
+# build; the slack covers such bytes inside a subject and a poster.
+MAX_LINE_VALUES = 5 * MAX_TOTAL + 16 + MAX_SUBJECT + MAX_POSTER
 MAX_SNAPSHOT_BYTES = 64 << 30  # decompressed, all lines: a gzip bomb stops here
+# Decompressed bytes per compressed byte past the first RATIO_ALLOWANCE: real
+# windows compress 2-3 times, windows of near-identical files ~170 times;
+# gzip's own limit is ~1,030 (so a small body cannot ask for hours of checking).
+MAX_SNAPSHOT_RATIO = 256
+RATIO_ALLOWANCE = MAX_SNAPSHOT_LINE
+# The window's size by default: the agent's --max-open, the coordinator's
+# SNAPSHOT_MAX_OPEN.
+DEFAULT_MAX_OPEN = 200_000
 _BLOCK = 1 << 20  # decompressed bytes produced at a time
 _GZIP = 16 + zlib.MAX_WBITS  # zlib reads a gzip member (header and trailer checked)
 
@@ -51,7 +71,9 @@ class GzipLines:
     ``feed`` yields every line completed so far, ``end`` the last one (which may
     lack its newline) once the stream is whole. Concatenated gzip members read
     as one stream, as gzip(1) reads them. Memory stays under one line plus one
-    block: a line over ``MAX_SNAPSHOT_LINE`` is an error as soon as it is.
+    block: a line over ``MAX_SNAPSHOT_LINE`` is an error as soon as it is, and
+    so is a stream that decompresses to over ``MAX_SNAPSHOT_RATIO`` times what
+    was fed (past ``RATIO_ALLOWANCE``) or over ``max_bytes`` in all.
     """
 
     def __init__(self, max_bytes: int = MAX_SNAPSHOT_BYTES) -> None:
@@ -59,9 +81,11 @@ class GzipLines:
         self._in_member = False
         self._pending = bytearray()
         self._total = 0
+        self._fed = 0
         self._max_bytes = max_bytes
 
     def feed(self, data: bytes) -> Iterator[bytes]:
+        self._fed += len(data)
         while True:
             if data:
                 self._in_member = True
@@ -92,6 +116,11 @@ class GzipLines:
         self._total += len(out)
         if self._total > self._max_bytes:
             raise SnapshotError(f"it decompresses to over {self._max_bytes} bytes")
+        if self._total > RATIO_ALLOWANCE + MAX_SNAPSHOT_RATIO * self._fed:
+            raise SnapshotError(
+                f"it decompresses to over {MAX_SNAPSHOT_RATIO} times its compressed size"
+                f" ({self._total} bytes from {self._fed})"
+            )
         start = 0
         while (newline := out.find(b"\n", start)) >= 0:
             if self._pending:
@@ -118,7 +147,14 @@ def snapshot_lines(chunks: Iterable[bytes], max_bytes: int = MAX_SNAPSHOT_BYTES)
 
 
 def decoded(line: bytes) -> Any:
-    """A line's JSON value; SnapshotError when it is none (or nests past the parser)."""
+    """A line's JSON value; SnapshotError when it is none (or nests past the parser).
+
+    The values are counted first (C-speed byte counts): a line of more than
+    ``MAX_LINE_VALUES`` is refused before json.loads builds a single object.
+    """
+    values = line.count(b",") + line.count(b"[") + line.count(b"{")
+    if values > MAX_LINE_VALUES:
+        raise SnapshotError(f"a line holds over {MAX_LINE_VALUES} JSON values")
     try:
         return json.loads(line)
     except (ValueError, RecursionError) as error:  # ValueError: also a line not UTF-8
@@ -183,6 +219,36 @@ def checked_file(stored: Any) -> dict[str, Any]:
     return stored
 
 
+class FileCount:
+    """How many files a snapshot may hold, counted line by line: at most
+    ``max_open`` open files and as many fragments, where ``max_open`` is the
+    header's and no more than the reader's ``limit`` (a node's ``--max-open``,
+    the coordinator's ``SNAPSHOT_MAX_OPEN``).
+
+    The one rule of both readers (``Window.restore`` and ``SnapshotCheck``),
+    so the coordinator stores no snapshot the next holder refuses. Every file
+    line counts, before it is asked whether it belongs to the lane. A window
+    holds at most ``max_open`` open files, and the agent snapshots it after a
+    report has taken its fragments out, so its own snapshots are far inside.
+    """
+
+    def __init__(self, header: dict[str, Any], limit: int) -> None:
+        self.max_open = min(header["max_open"], limit)
+        self.open = 0
+        self.fragments = 0
+
+    def count(self, stored: dict[str, Any]) -> None:
+        """Count a checked file (``checked_file``); SnapshotError past the bound."""
+        if stored.get("fragment"):
+            self.fragments += 1
+            if self.fragments > self.max_open:
+                raise SnapshotError(f"it holds more than {self.max_open} fragments")
+        else:
+            self.open += 1
+            if self.open > self.max_open:
+                raise SnapshotError(f"it holds more than {self.max_open} open files")
+
+
 @dataclass(frozen=True)
 class LaneScope:
     """What a lane's snapshot may hold: files of binary posts under the lease's rules,
@@ -227,20 +293,25 @@ class SnapshotCheck:
 
     ``group`` is the lane's group, ``first``..``last`` its articles and
     ``rules_of`` finds the rule set a header names (LookupError if none). The
-    same checks as ``Window.restore``, plus the group and the rule set version,
-    and at most ``max_open`` (the header's) open files.
+    same checks as ``Window.restore`` (the same ``FileCount``, with ``max_open``
+    the coordinator's own bound), plus the group and the rule set version.
     """
 
     def __init__(
-        self, group: str, first: int, last: int, rules_of: Callable[[int], RuleSet]
+        self,
+        group: str,
+        first: int,
+        last: int,
+        rules_of: Callable[[int], RuleSet],
+        max_open: int = DEFAULT_MAX_OPEN,
     ) -> None:
         self._group = group
         self._span = (first, last)
         self._rules_of = rules_of
+        self._limit = max_open
         self._lines = GzipLines()
         self._scope: LaneScope | None = None
-        self._open = 0  # open files (a window holds at most max_open; fragments are not)
-        self._max_open = 0
+        self._count: FileCount | None = None
         self._number = 0
 
     def feed(self, data: bytes) -> None:
@@ -273,17 +344,13 @@ class SnapshotCheck:
             raise SnapshotError(
                 f"its rule set version {header['rules_version']} was never published"
             ) from None
-        self._max_open = header["max_open"]
+        self._count = FileCount(header, self._limit)
         return LaneScope(rules, *self._span)
 
     def _file(self, scope: LaneScope, line: bytes) -> None:
         stored = checked_file(decoded(line))
-        if not stored.get("fragment"):
-            self._open += 1
-            if self._open > self._max_open:
-                raise SnapshotError(
-                    f"it holds more open files than its max_open ({self._max_open})"
-                )
+        assert self._count is not None  # set with the scope
+        self._count.count(stored)
         reason = scope.misfit(stored)
         if reason is not None:
             raise SnapshotError(f"{reason}: it does not belong to the lane")

@@ -31,6 +31,7 @@ from django.http import HttpRequest, HttpResponse
 from django.http.cookie import parse_cookie
 
 from core.api.errors import error_response
+from core.sessions import is_session_key
 from core.tokens import TOKEN_PREFIX
 from usenet.numbers import ascii_digits
 
@@ -38,7 +39,6 @@ API_PREFIX = "/api/"
 NO_BODY_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "DELETE", "TRACE", "CONNECT"})
 MAX_LENGTH_DIGITS = 19  # a Content-Length past 2**63 is not a body anyone sends
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
-_SESSION_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 
 
 @dataclass(frozen=True)
@@ -84,8 +84,7 @@ def looks_like_node_token(authorization: str) -> bool:
 
 def has_session_cookie(cookie: str) -> bool:
     """A session cookie whose value has a session key's form (Django's: 8+ of a-z0-9)."""
-    key = parse_cookie(cookie).get(settings.SESSION_COOKIE_NAME, "")
-    return 8 <= len(key) <= 64 and set(key) <= _SESSION_KEY_CHARS
+    return is_session_key(parse_cookie(cookie).get(settings.SESSION_COOKIE_NAME, ""))
 
 
 def parse_length(raw: str) -> int | None:
@@ -110,6 +109,14 @@ def head_from_bytes(data: bytes) -> Head | None:
             return None
         fields.setdefault(name.strip().lower(), []).append(value.strip())
     return head_from_fields(parts[0], _target_path(parts[1]), fields)
+
+
+def head_of_unfinished(data: bytes) -> Head:
+    """What the request line of a head that never ended says (method and path), so
+    that its answer comes in its kind (the API's JSON under /api/); GET / otherwise."""
+    line = bytes(data[:8192]).partition(b"\r\n")[0].decode("latin-1")
+    parts = line.split(" ")
+    return Head(parts[0], _target_path(parts[1])) if len(parts) == 3 else Head("GET", "/")
 
 
 def _target_path(target: str) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import psycopg
 from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError, DataError, InterfaceError, OperationalError
 from django.http import Http404, JsonResponse, UnreadablePostError
@@ -129,10 +130,20 @@ def _translate(exc: Exception) -> tuple[int, str, str] | None:
         # deadline allows (core/gunicorn_worker.py): nothing was done.
         return 400, "invalid", f"The body broke off before its end ({exc}); send it again."
     if isinstance(exc, DataError):
-        # A value PostgreSQL cannot hold (a number out of range) slipped past
-        # validation: the client's input, not our failure.
+        # A value PostgreSQL cannot hold (a number out of range, a NUL in text)
+        # slipped past validation: the client's input, not our failure.
+        if "0x00" in str(exc):
+            return 400, "invalid", "A text value holds a NUL character; send it without one."
         return 400, "invalid", "A value is out of range for the database; check the numbers sent."
-    if isinstance(exc, OperationalError | InterfaceError):
+    # psycopg's own errors reach here from a session Django does not wrap (the
+    # upload guards', the news-server slots'): the same failure, the same answer.
+    disconnected = (
+        OperationalError,
+        InterfaceError,
+        psycopg.OperationalError,
+        psycopg.InterfaceError,
+    )
+    if isinstance(exc, disconnected):
         logger.warning("database unavailable: %s", exc.__class__.__name__)
         return 503, "unavailable", "The database is unreachable; retry with backoff."
     if isinstance(exc, drf.APIException):

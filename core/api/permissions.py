@@ -3,12 +3,15 @@
 A node that indexer/authentication.py admitted is a `NodeIdentity`. A staff
 session reads only what its Django permissions let it see in the admin: each
 read names, in `staff_permissions`, the view permissions of the admin pages
-that show the same rows (docs/security.md, "Staff: permissions"). A node
-token reads every one of them.
+that show the same rows (docs/security.md, "Staff: permissions").
+The admin shows a model's rows to a login holding its view *or* its change
+permission (`ModelAdmin.has_view_permission`), so a read asks the same:
+`can_view`. A node token reads every one of them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +32,19 @@ class NodeIdentity:
         return self.name
 
 
+def can_view(user: Any, permission: str) -> bool:
+    """Whether `user` sees the rows of an admin page that asks for `permission`
+    ("app.view_model"): by it, or by the model's change permission, as the admin does."""
+    app_label, _, codename = permission.partition(".")
+    change = f"{app_label}.change_{codename.removeprefix('view_')}"
+    return bool(user.has_perm(permission) or user.has_perm(change))
+
+
+def views_missing(user: Any, permissions: Iterable[str]) -> list[str]:
+    """The view permissions of `permissions` that `user` holds neither as view nor as change."""
+    return [permission for permission in permissions if not can_view(user, permission)]
+
+
 class IsNode(BasePermission):
     message = "This call needs a node token."
 
@@ -37,8 +53,8 @@ class IsNode(BasePermission):
 
 
 class IsNodeOrStaff(BasePermission):
-    """A node, or an active staff session holding every permission the view names
-    in `staff_permissions`; a view that names none is for nodes alone."""
+    """A node, or an active staff session that can view (`can_view`) every permission
+    the view names in `staff_permissions`; a view that names none is for nodes alone."""
 
     message = "This call needs a node token or a staff login."
 
@@ -52,12 +68,13 @@ class IsNodeOrStaff(BasePermission):
         if not needed:
             self.message = "This call needs a node token."
             return False
-        missing = [permission for permission in needed if not user.has_perm(permission)]
+        missing = views_missing(user, needed)
         if missing:
             # DRF makes a permission per request: the message is this request's alone.
             self.message = (
-                f"Your login lacks the permission {', '.join(missing)} that this read needs "
-                "(the admin asks the same to show these rows); ask an administrator for it."
+                f"Your login lacks the permission {', '.join(missing)} (or the matching "
+                "change_ one) that this read needs (the admin asks the same to show these "
+                "rows); ask an administrator for it."
             )
             return False
         return True

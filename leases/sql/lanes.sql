@@ -114,7 +114,8 @@ SELECT gl.group_id, gl.node_id, gl.range_id
 -- done before the snapshot stays done. Without a snapshot, the window's
 -- leased ranges are queued at their resume points. A leased range left read
 -- to its end before the snapshot (or without one) is done, never queued
--- empty, and keeps its reader as holder (it counts as finished there). A
+-- empty, keeps its reader as holder (it counts as finished there) and no
+-- error (a done range did not fail). A
 -- leased range whose hand-out was its max_attempts-th fails instead of going
 -- back to the queue, as a quiet range lease does: a range that kills every
 -- window reading it cannot loop the lane's workers forever. Finished ranges
@@ -151,7 +152,8 @@ WITH lane AS (
            node_id = CASE WHEN w.becomes = 'queued' THEN NULL ELSE r.node_id END,
            done_at = CASE w.becomes WHEN 'done' THEN coalesce(r.done_at, now())
                                     WHEN 'failed' THEN now() END,
-           error = CASE WHEN w.becomes = 'failed' AND r.error = ''
+           error = CASE WHEN w.becomes = 'done' THEN ''
+                        WHEN w.becomes = 'failed' AND r.error = ''
                         THEN 'the lease went quiet ' || r.attempts || ' times (the last in a '
                              || %(lane)s || ' lane''s window)'
                         ELSE r.error END,
@@ -246,7 +248,13 @@ UNION ALL
 SELECT r.id, r.start_id, r.end_id, r.next_id, r.epoch FROM seed_range AS r JOIN own ON own.id = r.id;
 
 -- name: set_lane_range
-UPDATE group_lane SET range_id = %(range_id)s WHERE id = %(lane_id)s;
+-- The lane's range in work; a range handed out widens the articles the lane
+-- has handed out (LEAST and GREATEST pass over NULLs: no range, or the first).
+UPDATE group_lane
+   SET range_id = %(range_id)s,
+       handed_first = LEAST(handed_first, %(start)s::bigint),
+       handed_last = GREATEST(handed_last, %(end)s::bigint)
+ WHERE id = %(lane_id)s;
 
 -- name: release_lane
 -- The holder gives its lane back (group_lane_give_back, leases/sql/migrations/

@@ -279,10 +279,10 @@ $$;
 -- The lanes named (p_ids) that are still held, by one of p_holders when given
 -- and at p_epoch when given (checked again under the row lock), are given
 -- back: the range each has in work goes back to queued at its resume point
--- (done when it was read to its end) and the holder is cleared. A fenced give
--- back (an operator, a disabled node) moves the epoch on and keeps the last
--- heartbeat; a holder's own keeps the epoch and was heard now ("unheld the
--- longest" runs from there). Answers the lanes given back and the ranges freed.
+-- (done, with no error, when it was read to its end) and the holder is
+-- cleared. A fenced give back (an operator, a disabled node) moves the epoch
+-- on and keeps the last heartbeat; a holder's own keeps the epoch and was
+-- heard now ("unheld the longest" runs from there). Answers the lanes given back and the ranges freed.
 CREATE OR REPLACE FUNCTION group_lane_give_back(
     p_ids bigint[], p_holders bigint[], p_epoch integer, p_fence boolean
 ) RETURNS TABLE (lanes bigint, ranges bigint)
@@ -297,7 +297,8 @@ LANGUAGE sql VOLATILE AS $$
         UPDATE seed_range AS r
            SET status = CASE WHEN r.next_id > r.end_id THEN 'done' ELSE 'queued' END,
                node_id = CASE WHEN r.next_id > r.end_id THEN r.node_id END,
-               done_at = CASE WHEN r.next_id > r.end_id THEN now() END
+               done_at = CASE WHEN r.next_id > r.end_id THEN now() END,
+               error = CASE WHEN r.next_id > r.end_id THEN '' ELSE r.error END
           FROM cur
          WHERE r.id = cur.range_id AND r.status = 'leased' AND r.node_id = cur.node_id
         RETURNING r.id
@@ -350,6 +351,7 @@ CREATE OR REPLACE FUNCTION seed_range_first_laneless(p_tail_max integer, p_histo
 RETURNS TABLE (laneless_id bigint, laneless_priority integer)
 LANGUAGE plpgsql
 SET plan_cache_mode = force_generic_plan
+SET enable_bitmapscan = off
 AS $$
 BEGIN
     RETURN QUERY
@@ -392,10 +394,18 @@ $$;
 -- the most articles left to claim, then the group's id, each for its newest
 -- queued range at that priority. Ties of priority go to the range of no lane:
 -- only range leases can take it.
+-- A free lane's pick is an ordered scan of seed_range_lane_pick_idx: its
+-- priority is a range (lane_row.priority to itself), since with `=` the
+-- planner drops it from the order and may walk seed_range_group_queued_idx
+-- from the group's newest range. No bitmap scans here or in
+-- seed_range_first_laneless: a generic plan knows no bound, and a bitmap scan
+-- would read every queued range of a band before sorting. So a crowded claim
+-- reads a bounded number of index entries however long the queue.
 CREATE OR REPLACE FUNCTION seed_range_pick_unheld(p_ttl integer, p_min_priority integer)
 RETURNS TABLE (picked_id bigint, picked_priority integer)
 LANGUAGE plpgsql
 SET plan_cache_mode = force_generic_plan
+SET enable_bitmapscan = off
 AS $$
 DECLARE
     cfg group_lane_config%ROWTYPE;
@@ -427,11 +437,11 @@ BEGIN
           FROM seed_range AS s
          WHERE s.group_id = lane_row.group_id
            AND s.status = 'queued'
+           AND s.priority BETWEEN lane_row.priority AND lane_row.priority
            AND s.next_id <= s.end_id
-           AND s.priority = lane_row.priority
            AND group_lane_of(s.priority, s.capture, cfg.tail_max, cfg.history_min,
                              cfg.history_max, cfg.capture_only) = lane_row.lane
-         ORDER BY s.start_id DESC
+         ORDER BY s.priority, s.start_id DESC
          LIMIT 1
            FOR UPDATE SKIP LOCKED;
         IF lane_pick IS NOT NULL THEN

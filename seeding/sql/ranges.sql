@@ -4,30 +4,24 @@
 
 -- name: retire_quiet_ranges
 -- Quiet leases (no heartbeat for the TTL) leave the leased state: fully
--- reported ones become done, those out of attempts failed, the rest are
--- queued again at their resume points for the next node (the claim bumps
--- the epoch, which fences the quiet holder). A periodic task
--- (seeding/maintenance.py: `manage.py maintain`, and every few seconds from
--- the lease path) and the lease service whenever a claim finds nothing run
--- this, so the claim itself never scans the leased ranges.
+-- reported ones become done (with no error: a done range did not fail), those
+-- out of attempts failed, the rest are queued again at their resume points
+-- for the next node (the claim bumps the epoch, which fences the quiet
+-- holder). A periodic task (seeding/maintenance.py: `manage.py maintain`, and
+-- every few seconds from the lease path) and the lease service whenever a
+-- claim finds nothing run this, so the claim itself never scans the leased
+-- ranges.
 UPDATE seed_range
    SET status = CASE WHEN next_id > end_id THEN 'done'
                      WHEN attempts >= %(max_attempts)s THEN 'failed'
                      ELSE 'queued' END,
        node_id = CASE WHEN next_id > end_id OR attempts >= %(max_attempts)s THEN node_id END,
        done_at = CASE WHEN next_id > end_id OR attempts >= %(max_attempts)s THEN now() END,
-       error = CASE WHEN next_id <= end_id AND attempts >= %(max_attempts)s AND error = ''
+       error = CASE WHEN next_id > end_id THEN ''
+                    WHEN attempts >= %(max_attempts)s AND error = ''
                     THEN 'the lease went quiet ' || attempts || ' times' ELSE error END
  WHERE status = 'leased'
    AND heartbeat_at < now() - make_interval(secs => %(ttl)s);
-
--- name: sweep_read_ranges
--- Queued ranges with nothing left (resume point past the end: reported to
--- the end, then queued again by a path that predates the checks) are done.
--- seed_range_read_queued_idx holds only these, so the sweep reads nothing else.
-UPDATE seed_range
-   SET status = 'done', done_at = now()
- WHERE status = 'queued' AND next_id > end_id;
 
 -- name: lease_gate
 -- Before a claim: one hit on the node's lease-call bucket (rate_hit, from
@@ -63,11 +57,13 @@ SELECT gate.hits, gate.retry_after, gate.live,
 -- name: end_node_leases
 -- Disabled nodes lose their range leases at once: queued again at their
 -- resume points (the next claim bumps the epoch, fencing the old holder);
--- a range reported to its end is done (nothing is left to hand out).
+-- a range reported to its end is done (nothing is left to hand out), with no
+-- error.
 UPDATE seed_range
    SET status = CASE WHEN next_id > end_id THEN 'done' ELSE 'queued' END,
        node_id = CASE WHEN next_id > end_id THEN node_id END,
-       done_at = CASE WHEN next_id > end_id THEN now() END
+       done_at = CASE WHEN next_id > end_id THEN now() END,
+       error = CASE WHEN next_id > end_id THEN '' ELSE error END
  WHERE node_id = ANY(%(ids)s::bigint[]) AND status = 'leased';
 
 -- name: lease_range
@@ -126,7 +122,8 @@ RETURNING group_id, headers;
 -- node never started) gives the attempt back and always queues, but only
 -- max_uncounted times per range: past that it counts like any release, so
 -- repeating it cannot keep a range busy forever. A range reported to its end
--- is done instead: nothing of it is left to hand out.
+-- is done instead: nothing of it is left to hand out, and it did not fail, so
+-- it keeps no error (neither this release's nor one an earlier release left).
 WITH r AS (
     SELECT id, %(uncounted)s AND uncounted_releases < %(max_uncounted)s AS given_back,
            next_id > end_id AS read
@@ -144,7 +141,7 @@ UPDATE seed_range AS s
                       THEN now() END,
        node_id = CASE WHEN r.read OR (NOT r.given_back AND attempts >= %(max_attempts)s)
                       THEN node_id END,
-       error = COALESCE(left(%(error)s, 2000), error)
+       error = CASE WHEN r.read THEN '' ELSE COALESCE(left(%(error)s, 2000), error) END
   FROM r
  WHERE s.id = r.id
 RETURNING s.status, r.given_back;

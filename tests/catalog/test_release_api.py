@@ -80,6 +80,11 @@ class TestList:
             ("category=movies", "category"),
             ("after=12", "after"),
             ("min_completion=101", "min_completion"),
+            # float() reads each of these as a number: 10, 10, 10 and infinity.
+            ("min_completion=\u0661\u0660", "min_completion"),
+            ("min_completion=1_0", "min_completion"),
+            ("min_completion=1e1", "min_completion"),
+            ("min_completion=inf", "min_completion"),
             ("limit=0", "limit"),
             ("page=2", "page"),
         ],

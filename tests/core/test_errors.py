@@ -8,11 +8,13 @@ services raise each domain error over real HTTP against PostgreSQL.
 
 from __future__ import annotations
 
+import json
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from django.core.management import CommandError, call_command
 from django.test import override_settings
@@ -24,12 +26,12 @@ from core.errors import DomainError
 from indexer.models import Node
 from indexer.newsserver import close_news_pool
 from leases.models import GroupLane
-from leases.upload_guard import one_upload
+from leases.upload_guard import Holder, one_upload
 from newznab.api import error_response as newznab_error_response
 from newznab.errors import NewznabError, RateLimited
 from newznab.errors import Unavailable as NewznabUnavailable
 from tests.support.factories import GroupFactory, SeedRangeFactory
-from tests.support.lanes import lane_path, lease_lane
+from tests.support.lanes import lane_path, lease_lane, next_range
 from tests.support.nodes import NodeClient
 from tests.support.small_disk import fill, small_disk
 from tests.support.snapshots import padded_files, window_snapshot
@@ -70,6 +72,7 @@ def oversized_snapshot(node: NodeClient) -> Any:
 def full_snapshot_disk(node: NodeClient) -> Any:
     SeedRangeFactory(start_id=1000, end_id=5999)
     lease = lease_lane(node)["lease"]
+    next_range(node, lease)  # handed out: the window's files lie in its articles
     with (
         tempfile.TemporaryDirectory() as tmp,
         small_disk(Path(tmp) / "snapshots", "16k") as directory,
@@ -88,7 +91,7 @@ def upload_in_progress(node: NodeClient) -> Any:
     lease = lease_lane(node)["lease"]
     lane = GroupLane.objects.get(group_id=lease["group"]["id"], lane="history")
     with tempfile.TemporaryDirectory() as tmp, override_settings(SNAPSHOT_DIR=tmp):
-        with one_upload(lane.id):  # another upload of the lane is streaming
+        with one_upload(Holder(lane.id, node.node.id, lease["epoch"])):  # another is streaming
             return node.http.put(
                 lane_path(lease, "snapshot") + f"?epoch={lease['epoch']}&next=1000",
                 window_snapshot(lease["group"]["name"]),
@@ -238,3 +241,16 @@ def test_the_admin_shows_a_domain_error_as_a_message(admin_client: Any) -> None:
     assert any(
         text.startswith("Nothing was planned: The coordinator has no news server") for text in shown
     ), shown
+
+
+@pytest.mark.parametrize(
+    "error",
+    [psycopg.OperationalError("the connection is closed"), psycopg.InterfaceError("gone")],
+)
+def test_psycopgs_own_connection_errors_are_a_503_with_retry_after(error: Exception) -> None:
+    # Raised on a session of a process's own (the upload guards', the news-server
+    # slots'), which Django does not wrap in its own error classes.
+    response = response_for_unhandled(error)
+    assert response.status_code == 503
+    assert response["Retry-After"]
+    assert json.loads(response.content)["error"] == "unavailable"

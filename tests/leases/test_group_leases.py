@@ -347,6 +347,13 @@ def mark(rng, by_lane=False, **fields):
                 " ON CONFLICT (range_id) DO UPDATE SET epoch = excluded.epoch, lane = 'history'",
                 [rng.id],
             )
+            cursor.execute(  # and the lane's handed-out articles widen, as `next` does
+                "UPDATE group_lane SET handed_first = LEAST(handed_first, r.start_id),"
+                " handed_last = GREATEST(handed_last, r.end_id) FROM seed_range AS r"
+                " WHERE r.id = %s AND group_lane.group_id = r.group_id"
+                " AND group_lane.lane = 'history'",
+                [rng.id],
+            )
     rng.refresh_from_db()
 
 
@@ -393,7 +400,8 @@ class TestSnapshotReset:
         set_snapshot(group, "history", 3500, 100)
 
         new = self.take_over(node_client, backdate_lane, settings, group)
-        assert new["snapshot"] == {"next": 3500, "size": 10, "first": 1000, "last": 6999}
+        # The articles the lane handed out: r3..r6 (r1 and r5 were read by range leases).
+        assert new["snapshot"] == {"next": 3500, "size": 10, "first": 3000, "last": 6999}
         for rng in (r1, r2, r3, r4, r5, r6):
             rng.refresh_from_db()
         assert (r1.status, r1.next_id) == (RangeStatus.DONE, r1.end_id + 1)

@@ -2,7 +2,8 @@
 server mode over real HTTP, started by the tests on a free loopback port.
 
 Uploads stream through the coordinator into an object of their own; the row
-switches to it in the commit; the replaced object is deleted after. A GET
+switches to it in the commit; the replaced object is retired, and deleted once
+its presigned URLs have expired. A GET
 answers 307 to a presigned URL, which the agent follows without its token.
 """
 
@@ -10,12 +11,15 @@ from __future__ import annotations
 
 import urllib.error
 import urllib.request
+from datetime import timedelta
 from pathlib import Path
 
 import boto3
 import pytest
+from django.db.models.functions import Now
 
-from leases.models import GroupLane
+from leases import snapshot_objects
+from leases.models import GroupLane, RetiredSnapshot
 from seed_node.aggregate import Window
 from seed_node.control import Context, Control, Settings, Stats
 from seed_node.http import Coordinator, LeaseLost, Rejected
@@ -82,12 +86,45 @@ def test_an_upload_goes_to_an_object_of_its_own_and_replaces_the_last(lane, buck
     assert len(first) == 1 and first[0].startswith(f"snapshots/group-{group.id}-history-")
     assert GroupLane.objects.get(group=group, lane="history").snapshot_key == first[0]
     assert worker.upload_snapshot(path, epoch, window, 200)
-    second = keys(bucket)
     row = GroupLane.objects.get(group=group, lane="history")
-    # A new key, the row on it, the old object gone after the commit.
-    assert len(second) == 1 and second != first
-    assert (row.snapshot_key, row.snapshot_next) == (second[0], 200)
-    assert row.snapshot_size == bucket.Object(second[0]).content_length
+    # A new key, the row on it; the old object retired (deleted once its URLs expire).
+    assert row.snapshot_key not in first and keys(bucket) == sorted([*first, row.snapshot_key])
+    assert row.snapshot_next == 200
+    assert row.snapshot_size == bucket.Object(row.snapshot_key).content_length
+    assert list(RetiredSnapshot.objects.values_list("key", flat=True)) == first
+
+
+def test_a_url_handed_out_before_a_newer_upload_still_downloads_the_whole_snapshot(
+    lane, bucket, settings
+) -> None:
+    # A reader resolves the key from the row and is handed a URL; a newer upload
+    # commits before it downloads. The object it was promised stays (it was
+    # deleted after the commit: a 404, and a download under way broke off) until
+    # every URL of it has expired, then the upkeep deletes it.
+    worker, path, epoch, group = lane
+    old = window_snapshot(GROUP, counters={"headers": 1})
+    upload(worker, path, epoch, old, 100)
+    raw = worker.coordinator.open_stream(f"{path}/snapshot", {"epoch": epoch})
+    location = raw.getheader("Location")
+    raw.close()
+    upload(worker, path, epoch, window_snapshot(GROUP, counters={"headers": 2}), 200)
+    with urllib.request.urlopen(location, timeout=10) as response:
+        assert response.read() == old
+    assert snapshot_objects.remove_expired_objects() == 0  # its URLs are still valid
+    RetiredSnapshot.objects.update(
+        retired_at=Now() - timedelta(seconds=settings.SNAPSHOT_URL_SECONDS + 61)
+    )
+    assert snapshot_objects.remove_expired_objects() == 1
+    assert keys(bucket) == [GroupLane.objects.get(group=group, lane="history").snapshot_key]
+    assert not RetiredSnapshot.objects.exists()
+
+
+def upload(worker, path, epoch, body: bytes, position: int) -> None:
+    spool = Path(worker.settings.work_dir) / "up.gz"
+    spool.write_bytes(body)
+    worker.coordinator.put_file(
+        f"{path}/snapshot", spool, "application/gzip", {"epoch": epoch, "next": position}
+    )
 
 
 @pytest.mark.slow

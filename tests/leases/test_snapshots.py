@@ -14,7 +14,7 @@ from leases import services, snapshots
 from leases.models import GroupLane
 from leases.snapshots import file_stem, legacy_snapshot_path, snapshot_path
 from tests.support.factories import GroupFactory, SeedRangeFactory
-from tests.support.lanes import lane_path, lease_lane
+from tests.support.lanes import lane_path, lease_lane, next_range
 from tests.support.small_disk import fill, small_disk
 from tests.support.snapshots import padded_files, window_snapshot
 from tests.support.threads import run_threads
@@ -25,12 +25,15 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def held_lane(node_client, lane="history", **group):
     grp = GroupFactory(**group)
-    SeedRangeFactory(
-        group=grp, priority=5 if lane == "tail" else 100, start_id=RANGE_START, end_id=9_999
-    )
+    priority = 5 if lane == "tail" else 100
+    SeedRangeFactory(group=grp, priority=priority, start_id=RANGE_START, end_id=9_999)
+    # Not handed out: no snapshot may hold its articles; the lane's next holder takes it.
+    SeedRangeFactory(group=grp, priority=priority, start_id=10_000, end_id=19_999)
     node = node_client()
     lease = lease_lane(node, lane)["lease"]
     assert lease["group"]["id"] == grp.id
+    # Handed out: a window holds only articles of the ranges its lane handed out.
+    assert next_range(node, lease)["start"] == RANGE_START
     return node, lease
 
 

@@ -7,7 +7,10 @@ than a test notices) runs under RE2 (``usenet/linear.py``) or is written
 without a regex, unless it is listed in ALLOWED below with the reason it
 cannot backtrack far, or the reason its text is the project's or the
 operator's own. The scan reads the source: every ``re.compile``,
-``re.search``, ``re.sub``, ... call, under any name ``re`` is imported as. A new
+``re.search``, ``re.sub``, ... call, under any name ``re`` (or the third-party
+``regex``) is imported as, and every other way to reach them (a function
+passed by reference, a star import, ``importlib``), which it reports as a
+pattern it cannot read: such code must say its pattern in a call. A new
 pattern fails this test until it is RE2 or argued for here; a changed one
 must be argued for again (entries name the pattern's exact text).
 """
@@ -25,6 +28,14 @@ PACKAGES = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importl
     "root_packages"
 ]
 RE_FUNCTIONS = {"compile", "search", "match", "fullmatch", "sub", "subn", "split", "findall", "finditer"}  # fmt: skip
+# Modules that run patterns with a backtracking engine.
+BACKTRACKING = {"re", "regex", "sre_compile"}
+# What may be read from them without compiling a pattern: escaping, flags, types.
+HARMLESS = {
+    "escape", "error", "Pattern", "Match", "RegexFlag", "NOFLAG", "purge",
+    "ASCII", "A", "IGNORECASE", "I", "LOCALE", "L", "MULTILINE", "M",
+    "DOTALL", "S", "UNICODE", "U", "VERBOSE", "X",
+}  # fmt: skip
 
 ONE_CLASS = "one character class and nothing after it: each character is looked at once"
 
@@ -37,8 +48,9 @@ ALLOWED: dict[tuple[str, str], str] = {
     ),
     (
         "usenet/overview.py",
-        r"\s*(?:[A-Za-z]+,?\s*)?(\d{1,2})[\s-]+([A-Za-z]{3})[A-Za-z]*\.?[\s-]+(\d{2,4})\s+"
-        r"(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?\s*(?:([+-])(\d{2}):?(\d{2})|([A-Za-z]+))?",
+        r"\s*(?:[A-Za-z]+,?\s*)?([0-9]{1,2})[\s-]+([A-Za-z]{3})[A-Za-z]*\.?[\s-]+([0-9]{2,4})\s+"
+        r"([0-9]{1,2}):([0-9]{2})(?::([0-9]{2}))?(?:\.[0-9]+)?\s*"
+        r"(?:([+-])([0-9]{2}):?([0-9]{2})|([A-Za-z]+))?",
     ): (
         "Date headers, matched at the start only; every repeat is followed by a token none"
         " of its characters can match (letters by a comma, space or digit; digits by a"
@@ -82,29 +94,60 @@ ALLOWED: dict[tuple[str, str], str] = {
 
 
 def re_calls(source: str) -> list[str | bytes | None]:
-    """The pattern of each ``re`` call in `source`: its text, or None when it is not a literal.
+    """The pattern of each backtracking-engine call in `source`: its text, or None
+    when it is not a literal or cannot be told from the source.
 
-    ``from re import search`` and the like are reported as None too: the
-    pattern they are called with cannot be told from the call.
+    Engines are the modules of BACKTRACKING (``re`` and the third-party
+    ``regex``), under any name they are imported as. None is reported for
+    every way to reach one whose pattern the scan cannot read: a function
+    passed by reference (``map(re.compile, texts)``, ``partial(re.sub, ...)``),
+    the module itself handed on (``getattr(re, "compile")``), ``from re import
+    search`` or ``*``, and ``importlib.import_module`` or ``__import__`` of an
+    engine or of a name that is not a literal.
     """
     tree = ast.parse(source)
-    names: set[str] = set()  # what ``re`` is called in this module
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    names: set[str] = set()  # what the engines are called in this module
     found: list[str | bytes | None] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names |= {a.asname or a.name for a in node.names if a.name == "re"}
-        elif isinstance(node, ast.ImportFrom) and node.module == "re":
-            found += [None for a in node.names if a.name in RE_FUNCTIONS]
+            names |= {a.asname or a.name for a in node.names if a.name in BACKTRACKING}
+        elif isinstance(node, ast.ImportFrom) and node.module in BACKTRACKING:
+            found += [None for a in node.names if a.name not in HARMLESS]
+        elif isinstance(node, ast.Call) and _imports_dynamically(node):
+            found.append(None)
     for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and isinstance(node.func.value, ast.Name)
-            and node.func.value.id in names
-            and node.func.attr in RE_FUNCTIONS
-        ):
-            found.append(_pattern(node))
+        if isinstance(node, ast.Name) and node.id in names:
+            found += _use_of_engine(node, parents)
     return found
+
+
+def _use_of_engine(name: ast.Name, parents: dict[ast.AST, ast.AST]) -> list[str | bytes | None]:
+    """What one mention of an engine's module reports: nothing for a harmless
+    attribute (``re.escape``, a flag, ``re.Pattern``), the pattern of a direct
+    call, None for anything else."""
+    attribute = parents.get(name)
+    if not isinstance(attribute, ast.Attribute) or attribute.value is not name:
+        return [None]  # the module itself handed on
+    if attribute.attr in HARMLESS:
+        return []
+    call = parents.get(attribute)
+    if attribute.attr in RE_FUNCTIONS and isinstance(call, ast.Call) and call.func is attribute:
+        return [_pattern(call)]
+    return [None]  # passed by reference, or a way in the scan does not know
+
+
+def _imports_dynamically(call: ast.Call) -> bool:
+    """``importlib.import_module(...)`` or ``__import__(...)`` of an engine, or of a
+    name that is not a literal (it could be one)."""
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+    if name not in ("import_module", "__import__") or not call.args:
+        return False
+    target = call.args[0]
+    if not (isinstance(target, ast.Constant) and isinstance(target.value, str)):
+        return True
+    return target.value.partition(".")[0] in BACKTRACKING
 
 
 def _pattern(call: ast.Call) -> str | bytes | None:
@@ -160,3 +203,37 @@ def test_the_scan_finds_re_under_any_name():
 def test_the_scan_reads_the_packages_of_the_project():
     assert {"usenet", "indexer", "seed_node", "newznab"} <= set(PACKAGES)
     assert ("catalog/nzb.py", r"[^A-Za-z0-9._+\-\[\]() ]+") in project_patterns()
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # the third-party `regex` module backtracks as `re` does
+        "import regex\nA = regex.compile(r'(a+)+$')\n",
+        "import regex as rx\nA = rx.search(r'(a+)+$', text)\n",
+        # a pattern built at run time, compiled without a call the scan can read
+        "import re\nRULES = list(map(re.compile, rule_texts))\n",
+        "import re\nfrom functools import partial\nstem = partial(re.sub, r'(\\.\\w+)+$', '')\n",
+        "import re\ncompile_it = getattr(re, 'compile')\n",
+        "import re\nSCANNER = re.Scanner([(r'(a+)+$', None)])\n",
+        # a star import brings compile() in under its bare name
+        "from re import *\nA = compile(r'(a+)+$')\n",
+        "from regex import compile\nA = compile(r'(a+)+$')\n",
+        # an engine reached without an import statement
+        "import importlib\nr = importlib.import_module('re')\nA = r.compile(r'(a+)+$')\n",
+        "from importlib import import_module\nr = import_module('regex')\n",
+        "r = __import__('re')\nA = r.compile(r'(a+)+$')\n",
+        "import importlib\nr = importlib.import_module(name)\n",
+    ],
+)
+def test_the_scan_sees_every_way_a_backtracking_pattern_is_compiled(source):
+    assert None in re_calls(source) or "(a+)+$" in re_calls(source), "the scan reports nothing"
+
+
+def test_the_scan_lets_harmless_uses_of_re_pass():
+    source = (
+        "import re\nimport importlib\nX = re.escape(name)\nF = re.IGNORECASE | re.M\n"
+        "def f(p: re.Pattern[str]) -> re.Match[str] | None: ...\n"
+        "json = importlib.import_module('json')\n"
+    )
+    assert re_calls(source) == []

@@ -13,7 +13,7 @@ import pytest
 
 from catalog.models import Release
 from catalog.services import store_files
-from core.api.fields import WholeNumberField
+from core.api.fields import DecimalNumberField, WholeNumberField
 from newznab import services as newznab_services
 from tests.support.factories import GroupFactory, SeedRangeFactory
 from tests.support.newznab import error_code
@@ -113,6 +113,13 @@ def test_every_input_serializer_reads_numbers_as_ascii_digits():
         if isinstance(field, serializers.IntegerField) and not isinstance(field, WholeNumberField)
     ]
     assert plain == [], "input serializers take WholeNumberField (core/api/fields.py)"
+    floats = [
+        f"{s.__module__}.{s.__name__}.{name}"
+        for s in ours
+        for name, field in s().fields.items()
+        if isinstance(field, serializers.FloatField) and not isinstance(field, DecimalNumberField)
+    ]
+    assert floats == [], "input serializers take DecimalNumberField (core/api/fields.py)"
 
 
 @pytest.mark.django_db
@@ -134,3 +141,90 @@ def test_a_dashboard_page_in_other_digits_is_the_first_page(admin_client):
     response = admin_client.get("/admin/dashboard/", {"page": "\u0662"})  # Arabic-Indic 2
     assert response.status_code == 200
     assert response.context["data"].page == 1
+
+
+# --- numbers into PostgreSQL integer columns -------------------------------------
+
+INT4 = (-(2**31), 2**31 - 1)
+COLUMN_RANGES = {
+    "IntegerField": INT4,
+    "PositiveIntegerField": (0, INT4[1]),
+    "SmallIntegerField": (-(2**15), 2**15 - 1),
+    "BigIntegerField": (-(2**63), 2**63 - 1),
+}
+
+
+def test_every_model_integer_field_bounds_its_form_field_by_its_column():
+    # Django's model IntegerField knows its column's range, but its form field had
+    # no max_value: 99999999999 reached an int4 column, and psycopg's binary dumper
+    # wrapped it (or the column's CHECK refused it: a 500). core/columns.py.
+    from django.apps import apps
+    from django.db import models
+
+    checked = []
+    for model in apps.get_models():
+        if model._meta.app_label not in APPS:
+            continue
+        for field in model._meta.get_fields():
+            if not isinstance(field, models.IntegerField) or field.auto_created:
+                continue
+            low, high = COLUMN_RANGES[field.get_internal_type()]
+            form_field = field.formfield()
+            where = f"{model._meta.label}.{field.name}"
+            assert form_field.max_value is not None and form_field.max_value <= high, where
+            assert form_field.min_value is not None and form_field.min_value >= low, where
+            checked.append(where)
+    assert "newznab.ApiKey.rate_limit" in checked and "indexer.Group.priority" in checked
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("value", ["99999999999", "2147483648"])
+def test_a_rate_limit_past_its_column_is_a_form_error(admin_client, value):
+    from newznab.models import ApiKey
+
+    admin_client.raise_request_exception = False
+    response = admin_client.post("/admin/newznab/apikey/issue/", {"name": "x", "rate_limit": value})
+    assert response.status_code == 200, f"{response.status_code} for rate_limit={value}"
+    assert "less than or equal to 2147483647" in response.content.decode()
+    assert not ApiKey.objects.exists()  # none issued (99999999999 was stored as 1215752191)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("size", "9223372036854775808"), ("days", "1e300"), ("priority", "2147483648")],
+)
+def test_the_plan_page_refuses_a_number_past_its_bound(admin_client, field, value):
+    from seeding.models import SeedRange
+
+    admin_client.raise_request_exception = False
+    group = GroupFactory()
+    form = {"groups": [group.id], "days": "", "size": "1000", "priority": "5", field: value}
+    response = admin_client.post("/admin/indexer/group/plan/", form)
+    assert response.status_code == 200
+    assert field in response.context["form"].errors
+    assert not SeedRange.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_group_priority_past_its_column_is_a_form_error(admin_client):
+    group = GroupFactory(priority=7)
+    admin_client.raise_request_exception = False
+    response = admin_client.post(
+        f"/admin/indexer/group/{group.id}/change/",
+        {"name": group.name, "priority": "2147483648", "active": "on"},
+    )
+    assert response.status_code == 200
+    assert "priority" in response.context["adminform"].form.errors
+    group.refresh_from_db()
+    assert group.priority == 7
+
+
+def test_a_rule_sets_max_total_is_at_most_the_parts_a_file_may_have():
+    from usenet.limits import MAX_TOTAL
+    from usenet.rules import RuleSet
+
+    rules = {**RuleSet.default().to_dict(), "version": 2}
+    with pytest.raises(ValueError, match=f"at most {MAX_TOTAL}"):
+        RuleSet.from_dict({**rules, "max_total": 10**30})
+    assert RuleSet.from_dict({**rules, "max_total": MAX_TOTAL}).max_total == MAX_TOTAL

@@ -55,3 +55,49 @@ def test_a_batch_answer_cut_halfway_is_asked_for_again(cut_once) -> None:
     answer = coordinator.post("/ranges/17/batch", {"epoch": 1, "next": 121})
     assert answer == {"next": 121, "stored": 3, "advanced": True}
     assert calls == ["/api/v1/ranges/17/batch", "/api/v1/ranges/17/batch"]
+
+
+@pytest.fixture
+def failing_store() -> Iterator[tuple[str, list[str]]]:
+    """A coordinator that redirects to a store whose first download fails with 500."""
+    calls: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            calls.append(self.path)
+            if self.path.startswith("/api/v1/"):
+                self.send_response(307)
+                self.send_header("Location", f"http://127.0.0.1:{self.server.server_port}/obj")
+                self.send_header("X-Snapshot-Next", "42")
+                self.send_header("Content-Length", "0")
+            else:
+                failed = calls.count("/obj") == 1
+                self.send_response(500 if failed else 200)
+                self.send_header("Content-Length", "5")
+            self.end_headers()
+            if not self.path.startswith("/api/v1/"):
+                self.wfile.write(b"error" if calls.count("/obj") == 1 else b"whole")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}", calls
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+
+
+def test_a_store_that_fails_a_snapshot_download_is_asked_again_through_the_coordinator(
+    failing_store,
+) -> None:
+    url, calls = failing_store
+    coordinator = Coordinator(url, "token", timeout=10, max_backoff=0.1)
+    headers, stream = coordinator.open_followed("/groups/1/lanes/history/snapshot", {"epoch": 3})
+    with stream:
+        assert (headers["X-Snapshot-Next"], stream.read()) == ("42", b"whole")
+    assert calls == ["/api/v1/groups/1/lanes/history/snapshot?epoch=3", "/obj"] * 2

@@ -79,10 +79,13 @@ def lane(live_server, settings, tmp_path):
     settings.SNAPSHOT_DIR = tmp_path / "snapshots"
     group = GroupFactory(name=GROUP)
     SeedRangeFactory(group=group, start_id=1, end_id=9_999)
+    SeedRangeFactory(group=group, start_id=10_000, end_id=19_999)  # not handed out
     node = NodeFactory()
     client = Coordinator(live_server.url, node.token, timeout=30)
     offer = client.post("/groups/lease", {"lane": "history"})["lease"]
     path = f"/groups/{group.id}/lanes/history"
+    # Handed out: a snapshot holds only articles of the ranges its lane handed out.
+    assert client.post(f"{path}/next", {"epoch": offer["epoch"]})["range"]["start"] == 1
     # No news server: restoring reads only the coordinator.
     context = Context(None, Settings(work_dir=tmp_path, max_open=1000), Control(), Stats())  # type: ignore[arg-type]
     worker = WindowWorker("w1", client, context, lane="history")

@@ -1,40 +1,42 @@
 """A range with nothing left (resume point past its end) is never handed out: the places
-that leave it so make it done, the sweep makes stragglers done, the claim skips them."""
+that would queue it so make it done, and the database refuses a queued one (an index to
+sweep them would name next_id and make every batch a non-HOT update)."""
 
 from __future__ import annotations
 
 import pytest
+from django.db import IntegrityError, connection, transaction
 
-from seeding import maintenance
 from seeding.models import RangeStatus, SeedRange
 from tests.support.factories import SeedRangeFactory
 
 pytestmark = pytest.mark.django_db
 
 
-def read_to_end(rng):
-    SeedRange.objects.filter(id=rng.id).update(next_id=rng.end_id + 1)
+def test_the_database_refuses_a_queued_range_with_nothing_left():
+    rng = SeedRangeFactory(start_id=1, end_id=100)
+    with pytest.raises(IntegrityError, match="seed_range_queued_has_articles_left"):
+        with transaction.atomic():
+            SeedRange.objects.filter(id=rng.id).update(next_id=101)
+    SeedRange.objects.filter(id=rng.id).update(next_id=100)  # one article left is fine
+    assert SeedRange.objects.get(id=rng.id).status == RangeStatus.QUEUED
 
 
-def test_the_range_claim_never_hands_out_an_empty_span(node_client):
-    empty = SeedRangeFactory(start_id=1, end_id=100)
-    read_to_end(empty)
-    fresh = SeedRangeFactory(start_id=101, end_id=200)
-    node = node_client()
-    lease = node.lease()
-    assert lease["id"] == fresh.id
-    assert lease["start"] <= lease["end"]
-    assert node.lease() is None
-
-
-def test_the_sweep_makes_queued_ranges_read_to_their_end_done():
-    empty = SeedRangeFactory(start_id=1, end_id=100)
-    read_to_end(empty)
-    left = SeedRangeFactory(start_id=101, end_id=200)
-    assert maintenance.retire_quiet_ranges() == 1
-    empty.refresh_from_db()
-    assert empty.status == RangeStatus.DONE and empty.done_at is not None
-    assert SeedRange.objects.get(id=left.id).status == RangeStatus.QUEUED
+def test_no_index_names_the_columns_heartbeats_and_batches_write():
+    # A column an index names (as a key, in an expression or in its condition)
+    # makes every update of it a non-HOT one: a new entry in every index.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT i.indexrelid::regclass::text, a.attname"
+            "  FROM pg_index AS i"
+            "  JOIN pg_attribute AS a ON a.attrelid = i.indrelid AND a.attnum > 0"
+            " WHERE i.indrelid = 'seed_range'::regclass"
+            "   AND a.attname IN ('heartbeat_at', 'next_id')"
+            "   AND (a.attnum = ANY(i.indkey::int2[])"
+            "        OR pg_get_expr(i.indpred, i.indrelid) ~ ('\\m' || a.attname || '\\M')"
+            "        OR pg_get_expr(i.indexprs, i.indrelid) ~ ('\\m' || a.attname || '\\M'))"
+        )
+        assert cursor.fetchall() == []
 
 
 def test_releasing_a_range_reported_to_its_end_makes_it_done(node_client):

@@ -34,5 +34,7 @@ def held_lane():
     node = NodeFactory()
     offer = services.lease_lane(node.id, "history")
     assert offer.lease is not None
+    # Handed out: a window holds only articles of the ranges its lane handed out.
+    assert services.next_lane_range(node.id, group.id, "history", offer.lease.epoch)
     path = f"/api/v1/groups/{group.id}/lanes/history/snapshot?epoch={offer.lease.epoch}"
     return node, path

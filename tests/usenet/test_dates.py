@@ -54,3 +54,22 @@ def test_agrees_with_the_standard_library_on_rfc5322_dates(moment):
 def test_never_raises_on_any_text(text):
     result = parse_date(text)
     assert result is None or isinstance(result, int)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mon, \u0660\u0662 Jan \u0662\u0660\u0660\u0666 15:04:05 +0000",  # the day and year
+        "Mon, 02 Jan 2006 \u0661\u0665:04:05 +0000",  # the hour
+        "\u0660\u0662 Jan 2006 15:04:05",  # and the fallback's forms
+        "2 Jan \u0662\u0660\u0660\u0666 15:04",
+    ],
+)
+def test_a_date_in_other_digits_is_no_date(text):
+    # \d in a str pattern, and email.utils' int(), read Arabic-Indic digits as 0-9.
+    assert parse_date(text) is None
+
+
+def test_a_zone_in_other_digits_is_no_offset():
+    # The zone is optional (a trailing comment is ignored): UTC, not +02:00.
+    assert parse_date("Mon, 02 Jan 2006 15:04:05 +\u0660\u0662\u0660\u0660") == BASE

@@ -77,3 +77,42 @@ def test_a_refusal_says_whether_the_text_was_a_number_past_the_bounds(text, abov
     with pytest.raises(NotANumber) as refused:
         whole_number(text, low=-100, high=100)
     assert refused.value.above is above
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("5", 5.0), ("5.", 5.0), (".5", 0.5), ("99.5", 99.5), (" 7 ", 7.0), ("100", 100.0)],
+)
+def test_a_decimal_is_ascii_digits_with_at_most_one_point(text, expected):
+    assert numbers.decimal_number(text, low=0, high=100) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\u0661\u0660",
+        "1_0",
+        "1e1",
+        "inf",
+        "nan",
+        "+1",
+        "-1",
+        "1.2.3",
+        ".",
+        "",
+        "1 0",
+        "²",
+        "0" * 21,
+    ],
+)
+def test_anything_else_is_no_decimal(text):
+    # float() reads the first four (10, 10, 10, infinity) and "nan", "+1" and " 1 ".
+    with pytest.raises(NotANumber, match="a decimal number from 0 to 100"):
+        numbers.decimal_number(text, low=0, high=100)
+
+
+def test_a_decimal_outside_the_bounds_is_refused_with_them():
+    with pytest.raises(NotANumber) as refused:
+        numbers.decimal_number("100.5", low=0, high=100)
+    assert refused.value.above and refused.value.expected == "a decimal number from 0 to 100"
+    assert numbers.decimal_number("-0.5", low=-1, high=0) == -0.5

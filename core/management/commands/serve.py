@@ -14,6 +14,7 @@ server stays up for exactly as long as the coordinator runs.
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import sys
 from pathlib import Path
@@ -43,6 +44,34 @@ def prepare_metrics_dir() -> None:
 ACCESS_LOG_FORMAT = (
     f'%({{{ENVIRON_KEY}}}e)s %(l)s %(u)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s "%(a)s"'
 )
+
+
+# A worker's connections (gunicorn's default, said here so the open-file budget can
+# be checked): a connection being read, answered, kept alive or closing counts.
+WORKER_CONNECTIONS = 1000
+FILES_PER_THREAD = 2  # its database session and a file it serves
+FILES_RESERVED = 64  # the listener, the poller, the logs, the heartbeat file, ...
+
+
+def open_files_needed(threads: int) -> int:
+    """The open files one worker of `threads` threads may hold at most."""
+    return WORKER_CONNECTIONS + FILES_PER_THREAD * threads + FILES_RESERVED
+
+
+def open_files_problem(threads: int) -> str | None:
+    """A sentence when the process's open-file limit is under what a worker may need
+    (a worker that runs out stops accepting for a moment; its clients wait)."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = open_files_needed(threads)
+    if soft == resource.RLIM_INFINITY or soft >= needed:
+        return None
+    return (
+        f"Warning: the open-file limit is {soft}, under the {needed} a worker may need "
+        f"({WORKER_CONNECTIONS} connections, {FILES_PER_THREAD} files for each of "
+        f"{threads} threads, {FILES_RESERVED} more); past it a worker stops accepting "
+        "for a moment. Raise it: LimitNOFILE= in the systemd unit "
+        "(deploy/systemd/seed-coordinator.service sets 4096), or `ulimit -n`."
+    )
 
 
 class Command(BaseCommand):
@@ -95,6 +124,9 @@ class Command(BaseCommand):
         if gunicorn is None:
             raise CommandError("gunicorn is not installed: run `make install`.")
         prepare_metrics_dir()
+        problem = open_files_problem(threads)
+        if problem is not None:
+            self.stderr.write(problem)
         if settings.SECRET_KEY_FILE is not None:
             self.stdout.write(
                 f"Sessions are signed with the key kept in {settings.SECRET_KEY_FILE}."
@@ -135,6 +167,8 @@ def gunicorn_arguments(
         str(workers),
         "--threads",
         str(threads),
+        "--worker-connections",
+        str(WORKER_CONNECTIONS),
         "--timeout",
         str(timeout),
         "--graceful-timeout",

@@ -1,5 +1,5 @@
--- Giving lanes back, as one SQL function: run by migration leases 0009 only
--- (a change is a new block and a migration).
+-- Giving lanes back, as one SQL function: run by leases' migrations 0009 and
+-- 0014 (a change is a new block and a migration).
 
 -- name: create_lane_give_back_function
 -- The lanes named (p_ids) that are still held, by one of p_holders when given
@@ -24,6 +24,41 @@ LANGUAGE sql VOLATILE AS $$
            SET status = CASE WHEN r.next_id > r.end_id THEN 'done' ELSE 'queued' END,
                node_id = CASE WHEN r.next_id > r.end_id THEN r.node_id END,
                done_at = CASE WHEN r.next_id > r.end_id THEN now() END
+          FROM cur
+         WHERE r.id = cur.range_id AND r.status = 'leased' AND r.node_id = cur.node_id
+        RETURNING r.id
+    ), cleared AS (
+        UPDATE group_lane AS gl
+           SET node_id = NULL, range_id = NULL, last_held_at = clock_timestamp(),
+               epoch = gl.epoch + p_fence::int,
+               heartbeat_at = CASE WHEN p_fence THEN gl.heartbeat_at ELSE clock_timestamp() END
+          FROM cur
+         WHERE gl.id = cur.id
+        RETURNING gl.id
+    )
+    SELECT (SELECT count(*) FROM cleared), (SELECT count(*) FROM freed)
+$$;
+
+-- name: create_clean_lane_give_back_function
+-- As create_lane_give_back_function (migration 0009), which this replaces
+-- in leases' migration 0014: a range read to its end that becomes done
+-- keeps no error (a done range did not fail).
+CREATE OR REPLACE FUNCTION group_lane_give_back(
+    p_ids bigint[], p_holders bigint[], p_epoch integer, p_fence boolean
+) RETURNS TABLE (lanes bigint, ranges bigint)
+LANGUAGE sql VOLATILE AS $$
+    WITH cur AS (
+        SELECT id, node_id, range_id FROM group_lane
+         WHERE id = ANY(p_ids) AND node_id IS NOT NULL
+           AND (p_holders IS NULL OR node_id = ANY(p_holders))
+           AND (p_epoch IS NULL OR epoch = p_epoch)
+           FOR UPDATE
+    ), freed AS (
+        UPDATE seed_range AS r
+           SET status = CASE WHEN r.next_id > r.end_id THEN 'done' ELSE 'queued' END,
+               node_id = CASE WHEN r.next_id > r.end_id THEN r.node_id END,
+               done_at = CASE WHEN r.next_id > r.end_id THEN now() END,
+               error = CASE WHEN r.next_id > r.end_id THEN '' ELSE r.error END
           FROM cur
          WHERE r.id = cur.range_id AND r.status = 'leased' AND r.node_id = cur.node_id
         RETURNING r.id

@@ -229,3 +229,117 @@ DROP FUNCTION IF EXISTS seed_range_pick_unheld(integer);
 
 -- name: drop_first_laneless_function
 DROP FUNCTION IF EXISTS seed_range_first_laneless(integer, integer, integer, boolean, integer);
+
+-- name: create_crowded_claim_indexes
+-- Two partial indexes on the claimable ranges that the crowded claim probes:
+-- queued ones (the claim takes no other status; quiet leases come back to
+-- the queue through retire_quiet_ranges first). Neither holds a column a
+-- heartbeat or a batch writes (heartbeat_at, next_id), so those updates stay
+-- HOT; each queued range costs an entry in each. Installed by leases'
+-- migration 0013.
+--   seed_range_uncaptured_idx: the capture band of seed_range_first_laneless
+--     (asked only under capture_only) reads the uncaptured queued ranges
+--     alone; through the claim index it passed every queued capture range of
+--     the history band ahead of the first uncaptured one (under capture_only,
+--     nearly all of them: some 600 blocks more per 30,000 ranges).
+--   seed_range_lane_pick_idx: a free lane's pick (below) reads the group's
+--     queued ranges at the lane's most urgent priority, newest first; through
+--     seed_range_group_queued_idx it passed every newer range of the group's
+--     other priorities.
+CREATE INDEX seed_range_uncaptured_idx ON seed_range (priority, id)
+ WHERE status = 'queued' AND NOT capture;
+CREATE INDEX seed_range_lane_pick_idx ON seed_range (group_id, priority, start_id DESC)
+ WHERE status = 'queued';
+
+-- name: probe_first_laneless_function
+-- seed_range_first_laneless (create_first_laneless_function, migration
+-- 0012) without bitmap scans: each band is an ordered scan that stops at its
+-- first range, the capture band through seed_range_uncaptured_idx (so it no
+-- longer passes the capture ranges); a bitmap scan would read every queued
+-- range of the band before sorting, and a generic plan, knowing no bound,
+-- cannot tell how many that is. Installed by leases' migration 0013.
+ALTER FUNCTION seed_range_first_laneless(integer, integer, integer, boolean, integer)
+    SET enable_bitmapscan = off;
+
+-- name: create_indexed_pick_unheld_function
+-- As create_pick_unheld_at_lanes_function (migration 0012), which this
+-- replaces in 0013: the same candidate, with a free lane's pick asked so that
+-- only an ordered scan of seed_range_lane_pick_idx serves it. The priority is
+-- a range, lane_row.priority to itself, not an `=`: with `=` the planner drops
+-- the priority from the order, and seed_range_group_queued_idx, read from the
+-- group's newest range, can look as cheap to it (a few urgent ranges in a big
+-- group: the statistics never saw them), a walk past every newer range. No
+-- bitmap scans: a range's bounds are unknown to the generic plan, so it
+-- guesses few rows, and a bitmap scan would read every range of the group at
+-- that priority, then sort.
+-- A crowded claim then reads a bounded number of index entries, however long
+-- the queue: the live holds' open ranges (group_lane and group_lane_work rows,
+-- a few per held lane), each band of seed_range_first_laneless up to its
+-- first range, the free lanes' work rows (a few per lane), and one probe of
+-- seed_range_lane_pick_idx per free lane tried until one answers. Scans and
+-- probes pass only ranges another claim holds locked (no queued range is read
+-- to its end: seeding's check seed_range_queued_has_articles_left): at a
+-- lane's most urgent priority there is no queued range of no lane to pass,
+-- since one at that priority or more urgent would be the laneless candidate,
+-- which is asked first and wins ties. Installed by leases' migration 0013.
+CREATE OR REPLACE FUNCTION seed_range_pick_unheld(p_ttl integer, p_min_priority integer)
+RETURNS TABLE (picked_id bigint, picked_priority integer)
+LANGUAGE plpgsql
+SET plan_cache_mode = force_generic_plan
+SET enable_bitmapscan = off
+AS $$
+DECLARE
+    cfg group_lane_config%ROWTYPE;
+    lane_row record;
+    free_id bigint;
+    free_priority integer;
+    lane_pick bigint;
+BEGIN
+    SELECT * INTO cfg FROM group_lane_config WHERE id = 1;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    SELECT l.laneless_id, l.laneless_priority INTO free_id, free_priority
+      FROM seed_range_first_laneless(cfg.tail_max, cfg.history_min, cfg.history_max,
+                                     cfg.capture_only, p_min_priority) AS l;
+    FOR lane_row IN
+        SELECT w.group_id, w.lane, min(w.priority) AS priority
+          FROM group_lane_work AS w
+          JOIN group_lane AS gl ON gl.group_id = w.group_id AND gl.lane = w.lane
+         WHERE w.claimable_ranges > 0
+           AND w.priority >= p_min_priority
+           AND (free_priority IS NULL OR w.priority < free_priority)
+           AND NOT (gl.node_id IS NOT NULL
+                    AND gl.heartbeat_at >= now() - make_interval(secs => p_ttl))
+         GROUP BY w.group_id, w.lane, gl.claimable_articles
+         ORDER BY min(w.priority), gl.claimable_articles DESC, w.group_id, w.lane
+    LOOP
+        SELECT s.id INTO lane_pick
+          FROM seed_range AS s
+         WHERE s.group_id = lane_row.group_id
+           AND s.status = 'queued'
+           AND s.priority BETWEEN lane_row.priority AND lane_row.priority
+           AND s.next_id <= s.end_id
+           AND group_lane_of(s.priority, s.capture, cfg.tail_max, cfg.history_min,
+                             cfg.history_max, cfg.capture_only) = lane_row.lane
+         ORDER BY s.priority, s.start_id DESC
+         LIMIT 1
+           FOR UPDATE SKIP LOCKED;
+        IF lane_pick IS NOT NULL THEN
+            RETURN QUERY SELECT lane_pick, lane_row.priority;
+            RETURN;
+        END IF;
+    END LOOP;
+    IF free_id IS NOT NULL THEN
+        RETURN QUERY SELECT free_id, free_priority;
+    END IF;
+END
+$$;
+
+-- name: drop_crowded_claim_indexes
+-- Backwards from 0013 (after create_pick_unheld_at_lanes_function has put
+-- 0012's function back).
+ALTER FUNCTION seed_range_first_laneless(integer, integer, integer, boolean, integer)
+    RESET enable_bitmapscan;
+DROP INDEX IF EXISTS seed_range_lane_pick_idx;
+DROP INDEX IF EXISTS seed_range_uncaptured_idx;

@@ -7,7 +7,7 @@ from leases.sql import queries
 
 
 class Migration(migrations.Migration):
-    dependencies = [("leases", "0012_claim_hooks_by_priority")]
+    dependencies = [("leases", "0015_snapshot_bounds")]
 
     operations = [
         migrations.RunSQL(queries["drop_unused_lane_apply"], queries["create_lane_apply_function"]),
