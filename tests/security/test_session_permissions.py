@@ -68,8 +68,8 @@ def test_a_staff_session_with_the_change_permission_reads_as_the_admin_shows(cat
 def test_a_login_the_admin_shows_files_to_reads_them_through_the_api_too(catalog):
     # Django's admin shows a model's rows for its view *or* change permission.
     client = staff_client("changer", ["catalog.change_catalogfile"])
-    assert client.get("/admin/indexer/catalogfile/").status_code == 200
-    assert client.get(f"/admin/indexer/catalogfile/{catalog['file']}/change/").status_code == 200
+    assert client.get("/admin/catalog/catalogfile/").status_code == 200
+    assert client.get(f"/admin/catalog/catalogfile/{catalog['file']}/change/").status_code == 200
     assert client.get("/api/v1/files").status_code == 200
 
 
