@@ -290,7 +290,10 @@ def test_an_answer_the_client_does_not_take_frees_its_thread(settings) -> None:
             with connect(served.port) as other:  # the worker's one thread is busy
                 other.sendall(b"GET /big HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
                 assert answer_head(other).startswith(b"HTTP/1.1 200 ")
-        assert "no byte of the answer was taken for 1 s" in served.log.text()
+        # The thread is free once its send gives up; the main loop closes the
+        # stalled connection (and logs why) when it next runs, which a loaded
+        # machine may let happen after the thread has answered `other`.
+        assert wait_until(lambda: "no byte of the answer was taken for 1 s" in served.log.text())
 
 
 def test_an_answer_taken_at_a_trickle_frees_its_thread(settings) -> None:
