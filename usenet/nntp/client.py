@@ -71,6 +71,10 @@ class NNTPClient:
         self.capabilities: dict[str, list[str]] = {}
         self.compression_in_use: str | None = None
         self.current_group: str | None = None
+        # The high-water mark of the last GROUP reply on this connection: a server
+        # (INN's nnrpd; RFC 3977 allows it) fixes the group's range at GROUP time,
+        # so articles past it stay invisible to OVER until GROUP is sent again.
+        self.group_last: int | None = None
         self.posting_allowed = False
         self._sock: socket.socket | None = None
         self._buffer = bytearray()
@@ -229,6 +233,7 @@ class NNTPClient:
 
     def close(self) -> None:
         sock, self._sock = self._sock, None
+        self.group_last = None
         self._buffer.clear()
         self._inflater = self._deflater = None
         self._reading_multiline = False
@@ -263,6 +268,7 @@ class NNTPClient:
         except ValueError:  # fewer than three words, or one is not a number (NotANumber)
             raise NNTPProtocolError(f"bad GROUP reply: 211 {message}", 211) from None
         self.current_group = words[3] if len(words) > 3 else name
+        self.group_last = last
         return GroupInfo(count=count, first=first, last=last, name=self.current_group)
 
     def list_active(self, wildmat: str | None = None) -> Iterator[tuple[str, int, int, str]]:

@@ -354,3 +354,13 @@ def test_a_command_argument_holding_cr_lf_or_nul_is_refused_before_sending(
         list(client.list_active(argument))
     # Nothing was sent: the session goes on.
     assert client.group("alt.test").last == 10
+
+
+def test_group_keeps_its_high_water_mark_until_the_connection_closes(server, connect):
+    server.add_group("alt.test", numbered_articles(100))
+    client = connect()
+    assert client.group_last is None
+    client.group("alt.test")
+    assert client.group_last == 100
+    client.close()
+    assert client.group_last is None
