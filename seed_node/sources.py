@@ -74,7 +74,11 @@ class NewsServerSource(_Source):
             with self.pool.connection() as client:
                 waited = client.recv_seconds
                 try:
-                    if client.current_group != lease.group:
+                    # The server shows OVER only what its last GROUP reply counted:
+                    # articles posted since then need GROUP again (else a new tail
+                    # reads as a hole). A span within that mark skips the round trip.
+                    high = client.group_last
+                    if client.current_group != lease.group or high is None or last > high:
                         client.group(lease.group)
                     yield from client.over(first, last)
                 except NoArticles:
