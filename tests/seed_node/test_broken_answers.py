@@ -8,13 +8,13 @@ range was released as failed. Batches are idempotent, so the call is repeated.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from seed_node.http import Coordinator
+from tests.support.net import http_server
 
 
 @pytest.fixture
@@ -37,15 +37,8 @@ def cut_once() -> Iterator[tuple[str, list[str]]]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}", calls
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(10)
+    with http_server(Handler) as url:
+        yield url, calls
 
 
 @pytest.mark.slow
@@ -81,15 +74,8 @@ def failing_store() -> Iterator[tuple[str, list[str]]]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}", calls
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(10)
+    with http_server(Handler) as url:
+        yield url, calls
 
 
 def test_a_store_that_fails_a_snapshot_download_is_asked_again_through_the_coordinator(

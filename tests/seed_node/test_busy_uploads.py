@@ -9,9 +9,8 @@ inside ``upload_snapshot`` for as long as the other upload held the lane.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from seed_node.aggregate import Window
 from seed_node.control import Context, Control, Settings, Stats
 from seed_node.http import Coordinator
 from seed_node.window import WindowWorker
+from tests.support.net import http_server
 from usenet.rules import RuleSet
 
 GIVE_IN_AFTER = 10  # the fake coordinator takes the upload at last, after this many 429s
@@ -51,15 +51,8 @@ def busy_lane() -> Iterator[tuple[str, list[str]]]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}", calls
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(10)
+    with http_server(Handler) as url:
+        yield url, calls
 
 
 def test_a_snapshot_upload_answered_429_is_given_up_and_the_window_goes_on(
