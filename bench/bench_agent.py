@@ -63,6 +63,10 @@ sys.stdin.read()
 
 
 class ListSource:
+    """Overview lines from memory: the agent's OverviewSource with no news server to wait on."""
+
+    waited = 0.0  # seconds spent waiting for bytes: none, they are already here
+
     def __init__(self, lines: list[bytes]) -> None:
         self.lines_ = lines
 

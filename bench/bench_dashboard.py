@@ -66,10 +66,10 @@ LOAD = [
          FROM generate_series(0, 1439) AS m, generate_series(1, %(nodes)s) AS n""",
     """INSERT INTO group_lane (group_id, lane, node_id, epoch, heartbeat_at, leased_at,
                                planned_articles, ranges_done, headers)
-       SELECT g, 'history', CASE WHEN g <= 200 THEN g END, 1,
+       SELECT g, 'history', CASE WHEN g <= 200 THEN 1 + (g - 1) %% %(nodes)s END, 1,
               CASE WHEN g <= 200 THEN now() END, CASE WHEN g <= 200 THEN now() END,
               100000, g %% 7, g * 10
-         FROM generate_series(1, 5000) AS g""",
+         FROM generate_series(1, least(5000, %(groups)s)) AS g""",
 ]
 
 
