@@ -17,6 +17,8 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
+from .numbers import ascii_digits
+
 # Bump when the parser changes what it returns for some name.
 FIELDS_VERSION = 1
 
@@ -58,6 +60,7 @@ class ParsedName:
     repack: bool = False
 
 
+_DIGITS = frozenset("0123456789")
 _SEPARATORS = str.maketrans({c: " " for c in "._[](){}+,;"})
 
 _RESOLUTIONS = {
@@ -110,10 +113,10 @@ def _title_key(words: list[str]) -> str:
 
 def _season_episode(token: str) -> tuple[int, tuple[int, ...]] | None:
     """`s01e02` / `s01e02e03` / `s01` (episodes empty) → (season, episodes)."""
-    if len(token) < 2 or token[0] != "s" or not token[1].isdigit():
+    if len(token) < 2 or token[0] != "s" or token[1] not in _DIGITS:
         return None
     i = 1
-    while i < len(token) and token[i].isdigit():
+    while i < len(token) and token[i] in _DIGITS:
         i += 1
     if i - 1 > 4:
         return None
@@ -123,7 +126,7 @@ def _season_episode(token: str) -> tuple[int, tuple[int, ...]] | None:
         if token[i] != "e":
             return None
         j = i + 1
-        while j < len(token) and token[j].isdigit():
+        while j < len(token) and token[j] in _DIGITS:
             j += 1
         if j == i + 1 or j - i - 1 > 4:
             return None
@@ -175,7 +178,7 @@ def parse_release_name(name: str) -> ParsedName:
             continue
         if (
             len(low) == 4
-            and low.isdigit()
+            and ascii_digits(low)
             and 1900 <= int(low) <= 2099
             and title_words
             and year is None
