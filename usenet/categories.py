@@ -262,8 +262,6 @@ def category_from_fields(parsed: ParsedName, groups: Sequence[str] = ()) -> int:
     if kind == "movie":
         if "3d" in tags:
             return 2060
-        if parsed.resolution is not None and parsed.resolution >= 2160:
-            return 2045
         if "disc" in tags or (parsed.source == "remux" and parsed.resolution == 1080):
             return 2050
         return _by_resolution(parsed.resolution, 2045, 2040, 2030)

@@ -64,7 +64,7 @@ MAX_RANGE = 100
 KINDS = ("tv", "movie", "anime", "audio", "book", "software", "other")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ParsedName:
     """The fields of one release name; absent fields are None or empty."""
 
@@ -107,10 +107,17 @@ class ParsedName:
 _DIGITS = frozenset("0123456789")
 _HEX = frozenset("0123456789abcdef")
 _SEPARATORS = str.maketrans(
-    {c: " " for c in "._[](){}+,;\"|/\\~*!?:<>【】「」『』（）〔〕《》\t\r\n\x00"}
+    {
+        **{c: " " for c in '._[](){}+,;_"|/\\*?:<>【】「」『』（）〔〕《》\t\r\n\x00'},
+        # Spaces nobody sees: a zero-width one must not glue two words.
+        **{c: " " for c in "\u00a0\u200b\u200c\u200d\u2060\ufeff\u3000"},
+        "~": "-",  # 01~10: a range
+        # Full-width digits (CJK names) are written as ASCII ones; no other digits are read.
+        **{chr(0xFF10 + n): str(n) for n in range(10)},
+    }
 )
 _APOSTROPHES = str.maketrans({"'": "", "’": "", "`": "", "´": ""})
-_KEY_SEPARATORS = str.maketrans({c: " " for c in "._-[](){}+,;:\"|/\\~*!?&@#%^=<>"})
+_KEY_SEPARATORS = str.maketrans({c: " " for c in '._-[](){}+,;:"|/\\~*!?&@#%^=<>'})
 _KEY_DROPPED = frozenset(("and", "&"))
 
 # What a token means, looked up once per token. (field, value).
@@ -145,27 +152,39 @@ for _res, _words in (
     (2160, "2160p 4k uhd 3840x2160 4096x2160 2160i"),
 ):
     _add(_RES, _words, _res)
-_add(_SRC, "bluray blu-ray bd bdmux bdremux hddvd hd-dvd uhdbd", "bluray")
+_add(_SRC, "bluray blu-ray bd bdmux hddvd hd-dvd uhdbd mbluray", "bluray")
+_add(_SRC, "bdremux uhdremux bd-remux", "remux")
 _add(_SRC, "bdrip bdlight brrip bd-rip br-rip uhdbdrip", "bdrip")
 _add(_SRC, "remux", "remux")
-_add(_SRC, "web-dl webdl web webdlrip web-dlrip webdlmux amazonhd itunes itunesHD netflixhd", "webdl")
-_add(_SRC, "webrip web-rip webmux", "webrip")
+_add(
+    _SRC,
+    "web-dl webdl web webdlrip web-dlrip webdlmux amazonhd amazonsd itunes ituneshd netflixhd"
+    " netflixuhd webhd maxdomehd hbomaxhd disneyhd",
+    "webdl",
+)
+_add(_SRC, "webrip web-rip webmux hdrip", "webrip")
 _add(_SRC, "hdtv hdtvrip ahdtv uhdtv", "hdtv")
 _add(_SRC, "pdtv sdtv dsr dsrip tvrip satrip dthrip dvb", "sdtv")
-_add(_SRC, "dvdrip dvd dvdr dvd-r dvd5 dvd9 dvdscr ntsc pal xvidvd r5 dvd-rip", "dvd")
-_add(_SRC, "cam camrip hdcam ts telesync hdts tc telecine workprint scr screener", "cam")
+_add(_SRC, "dvdrip dvd dvdr dvd-r dvd5 dvd9 dvdscr ntsc pal xvidvd r5 dvd-rip mdvdr", "dvd")
+_add(
+    _SRC,
+    "cam camrip hdcam hqcam hdcamrip hqcamrip newcam ts tsrip telesync telesynch hdts tc"
+    " telecine workprint scr screener",
+    "cam",
+)
 _add(_SRC, "rawhd raw-hd", "rawhd")
 _add(_CODEC, "x264 h264 avc x.264 h.264", "h264")
 _add(_CODEC, "x265 h265 hevc", "h265")
 _add(_CODEC, "xvid divx xvidhd", "xvid")
 _add(_CODEC, "mpeg2 mpeg-2", "mpeg2")
+_add(_CODEC, "mvc", "mvc")
 _add(_CODEC, "vc1 vc-1", "vc1")
 _add(_CODEC, "av1", "av1")
 _add(_CODEC, "vp9", "vp9")
 _add(
     _AUDIO,
-    "aac aac2 aac5 ac3 eac3 dd dd2 dd5 ddp ddp2 ddp5 dd+ dts dts-hd dtshd dts-x dtsx truehd atmos"
-    " flac2 lpcm pcm opus 5 1 2 0 7 dual-audio dualaudio",
+    "aac aac2 aac5 ac3 eac3 e-ac3 dd dd2 dd5 ddp ddp2 ddp5 dd+ dts dts-hd dtshd dts-x dtsx dts-ma"
+    " truehd atmos flac2 lpcm pcm opus dual-audio dualaudio",
 )
 _add(
     _FLAG,
@@ -173,12 +192,16 @@ _add(
     " hdr hdr10 hdr10+ dv dovi sdr 10bit 10-bit 8bit hi10p hi10 10bits"
     " amzn nf dsnp hmax atvp hulu pcok stan it ma cr funi vrv"
     " multisubs multi-subs sub vostfr vosten batch mkv mp4 avi rarbg eztv ettv"
-    " 3ch 6ch 2ch 60fps 50fps 24fps nordic",
+    " 3ch 6ch 2ch 60fps 50fps 24fps nordic dl ml hr",
 )
 _add(_FLAG, "proper real", "proper")
 _add(_FLAG, "repack rerip repack2 rerip2", "repack")
 _add(_TAG, "3d hsbs h-sbs sbs hou h-ou half-sbs half-ou", "3d")
-_add(_TAG, "bdmv bd25 bd50 bd66 bd100 br-disk brdisk avchd complete-bluray", "disc")
+_add(
+    _TAG,
+    "bdmv bd25 bd50 bd66 bd100 bd-25 bd-50 bd-66 bdiso br-disk brdisk avchd complete-bluray",
+    "disc",
+)
 _add(_TAG, "documentary docu doku documental docuseries", "documentary")
 _add(_TAG, "audiobook audiobooks abook m4b unabridged abridged", "audiobook")
 _add(_TAG, "flac alac ape wav lossless 24bit 16bit 24-bit 16-bit cdda vinyl hi-res", "lossless")
@@ -187,7 +210,7 @@ _add(
     "mp3 320kbps 256kbps 192kbps 128kbps v0 cbr320 320 m4a ogg 320k vbr discography album cdm cds",
     "mp3",
 )
-_add(_TAG, "mvid mdvdr mbluray musicvideo concert", "music_video")
+_add(_TAG, "mvid musicvideo", "music_video")
 _add(_TAG, "epub mobi azw azw3 ebook e-book ebooks pdf retail", "ebook")
 _add(_TAG, "cbr cbz comic comics", "comic")
 _add(_TAG, "codex skidrow plaza reloaded flt fitgirl tenoke rune empress dodi razor1911", "game")
@@ -229,23 +252,37 @@ for _edition, _words in (
     ("Theatrical", "theatrical"),
     ("IMAX", "imax"),
     ("Criterion", "criterion"),
-    ("Directors Cut", "directors dc"),
-    ("Final Cut", "final"),
-    ("Ultimate", "ultimate"),
-    ("Collectors", "collectors"),
-    ("Anniversary", "anniversary"),
+    ("Directors Cut", "directors"),
     ("Restored", "restored"),
-    ("Special Edition", "se"),
 ):
     _add(_EDITION, _words, _edition)
-_add(_SEASON_WORD, "season seasons saison saisons staffel temporada stagione series-", "season")
-_add(_EPISODE_WORD, "episode episodes ep ep. episodio folge", "episode")
+_add(_SEASON_WORD, "season seasons saison saisons staffel temporada stagione se sezon", "season")
+_add(_EPISODE_WORD, "episode episodes ep episodio folge cap afl bolum bölüm blm", "episode")
 _add(_SPECIAL, "special specials ova oad ovas oads", "special")
 _add(_PART, "part pt", "part")
 _add(_COMPLETE, "complete", "complete")
 
-# Words of a title (a weak tag must follow a title word to end the title).
-_WEAK = frozenset((_AUDIO, _LANG, _EDITION, _TAG, _FLAG, _SPECIAL, _PART, _COMPLETE))
+# Tags that end a title wherever they stand (but as its first word).
+_STRONG = frozenset((_RES, _SRC, _CODEC))
+# Numbering words, read after the pass.
+_MARKS = frozenset((_SEASON_WORD, _EPISODE_WORD, _PART))
+# Tags trimmed off a title's end ("Movie German DL", "Show EXTENDED").
+_TRIMMED = frozenset((_AUDIO, _LANG, _EDITION, _FLAG, _COMPLETE))
+# A later source that says more than an earlier one (WEB then WEBRip is a WEBRip).
+_BETTER_SOURCE = {
+    "webdl": ("webrip",),
+    "bluray": ("bdrip", "remux"),
+    "dvd": ("bluray", "bdrip", "remux", "webdl", "webrip", "hdtv"),
+    "sdtv": ("hdtv", "webdl", "webrip", "bluray", "bdrip", "remux"),
+}
+_CODEC_NUMBERS = {"264": "h264", "265": "h265"}
+_RESOLUTION_ALIASES = frozenset(("4k", "uhd", "fhd", "sd"))
+# A disc's own codecs; x264, H.265, XviD are an encoder's.
+_DISC_CODECS = frozenset(("avc", "hevc", "vc1", "vc-1", "mpeg2", "mpeg-2", "mvc"))
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+# Words after their number: "60.Bolum" (Turkish), "1.Bölüm".
+_EPISODE_AFTER = frozenset(("bolum", "bölüm", "blm"))
+_GLUED_SEASON = ("saison", "season", "staffel", "temporada", "stagione", "series", "sezon")
 # Resolutions that are never an episode number ("Show.720.HDTV").
 _RESOLUTION_NUMBERS = frozenset((360, 480, 540, 576, 720, 1080, 1440, 2160))
 # Glued forms: "Bluray720p", "WEB1080p", "x264-720p" read their resolution from the end.
@@ -264,11 +301,10 @@ _SOURCE_RESOLUTION = {
     "rawhd": 1080,
 }
 # File extensions and poster's suffixes taken off before the group is read.
-_EXTENSIONS = frozenset(
-    "mkv mp4 avi m4v wmv mov mpg mpeg ts m2ts nzb par2 nfo rar zip srt sub idx webm flv ogm".split()
-)
-_SUFFIXES = frozenset(
-    "obfuscated scrambled postbot xpost asrequested rp sample rakuv rakuvfinhel 1 2 3 4".split()
+_VIDEO_EXTENSIONS = frozenset("mkv mp4 avi m4v wmv mov mpg mpeg ts m2ts webm flv ogm".split())
+_EXTENSIONS = _VIDEO_EXTENSIONS | frozenset("nzb par2 nfo rar zip srt sub idx".split())
+_POSTER_SUFFIXES = frozenset(
+    "obfuscated scrambled postbot xpost asrequested rp sample rakuv rakuvfinhel".split()
 )
 _SITE_TAGS = frozenset(
     "rarbg eztv ettv tgx eztv.re eztv.io rartv vtv publichd ettv.to 1337x yts yts.mx yify".split()
@@ -301,7 +337,9 @@ def title_key(text: str) -> str:
     ("Pokémon" is "pokemon"), and years and country codes stay words
     ("Doctor Who 2005", "The Office US" are "doctor who 2005", "office us").
     """
-    words = text[:MAX_NAME_LENGTH].lower().translate(_APOSTROPHES).translate(_KEY_SEPARATORS).split()
+    words = (
+        text[:MAX_NAME_LENGTH].lower().translate(_APOSTROPHES).translate(_KEY_SEPARATORS).split()
+    )
     kept: list[str] = []
     for word in words[:MAX_TOKENS]:
         if not word.isascii():
@@ -315,13 +353,13 @@ def title_key(text: str) -> str:
     return " ".join(kept)
 
 
-def _lead_number(token: str, start: int) -> tuple[int | None, int]:
-    """The 1-4 digit number at token[start:] and where it ends (None: no digits there)."""
+def _lead_number(token: str, start: int, digits: int = 4) -> tuple[int | None, int]:
+    """The number of 1 to `digits` digits at token[start:], and where it ends (None: none)."""
     end = start
-    limit = min(len(token), start + 5)
+    limit = min(len(token), start + digits + 1)
     while end < limit and token[end] in _DIGITS:
         end += 1
-    if end == start or end - start > 4:
+    if end == start or end - start > digits:
         return None, end
     return int(token[start:end]), end
 
@@ -333,9 +371,8 @@ def _span(first: int, last: int) -> tuple[int, ...]:
 
 
 def _season_episode(token: str) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-    """`s01e02`, `s01e02e03`, `s01e01-e03`, `s01e01-03`, `s01ep01`, `s01`, `s01-s03`.
-
-    (seasons, episodes); episodes is empty for a season pack. None: not this form.
+    """`s01e02`, `s01e02e03`, `s01e01-e03`, `s01e01-03`, `s01ep01`, `s01e05v2`, `s06e01b`,
+    `s01`, `s01-s03`: (seasons, episodes), episodes empty for a season pack; None: not this form.
     """
     season, i = _lead_number(token, 1)
     if season is None:
@@ -355,7 +392,7 @@ def _season_episode(token: str) -> tuple[tuple[int, ...], tuple[int, ...]] | Non
         char = token[i]
         if char == "e":
             i += 2 if token.startswith("ep", i) else 1
-            number, i = _lead_number(token, i)
+            number, i = _lead_number(token, i, 5)
             if number is None:
                 return None
             episodes.append(number)
@@ -366,11 +403,13 @@ def _season_episode(token: str) -> tuple[tuple[int, ...], tuple[int, ...]] | Non
                 _again, i = _lead_number(token, i + 1)
             if token.startswith("e", i):
                 i += 2 if token.startswith("ep", i) else 1
-            number, i = _lead_number(token, i)
+            number, i = _lead_number(token, i, 5)
             if number is None:
                 return None
             episodes[-1:] = _span(episodes[-1], number)
-        elif char == "v" and episodes and i + 1 < size and token[i + 1] in _DIGITS:
+        elif episodes and i == size - 1 and char in "abcd":
+            break  # s06e01b: the second half of a split episode
+        elif char == "v" and episodes and ascii_digits(token[i + 1 :]):
             break  # s01e05v2: a fansub's version
         else:
             return None
@@ -380,9 +419,12 @@ def _season_episode(token: str) -> tuple[tuple[int, ...], tuple[int, ...]] | Non
 
 
 def _cross(token: str) -> tuple[int, tuple[int, ...]] | None:
-    """`2x4`, `01x04`, `1x02x03`, `1x02-03`: (season, episodes); None: not this form."""
+    """`2x4`, `01x04`, `1x02x03`, `1x02-03`, `2x09-2x10`, `1x01-x03`, `2009x09`:
+    (season, episodes); None: not this form (`1280x720` is a resolution)."""
     season, i = _lead_number(token, 0)
-    if season is None or i > 2 or i >= len(token) or token[i] != "x":
+    if season is None or i >= len(token) or token[i] != "x":
+        return None
+    if i > 2 and not 1900 <= season <= _THIS_YEAR + 1:
         return None
     episodes: list[int] = []
     size = len(token)
@@ -390,14 +432,24 @@ def _cross(token: str) -> tuple[int, tuple[int, ...]] | None:
         char = token[i]
         if char not in "x-":
             return None
-        number, end = _lead_number(token, i + 1)
-        if number is None or end - i - 1 > 3:
+        i += 1
+        if char == "-" and token.startswith("x", i):
+            i += 1  # 1x01-x03
+        number, end = _lead_number(token, i, 3)
+        if number is None:
             return None
-        if char == "x":
+        if char == "-" and end < size and token[end] == "x":
+            # 2x09-2x10: the season again, then the episode.
+            number, end = _lead_number(token, end + 1, 3)
+            if number is None:
+                return None
+        if char == "x" or not episodes:
             episodes.append(number)
         else:
             episodes[-1:] = _span(episodes[-1], number)
         i = end
+    if season == 1920 and episodes[0] >= 200:
+        return None  # 1280x534: a picture's size
     return season, tuple(episodes[:MAX_RANGE])
 
 
@@ -432,271 +484,678 @@ def _resolution_suffix(low: str) -> tuple[int, str | None] | None:
     return None
 
 
-def _strip_tags(text: str) -> tuple[str, str | None, bool]:
-    """The name without extension, site tags and poster's suffixes; its fansub group; video?"""
-    video_file = False
-    for _ in range(3):
+def _strip_tags(text: str) -> tuple[str, str | None, str]:
+    """The name without extension, site tags and poster's suffixes; its fansub group; its
+    video file's extension ("" where none)."""
+    video_file = ""
+    for _ in range(4):
         head, dot, extension = text.rpartition(".")
-        if dot and extension.lower().strip() in _EXTENSIONS and head:
-            video_file = video_file or extension.lower() in ("mkv", "mp4", "avi", "m4v", "ts")
+        extension = extension.strip().lower()
+        if dot and head and extension in _EXTENSIONS:
+            if extension in _VIDEO_EXTENSIONS and not video_file:
+                video_file = extension
             text = head
             continue
         if text.endswith("]"):
             opening = text.rfind("[")
             tag = text[opening + 1 : -1].strip().lower()
-            if opening > 0 and (tag in _SITE_TAGS or tag.startswith("www.") or tag.endswith(_DOMAIN_ENDS)):
+            if opening > 0 and (
+                tag in _SITE_TAGS or tag.startswith("www.") or tag.endswith(_DOMAIN_ENDS)
+            ):
                 text = text[:opening].rstrip(" .-_")
                 continue
         head, dash, suffix = text.rpartition("-")
-        if dash and suffix.lower() in _SUFFIXES and head and not suffix[:1] in _DIGITS:
+        if dash and head and suffix.lower() in _POSTER_SUFFIXES:
             text = head
             continue
         break
     leading = None
     stripped = text.lstrip()
-    if stripped.startswith("www.") or stripped.lower().startswith("[ www.") or stripped.lower().startswith("[www."):
+    low = stripped[:6].lower()
+    if low.startswith(("www.", "[ www", "[www.")):
         # "www.site.com - Show.S01E01", "[ www.site.org ] - Show.S01E01"
+        close = stripped.find("]") if low[0] == "[" else -1
         cut = stripped.find(" - ")
-        close = stripped.find("]")
-        if stripped.startswith("[") and close > 0:
+        if close > 0:
             text = stripped[close + 1 :].lstrip(" -")
         elif cut > 0:
             text = stripped[cut + 3 :]
-    elif stripped.startswith(("[", "【")):
-        close = stripped.find("]" if stripped[0] == "[" else "】", 1, 64)
+    elif low[:1] in ("[", "【"):
+        close = stripped.find("]" if low[0] == "[" else "】", 1, 64)
         inner = stripped[1:close].strip() if close > 0 else ""
-        low = inner.lower()
-        if inner and low not in _WORDS and not ascii_digits(inner) and _resolution_suffix(low) is None:
+        if inner and not _is_quality(inner.lower()) and not ascii_digits(inner):
             leading = inner
             text = stripped[close + 1 :]
     return text, leading, video_file
 
 
+def _is_quality(low: str) -> bool:
+    found = _WORDS.get(low)
+    return (found is not None and found[0] in _STRONG) or _resolution_suffix(low) is not None
+
+
 def _group_suffix(text: str) -> tuple[str, str | None]:
-    """The name without its `-GROUP` suffix, and the group."""
+    """The name without its `-GROUP` suffix, and the group (letters and digits, one inner dash)."""
+    text = text.rstrip(" ._")
     dash = text.rfind("-")
     if dash <= 0:
         return text, None
-    group = text[dash + 1 :].strip()
-    if not group or len(group) > 30 or " " in group or "." in group:
+    group = text[dash + 1 :]
+    if not group or len(group) > 30 or group[0] == " ":
         return text, None
+    if not group.isalnum():
+        # D-Z0N3: one dash inside a group.
+        inner = text.rfind("-", 0, dash)
+        candidate = text[inner + 1 :] if inner > 0 else ""
+        if not group.replace("_", "").isalnum():
+            return text, None
+        if candidate and candidate.replace("-", "").isalnum() and candidate.count("-") == 1:
+            pass
     low = group.lower()
-    # "WEB-DL", "S01E01-E03", "2011-04-12", "x264-720p" end in something that is no group.
-    last_piece = text[: dash + 1].translate(_SEPARATORS).split()[-1:] or [""]
-    glued = (last_piece[0] + group).lower() if last_piece[0] != "-" else ""
+    before = text[max(0, dash - MAX_TOKEN_LENGTH) : dash].translate(_SEPARATORS).split()
+    glued = (before[-1] + "-" + low).lower() if before else ""
     if (
         low in _WORDS
-        or (glued and (glued in _WORDS or _season_episode(glued) or _cross(glued)))
         or ascii_digits(group)
-        or (low[0] in "es" and _lead_number(low, 1)[1] == len(low) and len(low) > 1)
-        or low.startswith("ep") and ascii_digits(low[2:])
+        or _is_marker(low)
+        or (glued and (glued in _WORDS or _is_marker(glued)))
+        or _resolution_suffix(low) is not None
     ):
         return text, None
     return text[:dash], group
 
 
-@dataclass(slots=True)
-class _Reading:
-    """What one pass over the tokens found."""
+def _is_marker(low: str) -> bool:
+    """S01E02, S01, E02, Ep02, 1x02: numbering, never a group."""
+    first = low[:1]
+    if first == "s" and low[1:2] in _DIGITS:
+        return _season_episode(low) is not None
+    if first == "e":
+        start = 2 if low[1:2] == "p" else 1
+        return ascii_digits(low[start:])
+    if first in _DIGITS:
+        return _cross(low) is not None
+    return False
 
-    marker: int = -1  # index of the first token that ends the title
-    seasons: tuple[int, ...] = ()
-    episodes: tuple[int, ...] = ()
-    absolute: tuple[int, ...] = ()
-    air_date: datetime.date | None = None
-    special: bool = False
-    episode_at: int = -1
 
-
-def parse_release_name(name: str) -> ParsedName:
-    """The fields of a release name (see the module docstring)."""
-    text, leading_group, video_file = _strip_tags(name[:MAX_NAME_LENGTH])
-    text, group = _group_suffix(text)
-    if group is None and leading_group is not None:
-        group = leading_group
+def _tokens(text: str) -> list[str]:
+    """The words of a name, at most MAX_TOKENS; a dashed word splits where a part is a tag."""
     words = text.translate(_SEPARATORS).split()
+    if len(words) > MAX_TOKENS:
+        del words[MAX_TOKENS:]
+    if "-" not in text:
+        return words
     tokens: list[str] = []
     for word in words:
         if "-" in word and len(word) > 1:
             low = word.lower()
             if low not in _WORDS and not _is_dashed_marker(low):
-                tokens.extend(part for part in word.split("-") if part)
-                continue
+                parts = low.split("-")
+                # "Series-Title" and "300-nen" are words; "x264-720p", "Title-01",
+                # "Show-S07E12-Title" are several tokens.
+                if not all(p.isalpha() for p in parts[1:]) or any(p in _WORDS for p in parts):
+                    tokens.extend(part for part in word.split("-") if part)
+                    continue
         tokens.append(word)
-        if len(tokens) >= MAX_TOKENS:
-            break
     del tokens[MAX_TOKENS:]
+    return tokens
+
+
+def _is_dashed_marker(low: str) -> bool:
+    """A dashed word read whole: S01E01-E03, S01-S03, 1x02-03, 2011-04-12, 01-25 (a range)."""
+    first = low[0]
+    if first == "s" and low[1:2] in _DIGITS:
+        return _season_episode(low) is not None
+    if first == "e" and (low[1:2] in _DIGITS or low[1:2] == "p" and low[2:3] in _DIGITS):
+        return _season_episode("s0" + low) is not None  # E01-E03, Ep01-12
+    if first in _DIGITS:
+        return (
+            _cross(low) is not None or _numbers_of(low) is not None or _dashed_date(low) is not None
+        )
+    return False
+
+
+def _dashed_date(low: str) -> datetime.date | None:
+    """2011-04-12 or 12-04-2011."""
+    parts = low.split("-")
+    if len(parts) != 3 or not all(ascii_digits(part) for part in parts):
+        return None
+    if len(parts[0]) == 4 and len(parts[1]) <= 2 and len(parts[2]) <= 2:
+        return _date(int(parts[0]), int(parts[1]), int(parts[2]))
+    if len(parts[2]) == 4 and len(parts[0]) <= 2 and len(parts[1]) <= 2:
+        return _date(int(parts[2]), int(parts[1]), int(parts[0]))
+    return None
+
+
+@dataclass(slots=True)
+class _Numbering:
+    """The numbering one name states, and where its first marker stands."""
+
+    marker: int = -1  # index of the first numbering token (the title ends before it)
+    seasons: tuple[int, ...] = ()
+    episodes: tuple[int, ...] = ()
+    absolute: tuple[int, ...] = ()
+    air_date: datetime.date | None = None
+    special: bool = False
+    absolute_at: int = -1  # the number after a title's season ("Show S2 - 07")
+
+    def mark(self, index: int) -> None:
+        if self.marker < 0 or index < self.marker:
+            self.marker = index
+
+    def season(self, seasons: tuple[int, ...], index: int, episodes: tuple[int, ...] = ()) -> None:
+        if self.seasons:
+            if episodes and self.seasons == seasons and self.episodes:
+                # S01E01.S01E02, 2x09-2x10 written apart: more episodes of that season.
+                self.episodes += tuple(e for e in episodes if e not in self.episodes)
+            return
+        self.seasons = seasons
+        self.episodes = episodes
+        self.mark(index)
+
+
+def _scan_digits(
+    low: str, index: int, lows: list[str], found: _Numbering, years: list[int], numbers: list[int]
+) -> bool:
+    """A token that starts with a digit: a date, a year, NxM, 5of9, a number. False: a title word."""
+    if ascii_digits(low):
+        size = len(low)
+        following = lows[index + 1 : index + 3]
+        if size == 4 and 1890 <= int(low) <= _THIS_YEAR + 2:
+            # 2011.04.12 (or 2012.13.02, day before month) is a date; 23rd Feb 2024
+            # too; otherwise a year.
+            if found.air_date is None:
+                start, date = index, None
+                if len(following) == 2 and _short_numbers(following):
+                    date = _date_either_way(int(low), int(following[0]), int(following[1]))
+                elif index >= 2:
+                    start, date = index - 2, _month_name_date(int(low), *lows[index - 2 : index])
+                if date is not None:
+                    found.air_date = date
+                    found.mark(start)
+                    return True
+            years.append(index)
+        elif size <= 2 and found.air_date is None and len(following) == 2:
+            # 12.04.2011 (day, month, year) or 04.28.2014 (month, day, year).
+            middle, year = following
+            if len(middle) <= 2 and len(year) == 4 and ascii_digits(middle) and ascii_digits(year):
+                date = _date_either_way(int(year), int(middle), int(low))
+                if date is not None:
+                    found.air_date = date
+                    found.mark(index)
+                    return True
+        elif size in (6, 8) and found.air_date is None:
+            date = _compact_date(low)
+            if date is not None:
+                found.air_date = date
+                found.mark(index)
+                return True
+        if size <= 4:
+            numbers.append(index)
+        return True
+    cross = _cross(low)
+    if cross is not None:
+        found.season((cross[0],), index, cross[1])
+        return True
+    if "-" in low:
+        date = _dashed_date(low)
+        if date is not None and found.air_date is None:
+            found.air_date = date
+            found.mark(index)
+            return True
+        if _numbers_of(low) is not None:
+            numbers.append(index)
+            return True
+        return False
+    head, of, tail = low.partition("of")
+    if of and ascii_digits(head) and ascii_digits(tail) and len(head) <= 2 and len(tail) <= 2:
+        found.season((1,), index, (int(head),))  # 5of9: a mini-series' fifth part
+        return True
+    head, vee, tail = low.partition("v")
+    if vee and ascii_digits(head) and len(head) <= 4 and ascii_digits(tail) and len(tail) == 1:
+        numbers.append(index)  # 09v2: a number with a fansub's version
+        return True
+    return False
+
+
+def _date_either_way(year: int, month: int, day: int) -> datetime.date | None:
+    """The date, or with month and day swapped where the month cannot be one (2012.13.02)."""
+    if month > 12:
+        month, day = day, month
+    return _date(year, month, day)
+
+
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (
+            "jan january",
+            "feb february",
+            "mar march",
+            "apr april",
+            "may",
+            "jun june",
+            "jul july",
+            "aug august",
+            "sep sept september",
+            "oct october",
+            "nov november",
+            "dec december",
+        ),
+        start=1,
+    )
+    for name in names.split()
+}
+
+
+def _month_name_date(year: int, first: str, second: str) -> datetime.date | None:
+    """23rd Feb 2024, Feb 23 2024: a date with the month's name."""
+    if first in _MONTHS:
+        month, day = _MONTHS[first], second
+    elif second in _MONTHS:
+        month, day = _MONTHS[second], first
+    else:
+        return None
+    if day[-2:] in ("st", "nd", "rd", "th"):
+        day = day[:-2]
+    if not 1 <= len(day) <= 2 or not ascii_digits(day):
+        return None
+    return _date(year, month, int(day))
+
+
+def _short_numbers(pair: list[str]) -> bool:
+    return all(len(p) <= 2 and ascii_digits(p) for p in pair)
+
+
+def _scan_season(low: str, index: int, lows: list[str], found: _Numbering, title_end: int) -> bool:
+    """s01e02 and its kin; s01 then e02 in the next token (s03.e05, S01.E.01)."""
+    parsed = _season_episode(low)
+    if parsed is None:
+        return False
+    seasons, episodes = parsed
+    if not episodes and index > title_end:
+        return True  # "[2160p x265 S82 Joy]": a word among the tags, no season
+    if not episodes and index + 1 < len(lows):
+        following = lows[index + 1]
+        if following == "e" and index + 2 < len(lows):
+            following = "e" + lows[index + 2]
+        if following[:1] == "e" and following[1:2] != "p" or following[:3] == "ep0":
+            more = _season_episode("s0" + following)
+            if more is not None and more[1]:
+                episodes = more[1]
+        elif len(following) == 2 and ascii_digits(following):
+            episodes = (int(following),)  # s06.01
+        else:
+            follows = _absolute_follows(lows, index + 1)
+            if follows is not None:
+                # "Show S2 - 07", "Show S3 - Episode 4", "Show S21 999": the season is
+                # part of the title, the numbering after it absolute.
+                if follows >= 0:
+                    found.absolute_at = follows
+                return False
+    found.season(seasons, index, episodes)
+    return True
+
+
+def _absolute_follows(lows: list[str], index: int) -> int | None:
+    """Where an absolute number follows a title's season (-1: in an episode word); None: none."""
+    if index < len(lows) and lows[index] == "-":
+        index += 1
+    if index >= len(lows):
+        return None
+    low = lows[index]
+    if _WORDS.get(low, ("",))[0] == _EPISODE_WORD or low[:2] == "ep" and ascii_digits(low[2:]):
+        return -1
+    numbered = _numbers_of(low)
+    if numbered is None or _is_year_like(low):
+        return None
+    return index if lows[index - 1] == "-" or len(low) >= 3 else None
+
+
+def _is_year_like(low: str) -> bool:
+    return len(low) == 4 and ascii_digits(low) and 1890 <= int(low) <= _THIS_YEAR + 2
+
+
+def _scan_words(
+    lows: list[str],
+    found: _Numbering,
+    marks: dict[str, list[int]],
+    numbers: list[int],
+    years: list[int],
+    title_end: int,
+    fansub: bool,
+) -> None:
+    """Markers in words and numbers alone, read once the pass has found the rest.
+
+    Where a number can be read two ways it is given both: "Show E05" and
+    "Show - 130 - Title" carry the absolute number and S01E05 / S01E30, so a
+    search by season and episode and one by absolute number both find them.
+    """
+    size = len(lows)
+    # "Season 01", "Season 01 Episode 05", "Saison 3", "Seasons 1-3".
+    for index in marks["season"]:
+        numbered = _numbers_of(lows[index + 1]) if index + 1 < size else None
+        if numbered is not None and all(n < 100 for n in numbered):
+            episodes: tuple[int, ...] = ()
+            after = index + 2
+            while after < size and lows[after] == "-":
+                after += 1
+            if after + 1 < size and _WORDS.get(lows[after], ("",))[0] == _EPISODE_WORD:
+                episodes = _numbers_of(lows[after + 1]) or ()
+            found.season(numbered, index, episodes)
+            break
+    # "Episode 05", "Ep08", "E05", "E01-E03", "Cap.201", "60.Bolum".
+    following = found.marker + 1  # where more episodes of S01E01 may stand (S01E01.E02)
+    for index in marks["episode"]:
+        at = -index - 1 if index < 0 else index
+        low = lows[at]
+        if index < 0:
+            glued = _season_episode("s0" + low)
+            numbered = glued[1] if glued is not None else None
+        elif low in _EPISODE_AFTER:
+            numbered = _numbers_of(lows[at - 1]) if at > 0 else None
+            at -= 1
+        else:
+            numbered = _numbers_of(lows[at + 1]) if at + 1 < size else None
+        if not numbered:
+            continue
+        if low == "cap" and numbered[0] >= 100:
+            # Cap.201 is S02E01, whatever season the name said before.
+            found.seasons = ()
+            found.season((numbered[0] // 100,), at, tuple(n % 100 for n in numbered))
+            return
+        if found.seasons:
+            if not found.episodes and at <= found.marker + 5:
+                found.episodes = numbered
+                following = at + 1
+            elif found.episodes and at == following:
+                found.episodes += tuple(n for n in numbered if n not in found.episodes)
+                following = at + 1
+            continue
+        if not found.absolute:
+            found.absolute = numbered
+            found.mark(at)
+            if not fansub and low not in _EPISODE_AFTER and all(n < 1000 for n in numbered):
+                found.season((1,), at, numbered)  # E05 alone: also a mini-series' fifth
+    if found.seasons or found.absolute:
+        if fansub and not found.absolute:
+            _fansub_absolute(lows, found, numbers, years, before_marker=True)
+        return
+    # "Part01", "Part 2", "Part Two": a mini-series' part, unless a year follows ("Movie Part 2 2011").
+    if marks["part"]:
+        index = marks["part"][0]
+        at = -index - 1 if index < 0 else index
+        low = lows[at]
+        if index < 0:
+            numbered = _numbers_of(low[4:] if low.startswith("part") else low[2:])
+        elif at + 1 < size:
+            word = _NUMBER_WORDS.get(lows[at + 1])
+            numbered = (word,) if word else _numbers_of(lows[at + 1])
+        else:
+            numbered = None
+        if (
+            numbered is not None
+            and all(n < 100 for n in numbered)
+            and not any(y > at for y in years)
+        ):
+            found.season((1,), at, numbered)
+            return
+    if found.air_date is not None:
+        return
+    if found.absolute_at >= 0:
+        found.absolute = _numbers_of(lows[found.absolute_at]) or ()
+        found.mark(found.absolute_at)
+        return
+    # "Show - 13", "Show - 013", "Show - 01-12", "Show - 130 - Title": numbers after a dash.
+    for position, index in enumerate(numbers):
+        if 0 < index < title_end and lows[index - 1] == "-" and not _is_year_like(lows[index][:4]):
+            low = lows[index]
+            numbered = _numbers_of(low)
+            if numbered is None:
+                continue
+            later = numbers[position + 1] if position + 1 < len(numbers) else -1
+            if later == index + 2 and lows[index + 1] == "-" and len(numbered) == 1:
+                last = _numbers_of(lows[later])
+                if last and numbered[0] < last[0] < numbered[0] + MAX_RANGE:
+                    numbered = _span(numbered[0], last[0])  # "01 - 10" (from 01~10)
+            elif later > index and index + 1 < size and _is_title_word(lows[index + 1]):
+                continue  # "Show - 100 Years Quest - 01": the number is the title's
+            found.absolute = numbered
+            found.mark(index - 1)
+            if len(low) == 3 and low[0] != "0" and not fansub and numbered[0] % 100:
+                found.season((numbered[0] // 100,), index, (numbered[0] % 100,))
+            return
+    if fansub:
+        _fansub_absolute(lows, found, numbers, years, before_marker=False)
+        if found.absolute:
+            return
+    # "Title.103.720p" is S01E03, "Title.1013" S10E13, "Title.103.104" S01E03E04:
+    # three or four digits right after the title, never a year or a resolution.
+    for position, index in enumerate(numbers):
+        low = lows[index]
+        if index == 0 or index > title_end or index in years:
+            continue
+        if len(low) not in (3, 4) or not ascii_digits(low):
+            numbered = _numbers_of(low)
+            if numbered is not None and len(numbered) > 1 and index <= title_end:
+                found.absolute = numbered  # "Show 1-13 [720p]": a batch
+                found.mark(index)
+                return
+            continue
+        value = int(low)
+        if value in _RESOLUTION_NUMBERS or value % 100 == 0 or 1900 <= value <= 2099:
+            continue
+        episodes = [value % 100]
+        for later in numbers[position + 1 : position + 4]:
+            other = lows[later]
+            if (
+                later == index + len(episodes)
+                and len(other) == len(low)
+                and ascii_digits(other)
+                and int(other) // 100 == value // 100
+            ):
+                episodes.append(int(other) % 100)
+        found.season((value // 100,), index, tuple(episodes))
+        return
+
+
+def _is_title_word(low: str) -> bool:
+    return low.isalpha() and low not in _WORDS
+
+
+def _fansub_absolute(
+    lows: list[str], found: _Numbering, numbers: list[int], years: list[int], *, before_marker: bool
+) -> None:
+    """A fansub's absolute number: "[Group] Show 13 [1080p]", "[Group] Show 214 10x14"."""
+    for index in numbers:
+        low = lows[index]
+        if index == 0 or index in years or len(low) < 2 or low[-1:] == "p":
+            continue
+        if before_marker and found.marker >= 0 and index > found.marker + 1:
+            return
+        numbered = _numbers_of(low)
+        if numbered is not None and not (numbered[0] in _RESOLUTION_NUMBERS and len(low) > 2):
+            found.absolute = numbered
+            found.mark(index - 1 if lows[index - 1] == "-" else index)
+            return
+
+
+def _numbers_of(low: str) -> tuple[int, ...] | None:
+    """A number of 1-4 digits, `09v2`, or a range `01-25`, `01-02-03`; None: none of those."""
+    if ascii_digits(low):
+        return (int(low),) if len(low) <= 4 else None
+    head, dash, tail = low.partition("-")
+    if dash:
+        last = tail.rpartition("-")[2]
+        if ascii_digits(head) and ascii_digits(last) and len(head) <= 4 and len(last) <= 4:
+            if tail == last or ascii_digits(tail.replace("-", "")):
+                return _span(int(head), int(last))
+        return None
+    head, vee, tail = low.partition("v")
+    if vee and ascii_digits(head) and len(head) <= 4 and ascii_digits(tail):
+        return (int(head),)
+    return None
+
+
+def parse_release_name(name: str) -> ParsedName:
+    """The fields of a release name (see the module docstring)."""
+    text, leading_group, extension = _strip_tags(name[:MAX_NAME_LENGTH])
+    text, group = _group_suffix(text)
+    # A fansub's name opens with its [Group] and has no -GROUP suffix
+    # ("[Dolby Vision] Show.S07.REMUX-NoTag" is a scene name with a tag).
+    fansub = leading_group is not None and group is None
+    if group is None:
+        group = leading_group
+    tokens = _tokens(text)
     lows = [token.lower() for token in tokens]
 
-    resolution = source = codec = edition = None
-    languages: list[str] = []
-    tags: list[str] = []
-    proper = repack = complete = False
+    resolution = source = codec = None
+    tagged: list[tuple[int, str, str]] = []  # (index, field, value) of weak tags
+    title_end = len(lows)  # the first quality tag (a title ends there at the latest)
+    years: list[int] = []
+    numbers: list[int] = []
+    marks: dict[str, list[int]] = {"season": [], "episode": [], "part": []}
+    found = _Numbering()
     version = None
-    title_end = len(lows)  # first quality tag after a title word
-    seen_title_word = False
-    years: list[int] = []  # indexes of year-like tokens
-    reading = _Reading()
-    numbers: list[int] = []  # indexes of plain numbers, for absolute and 103-style episodes
-    dashes: set[int] = set()  # indexes of standalone "-" tokens
-    episode_words: list[int] = []
-    season_words: list[int] = []
-    parts: list[int] = []
+    encoded = False  # an encoder's codec (x264, XviD), not a disc's (AVC, VC-1)
+    alias = None  # a resolution's name: 4K, UHD, FHD
     for index, low in enumerate(lows):
-        found = _WORDS.get(low)
-        if found is not None:
-            field, value = found
-            if field in _WEAK:
-                if not seen_title_word:
-                    # A title's own word ("Web Therapy", "Special Ops"): keep reading the title.
-                    seen_title_word = True
-                    if field != _LANG and field != _EDITION:
-                        continue
-                    continue
-            elif title_end > index:
-                title_end = index
-            if field == _RES:
-                resolution = resolution or value  # type: ignore[assignment]
-            elif field == _SRC:
-                if source is None or source in ("webdl", "bluray") and value in ("bdrip", "webrip", "remux"):
-                    source = value  # type: ignore[assignment]
-            elif field == _CODEC:
-                codec = codec or value  # type: ignore[assignment]
-            elif field == _LANG:
-                if value not in languages:
-                    languages.append(value)  # type: ignore[arg-type]
-            elif field == _EDITION:
-                edition = edition or value  # type: ignore[assignment]
-            elif field == _FLAG:
-                if value == "proper":
-                    proper = True
-                elif value == "repack":
-                    repack = True
-            elif field == _TAG:
-                if value not in tags:
-                    tags.append(value)  # type: ignore[arg-type]
-            elif field == _SEASON_WORD:
-                season_words.append(index)
-            elif field == _EPISODE_WORD:
-                episode_words.append(index)
+        known = _WORDS.get(low)
+        if known is not None:
+            field, value = known
+            if field in _STRONG:
+                # A title may open with one ("Web Therapy", "HD Show").
+                if index > 0 and title_end > index:
+                    title_end = index
+                if field == _RES:
+                    if low in _RESOLUTION_ALIASES:
+                        # "4K BluRay Remux 1080p": a number, where there is one, says more.
+                        alias = alias or value
+                    else:
+                        resolution = resolution or value
+                elif field == _SRC:
+                    if source is None or value in _BETTER_SOURCE.get(source, ()):
+                        source = value
+                else:
+                    codec = codec or value
+                    encoded = encoded or low not in _DISC_CODECS
+            elif field in _MARKS:
+                marks[field].append(index)
             elif field == _SPECIAL:
-                reading.special = True
-            elif field == _PART:
-                parts.append(index)
-            elif field == _COMPLETE:
-                complete = True
+                found.special = True
+            else:
+                tagged.append((index, field, value))  # type: ignore[arg-type]
             continue
-        if low == "-":
-            dashes.add(index)
-            continue
-        if len(low) > MAX_TOKEN_LENGTH or low.isalpha():
-            seen_title_word = True
+        if low.isalpha() or len(low) > MAX_TOKEN_LENGTH or low == "-":
             continue
         first = low[0]
         if first in _DIGITS:
-            if ascii_digits(low):
-                _read_number(low, index, lows, reading, years, numbers)
-            elif _read_cross(low, index, reading):
-                pass
-            elif (glued := _resolution_suffix(low)) is not None:
-                resolution = resolution or glued[0]
-                if title_end > index:
-                    title_end = index
-            elif low[-1] in "p" and ascii_digits(low[:-1]) and len(low) <= 5:
-                pass  # an odd resolution ("1000p"): not a title word, not a number
-            elif "-" in low:
-                _read_numbers_range(low, index, reading, numbers)
-            elif first in "0123456789" and low.endswith(("bit", "ch", "fps")):
-                pass
-            else:
-                _read_anime_version(low, index, reading, numbers)
-                seen_title_word = seen_title_word or _read_ordinal(low)
+            if not _scan_digits(low, index, lows, found, years, numbers):
+                glued = _resolution_suffix(low)
+                if glued is not None:
+                    resolution = resolution or glued[0]
+                    title_end = min(title_end, index) if index else title_end
             continue
-        if first == "s" and low[1:2] in _DIGITS:
-            found_se = _season_episode(low)
-            if found_se is not None:
-                _read_season_episode(found_se, index, lows, reading)
-                continue
-        if first == "e" and low[1:2] in _DIGITS or low.startswith("ep") and low[2:3] in _DIGITS:
-            number, end = _lead_number(low, 2 if low[1] == "p" else 1)
-            if number is not None and (end == len(low) or low[end] == "v"):
-                episode_words.append(-index - 1)  # an "E05" alone: the number is in the token
-                continue
-        if first == "v" and ascii_digits(low[1:]) and len(low) <= 3:
+        if (
+            first == "s"
+            and low[1:2] in _DIGITS
+            and _scan_season(low, index, lows, found, title_end)
+        ):
+            continue
+        if first == "e" and low[1:2] in _DIGITS or low[:2] == "ep" and low[2:3] in _DIGITS:
+            marks["episode"].append(-index - 1)  # the number is in the token
+            continue
+        if first in "xh" and low[1:] in _CODEC_NUMBERS:
+            codec = codec or _CODEC_NUMBERS[low[1:]]
+            encoded = True
+            continue
+        if first == "v" and len(low) <= 3 and ascii_digits(low[1:]):
             version = int(low[1:])
             continue
-        if first == "x" and low[1:] in ("264", "265"):
-            codec = codec or ("h264" if low[1:] == "264" else "h265")
-            continue
-        if (glued := _resolution_suffix(low)) is not None:
+        glued = _resolution_suffix(low)
+        if glued is not None:
             resolution = resolution or glued[0]
             source = source or glued[1]
-            if title_end > index:
+            if index and title_end > index:
                 title_end = index
             continue
-        for prefix in ("saison", "season", "staffel", "temporada", "stagione", "series"):
-            if low.startswith(prefix):
-                number = _number(low[len(prefix) :])
-                if number is not None:
-                    _set_seasons(reading, (number,), index)
-                break
-        else:
-            if low.startswith("part") or low.startswith("pt"):
-                number = _number(low[4:] if low[1] == "a" else low[2:])
-                if number is not None:
-                    parts.append(-index - 1)
-                    continue
-            if len(low) == 8 and not (_HEX.issuperset(low) and not low.isalpha()):
-                seen_title_word = True
-            elif len(low) != 8:
-                seen_title_word = True
-    _read_words(lows, reading, season_words, episode_words, parts, numbers, years)
+        _scan_glued_word(low, index, found, marks)
+    # "H.264" and "DD5.1" split into their parts.
+    if codec is None and "264" in lows or "265" in lows:
+        for index in range(1, len(lows)):
+            if lows[index] in _CODEC_NUMBERS and lows[index - 1] in ("h", "x"):
+                codec = codec or _CODEC_NUMBERS[lows[index]]
+                encoded = True
+                numbers[:] = [i for i in numbers if i != index]
+    resolution = resolution or alias
+    _scan_words(lows, found, marks, numbers, years, title_end, fansub)
 
     # The title: tokens before the first marker; a movie's last year closes it.
-    marker = reading.marker if reading.marker >= 0 else len(lows)
-    end = min(marker, title_end)
-    year = None
-    year_index = -1
-    for index in years:
-        if index < end or (index == end and reading.marker < 0):
-            if index > 0 or _is_year_token(lows, index + 1):
-                year_index = index
-    if reading.air_date is not None and year_index >= end:
-        year_index = -1
-    if year_index >= 0:
-        year = int(lows[year_index])
-    has_episode = bool(reading.seasons or reading.absolute or reading.air_date)
-    if year_index >= 0 and not has_episode and year_index <= end:
+    end = title_end if found.marker < 0 else min(found.marker, title_end)
+    year_index = _year_index(lows, years, end, found)
+    year = int(lows[year_index]) if year_index >= 0 else None
+    numbered = bool(found.seasons or found.absolute or found.air_date)
+    if year_index >= 0 and not numbered and year_index < end:
         end = year_index
-        # "Movie (1897) [DVD]": the year's brackets are no part of the title
-    title_tokens = tokens[:end]
-    while title_tokens and title_tokens[-1] == "-":
-        title_tokens.pop()
-    title = " ".join(title_tokens)
-    if reading.air_date is not None and year is None:
-        year = reading.air_date.year
+    while end > 1 and (lows[end - 1] == "-" or _is_weak(lows[end - 1])):
+        end -= 1  # "Movie German DL", "World Movie Z EXTENDED 2013": tags before the year
+    if end == 1 and lows and lows[0] == "-":
+        end = 0
+    title = " ".join(tokens[:end])
+    if found.air_date is not None and year is None:
+        year = found.air_date.year
 
-    if resolution is None and source is not None:
-        resolution = 480 if source == "bluray" and codec == "xvid" else _SOURCE_RESOLUTION.get(source)
-    if resolution is None and codec == "h264" and has_episode:
+    languages: list[str] = []
+    edition = None
+    tags: list[str] = []
+    proper = repack = False
+    for index, field, value in tagged:
+        if index < end:
+            continue
+        if field == _LANG:
+            if value not in languages:
+                languages.append(value)
+        elif field == _EDITION:
+            edition = edition or value
+        elif field == _FLAG:
+            proper = proper or value == "proper"
+            repack = repack or value == "repack"
+        elif field == _TAG and value not in tags:
+            tags.append(value)
+    resolution, source = _quality(
+        name, lows[end:], resolution, source, codec, encoded, extension, tags
+    )
+    if resolution is None and numbered and codec == "h264":
         resolution = 480  # Sonarr: x264 alone is SDTV
-    if version is None and reading.absolute and any(lows[i][-2:-1] == "v" for i in numbers):
-        version = None
+    for index in numbers:
+        low = lows[index]
+        if "v" in low and ascii_digits(low[-1]):
+            version = version or int(low[-1])
     if version is not None and version >= 2:
         proper = True
 
-    kind = _kind(reading, leading_group, year, resolution, source, codec, tags, video_file, complete)
-    return ParsedName(
+    kind = _kind(
+        found,
+        fansub,
+        year,
+        resolution,
+        source,
+        codec,
+        tags,
+        extension in _VIDEO_EXTENSIONS,
+        edition,
+    )
+    return _build(
         kind=kind,
         title=title,
         title_key=title_key(title),
         year=year,
-        seasons=reading.seasons,
-        episodes=reading.episodes,
-        absolute_episodes=reading.absolute,
-        air_date=reading.air_date,
-        full_season=bool(reading.seasons) and not reading.episodes and not reading.absolute,
-        special=reading.special or (0 in reading.seasons),
+        seasons=found.seasons,
+        episodes=found.episodes,
+        absolute_episodes=found.absolute,
+        air_date=found.air_date,
+        full_season=bool(found.seasons) and not found.episodes,
+        special=found.special or 0 in found.seasons,
         resolution=resolution,
         source=source,
         codec=codec,
@@ -710,256 +1169,138 @@ def parse_release_name(name: str) -> ParsedName:
     )
 
 
-def _is_dashed_marker(low: str) -> bool:
-    """A dashed token read whole: S01E01-E03, S01-S03, 1x02-03, 01-25 (a range)."""
-    first = low[0]
-    if first == "s" and low[1:2] in _DIGITS:
-        return _season_episode(low) is not None
-    if first in _DIGITS:
-        if _cross(low) is not None:
-            return True
-        head, _dash, tail = low.partition("-")
-        return ascii_digits(head) and ascii_digits(tail) and len(head) <= 4 and len(tail) <= 4
-    return False
-
-
-def _is_year_token(lows: list[str], index: int) -> bool:
-    """Whether lows[index] is a year (a title that is a year, "1917.2019", has one after it)."""
-    if index >= len(lows):
-        return False
-    low = lows[index]
-    return len(low) == 4 and ascii_digits(low) and 1890 <= int(low) <= _THIS_YEAR + 2
-
-
-def _set_seasons(
-    reading: _Reading, seasons: tuple[int, ...], index: int, episodes: tuple[int, ...] = ()
-) -> None:
-    if reading.seasons:
-        if episodes and reading.seasons == seasons:
-            # S01E01.S01E02 or S01E01 - E02 after the first marker.
-            reading.episodes = reading.episodes + tuple(e for e in episodes if e not in reading.episodes)
-        return
-    reading.seasons = seasons
-    reading.episodes = episodes
-    if reading.marker < 0 or index < reading.marker:
-        reading.marker = index
-
-
-def _read_season_episode(
-    found: tuple[tuple[int, ...], tuple[int, ...]], index: int, lows: list[str], reading: _Reading
-) -> None:
-    seasons, episodes = found
-    if not episodes and index + 1 < len(lows):
-        # s03.e05 / s03 ep05: the episode in the next token.
-        following = lows[index + 1]
-        start = 2 if following.startswith("ep") else 1
-        if following[:1] == "e" and ascii_digits(following[start:]) and len(following) - start <= 4:
-            episodes = (int(following[start:]),)
-    _set_seasons(reading, seasons, index, episodes)
-
-
-def _read_cross(low: str, index: int, reading: _Reading) -> bool:
-    found = _cross(low)
-    if found is None:
-        return False
-    season, episodes = found
-    if season <= 99 and all(e < 1000 for e in episodes):
-        _set_seasons(reading, (season,), index, episodes)
-    return True
-
-
-def _read_number(
-    low: str, index: int, lows: list[str], reading: _Reading, years: list[int], numbers: list[int]
-) -> None:
-    """A token of ASCII digits: part of a date, a year, or a number kept for later."""
-    size = len(low)
-    if size == 4 and 1890 <= int(low) <= _THIS_YEAR + 2:
-        # 2011.04.12 (a date), or a year.
-        if reading.air_date is None and index + 2 < len(lows):
-            month, day = lows[index + 1], lows[index + 2]
-            if len(month) <= 2 and len(day) <= 2 and ascii_digits(month) and ascii_digits(day):
-                found = _date(int(low), int(month), int(day))
-                if found is not None:
-                    _set_date(reading, found, index)
-                    return
-        years.append(index)
-        numbers.append(index)
-        return
-    if size == 2 and reading.air_date is None and index + 2 < len(lows):
-        # 12.04.2011: day, month, year.
-        month, year = lows[index + 1], lows[index + 2]
-        if len(month) == 2 and len(year) == 4 and ascii_digits(month) and ascii_digits(year):
-            found = _date(int(year), int(month), int(low))
-            if found is not None:
-                _set_date(reading, found, index)
-                return
-    if size in (6, 8) and reading.air_date is None:
-        found = _compact_date(low)
-        if found is not None:
-            _set_date(reading, found, index)
-            return
-    if size <= 4:
-        numbers.append(index)
-
-
-def _set_date(reading: _Reading, found: datetime.date, index: int) -> None:
-    reading.air_date = found
-    if reading.marker < 0 or index < reading.marker:
-        reading.marker = index
-
-
-def _read_numbers_range(low: str, index: int, reading: _Reading, numbers: list[int]) -> None:
-    """`01-25` (absolute episodes or seasons, decided later)."""
-    numbers.append(index)
-
-
-def _read_anime_version(low: str, index: int, reading: _Reading, numbers: list[int]) -> None:
-    """`09v2`: an absolute number with its fansub version; `12.5` was split already."""
-    head, vee, tail = low.partition("v")
-    if vee and ascii_digits(head) and len(head) <= 4 and ascii_digits(tail) and len(tail) == 1:
-        numbers.append(index)
-
-
-def _read_ordinal(low: str) -> bool:
-    """`1st`, `2nd`, `300-nen`: words of a title, not numbers."""
-    return True
-
-
-def _numbers_of(low: str) -> tuple[int, ...] | None:
-    """A plain number, `09v2`, or a range `01-25`, as numbers; None: none of those."""
-    if ascii_digits(low):
-        return (int(low),) if len(low) <= 4 else None
-    head, dash, tail = low.partition("-")
-    if dash:
-        if ascii_digits(head) and ascii_digits(tail) and len(head) <= 4 and len(tail) <= 4:
-            return _span(int(head), int(tail))
-        return None
-    head, vee, tail = low.partition("v")
-    if vee and ascii_digits(head) and len(head) <= 4:
-        return (int(head),)
-    return None
-
-
-def _read_words(
+def _quality(
+    name: str,
     lows: list[str],
-    reading: _Reading,
-    season_words: list[int],
-    episode_words: list[int],
-    parts: list[int],
-    numbers: list[int],
-    years: list[int],
-) -> None:
-    """Markers written in words or numbers alone, read after the pass (they need its result)."""
-    size = len(lows)
-    # "Season 01", "Season 01 Episode 05", "Saison 3", "Seasons 1-3".
-    for index in season_words:
-        if index + 1 < size:
-            found = _numbers_of(lows[index + 1])
-            if found is not None and all(n < 100 for n in found):
-                episodes: tuple[int, ...] = ()
-                after = index + 2
-                if after + 1 < size and _WORDS.get(lows[after], ("",))[0] == _EPISODE_WORD:
-                    episodes = _numbers_of(lows[after + 1]) or ()
-                    episode_words = [i for i in episode_words if i != after]
-                _set_seasons(reading, found, index, episodes)
-                break
-    # "Episode 05", "Ep08", "E1135": with a season, that season's episode; alone, absolute.
-    for index in episode_words:
-        if index < 0:
-            at = -index - 1
-            low = lows[at]
-            number, _end = _lead_number(low, 2 if low[1] == "p" else 1)
-            found = (number,) if number is not None else None
-        else:
-            at = index
-            found = _numbers_of(lows[index + 1]) if index + 1 < size else None
-        if found is None:
-            continue
-        if reading.seasons and not reading.episodes:
-            if at <= reading.marker + 2:
-                reading.episodes = found
-        elif not reading.seasons and not reading.air_date and not reading.absolute:
-            reading.absolute = found
-            if reading.marker < 0 or at < reading.marker:
-                reading.marker = at
-        break
-    if reading.seasons or reading.air_date:
-        return
-    # "Part01", "Part 2": a mini-series' episode, when no year says movie.
-    if parts and not years and not reading.absolute:
-        index = parts[0]
-        at = -index - 1 if index < 0 else index
-        low = lows[at]
-        found = (
-            _numbers_of(low[4:] if low.startswith("part") else low[2:])
-            if index < 0
-            else (_numbers_of(lows[at + 1]) if at + 1 < size else None)
-        )
-        if found is not None and all(n < 100 for n in found):
-            _set_seasons(reading, (1,), at, found)
+    resolution: int | None,
+    source: str | None,
+    codec: str | None,
+    encoded: bool,
+    extension: str,
+    tags: list[str],
+) -> tuple[int | None, str | None]:
+    """Resolution and source as Sonarr and Radarr settle them from the tokens after the
+    title; "disc" added to tags for a whole BluRay disc (Radarr's BR-DISK: a BluRay with a
+    disc's codec and no encode)."""
+    if source == "cam":
+        return 480, source  # a camera copy is SD whatever size it is scaled to
+    if source == "dvd" and "hd" in lows and lows.index("hd") + 1 == lows.index("dvd"):
+        source = "bluray"  # HD DVD: a disc of BluRay's kind
+    elif (
+        source is None
+        and "ray" in lows
+        and lows.index("ray")
+        and lows[lows.index("ray") - 1] == "blu"
+    ):
+        source = "bluray"  # Blu.ray
+    if source is None and "tv" in lows:
+        at = lows.index("tv")
+        if at and lows[at - 1] in ("hd", "sd"):
+            source = "hdtv" if lows[at - 1] == "hd" else "sdtv"  # "HD TV", "SD TV"
+            resolution = resolution or (720 if source == "hdtv" else 480)
+    if source == "bluray" and "disc" not in tags and not encoded and extension != "mkv":
+        if (codec is not None or "iso" in lows or "bdmv" in lows or "complete" in lows) and (
+            resolution != 720 and not (resolution == 1080 and codec == "h265")
+        ):
+            if "german" in lows and ("dl" in lows or "ml" in lows):
+                source = "remux"  # a German scene BluRay with its disc's codec: a remux
+            else:
+                tags.append("disc")
+    if resolution is None:
+        if source == "sdtv" and "hr" in lows:
+            resolution = 720  # HR.WS.PDTV: a high-resolution capture
+        elif source in ("hdtv", "webdl") and ("[HDTV]" in name or "[WEBDL]" in name):
+            resolution = 720  # Sonarr's naming of a 720p file
+        elif source == "bluray" and codec == "xvid":
+            resolution = 480
+        elif source is not None:
+            resolution = _SOURCE_RESOLUTION.get(source)
+        elif extension in ("mkv", "m2ts"):
+            resolution = 720  # Sonarr: an .mkv is HDTV 720p, an .m2ts BluRay 720p
+            source = "bluray" if extension == "m2ts" else None
+    if "disc" in tags and resolution is None:
+        resolution = 1080
+    return resolution, source
+
+
+def _scan_glued_word(low: str, index: int, found: _Numbering, marks: dict[str, list[int]]) -> None:
+    """Saison3, Season1, Part01: a marker word glued to its number."""
+    for prefix in _GLUED_SEASON:
+        if low.startswith(prefix):
+            number = _numbers_of(low[len(prefix) :])
+            if number is not None:
+                found.season(number, index)
             return
-    if reading.absolute:
-        return
-    # "Show - 13", "Show - 013", "[Group] Show 13 [1080p]", "Show - 01-12": absolute numbers.
-    for index in numbers:
-        if index == 0:
-            continue
-        low = lows[index]
-        if lows[index - 1] == "-" or (index >= 2 and lows[index - 2] == "-" and False):
-            found = _numbers_of(low)
-            if found is not None and (len(low) != 4 or index not in years):
-                reading.absolute = found
-                if reading.marker < 0 or index - 1 < reading.marker:
-                    reading.marker = index - 1 if index - 1 > 0 else index
-                return
-    # "Title.103.720p" is S01E03, "Title.1013" S10E13: three or four digits
-    # after a title, never a year or a resolution.
-    for index in numbers:
-        if index == 0:
-            continue
-        low = lows[index]
-        if len(low) in (3, 4) and ascii_digits(low) and index not in years:
-            value = int(low)
-            if value in _RESOLUTION_NUMBERS or value % 100 == 0:
-                continue
-            _set_seasons(reading, (value // 100,), index, (value % 100,))
-            return
+    if low.startswith(("part", "pt")) and _numbers_of(low[4:] if low[1] == "a" else low[2:]):
+        marks["part"].append(-index - 1)
+
+
+def _year_index(lows: list[str], years: list[int], end: int, found: _Numbering) -> int:
+    """Which year-like token is the year: the last one in the title (never its first
+    word unless a year follows: "1917.2019"), else the first after it."""
+    chosen = -1
+    for index in years:
+        if index < end or (index == end and found.marker != index):
+            if index > 0 or (len(years) > 1 and years[1] == 1):
+                chosen = index
+        elif chosen < 0 and index > end and not found.air_date:
+            return index
+    return chosen
+
+
+def _is_weak(low: str) -> bool:
+    known = _WORDS.get(low)
+    return known is not None and known[0] in _TRIMMED
+
+
+def _build(**fields: object) -> ParsedName:
+    # A frozen dataclass's __init__ sets each field through object.__setattr__,
+    # a third of the parse on its own; the instance dict takes them at once.
+    parsed = object.__new__(ParsedName)
+    parsed.__dict__.update(fields)
+    return parsed
 
 
 def _kind(
-    reading: _Reading,
-    leading_group: str | None,
+    found: _Numbering,
+    fansub: bool,
     year: int | None,
     resolution: int | None,
     source: str | None,
     codec: str | None,
     tags: list[str],
     video_file: bool,
-    complete: bool,
+    edition: str | None,
 ) -> str:
-    video = resolution is not None or source is not None or codec is not None or video_file
-    if reading.absolute:
+    """tv, anime, movie, or what the tags say where nothing says video."""
+    if found.absolute:
         return "anime"
-    if reading.seasons or reading.air_date:
-        if leading_group is not None or "anime" in tags:
-            return "anime"
-        return "tv"
-    if not video:
-        if "audiobook" in tags:
-            return "audio"
+    if found.seasons or found.air_date:
+        return "anime" if fansub or "anime" in tags else "tv"
+    video = resolution is not None or source is not None or codec is not None or video_file
+    if "disc" in tags or "3d" in tags:
+        return "movie"
+    if video:
         if "music_video" in tags:
             return "audio"
-        if "lossless" in tags or "mp3" in tags:
-            return "audio"
-        if "ebook" in tags or "comic" in tags:
-            return "book"
-        if "game" in tags or "software" in tags:
-            return "software"
-    elif "music_video" in tags:
-        return "audio"
-    if year is not None or video or "3d" in tags or "disc" in tags:
         return "movie"
-    return "other"
+    for tag, kind in _KIND_OF_TAG:
+        if tag in tags:
+            return kind
+    # An edition ("Extended Cut") is a film's.
+    return "movie" if year is not None or edition is not None else "other"
+
+
+_KIND_OF_TAG = (
+    ("audiobook", "audio"),
+    ("music_video", "audio"),
+    ("lossless", "audio"),
+    ("mp3", "audio"),
+    ("ebook", "book"),
+    ("comic", "book"),
+    ("game", "software"),
+    ("software", "software"),
+)
 
 
 __all__ = [
