@@ -59,7 +59,7 @@ MAX_TOKENS = 64
 # Longer tokens are words to this parser (never a number or a marker).
 MAX_TOKEN_LENGTH = 32
 # A range such as S01E01-E99 or S01-S30 lists at most this many numbers.
-MAX_RANGE = 100
+MAX_RANGE = 250
 
 KINDS = ("tv", "movie", "anime", "audio", "book", "software", "other")
 
@@ -116,8 +116,12 @@ _SEPARATORS = str.maketrans(
         **{chr(0xFF10 + n): str(n) for n in range(10)},
     }
 )
-_APOSTROPHES = str.maketrans({"'": "", "’": "", "`": "", "´": ""})
-_KEY_SEPARATORS = str.maketrans({c: " " for c in '._-[](){}+,;:"|/\\~*!?&@#%^=<>'})
+# The same table for ASCII text, as bytes.
+_ASCII_SEPARATORS = bytes.maketrans(
+    bytes(k for k in _SEPARATORS if k < 128),
+    bytes(ord(_SEPARATORS[k]) for k in _SEPARATORS if k < 128),  # type: ignore[arg-type]
+)
+_APOSTROPHES = frozenset("'’`´")
 _KEY_DROPPED = frozenset(("and", "&"))
 
 # What a token means, looked up once per token. (field, value).
@@ -282,11 +286,12 @@ _DISC_CODECS = frozenset(("avc", "hevc", "vc1", "vc-1", "mpeg2", "mpeg-2", "mvc"
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 # Words after their number: "60.Bolum" (Turkish), "1.Bölüm".
 _EPISODE_AFTER = frozenset(("bolum", "bölüm", "blm"))
+# A CJK episode's mark after its number: 話/话 (episode), 集 (part), 完 (the last).
+_CJK_EPISODE = frozenset("話话集完")
 _GLUED_SEASON = ("saison", "season", "staffel", "temporada", "stagione", "series", "sezon")
 # Resolutions that are never an episode number ("Show.720.HDTV").
 _RESOLUTION_NUMBERS = frozenset((360, 480, 540, 576, 720, 1080, 1440, 2160))
 # Glued forms: "Bluray720p", "WEB1080p", "x264-720p" read their resolution from the end.
-_RES_SUFFIXES = tuple(k for k, v in _WORDS.items() if v[0] == _RES and k[-1] in "pi")
 # The resolution a source implies when the name gives none (Sonarr's defaults).
 _SOURCE_RESOLUTION = {
     "bluray": 720,
@@ -337,16 +342,25 @@ def title_key(text: str) -> str:
     ("Pokémon" is "pokemon"), and years and country codes stay words
     ("Doctor Who 2005", "The Office US" are "doctor who 2005", "office us").
     """
-    words = (
-        text[:MAX_NAME_LENGTH].lower().translate(_APOSTROPHES).translate(_KEY_SEPARATORS).split()
-    )
+    words = _split(text[:MAX_NAME_LENGTH].lower())
+    del words[MAX_TOKENS:]
+    return _key(words)
+
+
+def _key(lows: list[str]) -> str:
+    """title_key of words already split and in lower case."""
     kept: list[str] = []
-    for word in words[:MAX_TOKENS]:
-        if not word.isascii():
-            word = _fold(word)
-        if not word.isalnum():
-            word = "".join(c for c in word if c.isalnum())
-        if word and word not in _KEY_DROPPED:
+    for word in lows:
+        if not (word.isalnum() and word.isascii()):
+            if not word.isascii():
+                word = _fold(word)
+            # Apostrophes join ("grey's"), anything else that is no letter or digit splits.
+            word = "".join(
+                "" if c in _APOSTROPHES else c if c.isalnum() else " "
+                for c in word[:MAX_TOKEN_LENGTH]
+            )
+            kept.extend(w for w in word.split() if w not in _KEY_DROPPED)
+        elif word not in _KEY_DROPPED:
             kept.append(word)
     if len(kept) > 1 and kept[0] == "the":
         del kept[0]
@@ -356,7 +370,9 @@ def title_key(text: str) -> str:
 def _lead_number(token: str, start: int, digits: int = 4) -> tuple[int | None, int]:
     """The number of 1 to `digits` digits at token[start:], and where it ends (None: none)."""
     end = start
-    limit = min(len(token), start + digits + 1)
+    limit = start + digits + 1
+    if limit > len(token):
+        limit = len(token)
     while end < limit and token[end] in _DIGITS:
         end += 1
     if end == start or end - start > digits:
@@ -374,10 +390,12 @@ def _season_episode(token: str) -> tuple[tuple[int, ...], tuple[int, ...]] | Non
     """`s01e02`, `s01e02e03`, `s01e01-e03`, `s01e01-03`, `s01ep01`, `s01e05v2`, `s06e01b`,
     `s01`, `s01-s03`: (seasons, episodes), episodes empty for a season pack; None: not this form.
     """
+    size = len(token)
+    if size == 6 and token[3] == "e" and _DIGITS.issuperset(token[1:3] + token[4:]):
+        return (int(token[1:3]),), (int(token[4:]),)  # s01e05, the common form
     season, i = _lead_number(token, 1)
     if season is None:
         return None
-    size = len(token)
     if i == size:
         return (season,), ()
     if token[i] == "-":
@@ -473,15 +491,19 @@ def _compact_date(token: str) -> datetime.date | None:
 
 def _resolution_suffix(low: str) -> tuple[int, str | None] | None:
     """`bluray720p`, `web1080p`, `hdtv-720p`: the resolution at the end, and the source before it."""
-    for suffix in _RES_SUFFIXES:
-        if low.endswith(suffix) and len(low) > len(suffix):
-            head = low[: -len(suffix)].rstrip("-")
-            found = _WORDS.get(head)
-            if found is not None and found[0] in (_SRC, _CODEC):
-                source = found[1] if found[0] == _SRC else None
-                return _WORDS[suffix][1], source  # type: ignore[return-value]
-            return None
-    return None
+    if low[-1:] not in ("p", "i") or low[-2:-1] not in _DIGITS:
+        return None
+    start = len(low) - 2
+    while start > 0 and len(low) - start < 6 and low[start - 1] in _DIGITS:
+        start -= 1
+    resolution = _WORDS.get(low[start:])
+    if resolution is None or resolution[0] != _RES or start == 0:
+        return None
+    head = low[:start].rstrip("-")
+    found = _WORDS.get(head)
+    if found is None or found[0] not in (_SRC, _CODEC):
+        return None
+    return resolution[1], found[1] if found[0] == _SRC else None  # type: ignore[return-value]
 
 
 def _strip_tags(text: str) -> tuple[str, str | None, str]:
@@ -534,26 +556,14 @@ def _is_quality(low: str) -> bool:
     return (found is not None and found[0] in _STRONG) or _resolution_suffix(low) is not None
 
 
-def _group_suffix(text: str) -> tuple[str, str | None]:
-    """The name without its `-GROUP` suffix, and the group (letters and digits, one inner dash)."""
-    text = text.rstrip(" ._")
-    dash = text.rfind("-")
-    if dash <= 0:
-        return text, None
-    group = text[dash + 1 :]
-    if not group or len(group) > 30 or group[0] == " ":
-        return text, None
-    if not group.isalnum():
-        # D-Z0N3: one dash inside a group.
-        inner = text.rfind("-", 0, dash)
-        candidate = text[inner + 1 :] if inner > 0 else ""
-        if not group.replace("_", "").isalnum():
-            return text, None
-        if candidate and candidate.replace("-", "").isalnum() and candidate.count("-") == 1:
-            pass
+def _group_of(word: str) -> tuple[str, str | None]:
+    """The last word without its `-GROUP` suffix, and the group; (word, None) where it has none."""
+    head, dash, group = word.rpartition("-")
+    if not dash or not group or len(group) > 30 or not group.isalnum():
+        return word, None
     low = group.lower()
-    before = text[max(0, dash - MAX_TOKEN_LENGTH) : dash].translate(_SEPARATORS).split()
-    glued = (before[-1] + "-" + low).lower() if before else ""
+    # "WEB-DL", "S01E01-E03", "2011-04-12", "x264-720p" end in something that is no group.
+    glued = head.rpartition("-")[2].lower() + "-" + low if head else ""
     if (
         low in _WORDS
         or ascii_digits(group)
@@ -561,8 +571,8 @@ def _group_suffix(text: str) -> tuple[str, str | None]:
         or (glued and (glued in _WORDS or _is_marker(glued)))
         or _resolution_suffix(low) is not None
     ):
-        return text, None
-    return text[:dash], group
+        return word, None
+    return head, group
 
 
 def _is_marker(low: str) -> bool:
@@ -578,21 +588,24 @@ def _is_marker(low: str) -> bool:
     return False
 
 
-def _tokens(text: str) -> list[str]:
-    """The words of a name, at most MAX_TOKENS; a dashed word splits where a part is a tag."""
-    words = text.translate(_SEPARATORS).split()
-    if len(words) > MAX_TOKENS:
-        del words[MAX_TOKENS:]
-    if "-" not in text:
-        return words
+def _split(text: str) -> list[str]:
+    """The words of a text split at separators: one translate and one split."""
+    if text.isascii():
+        # bytes.translate is several times faster than str.translate.
+        return text.encode("ascii").translate(_ASCII_SEPARATORS).decode("ascii").split()
+    return text.translate(_SEPARATORS).split()
+
+
+def _tokens(words: list[str]) -> list[str]:
+    """The tokens of a name's words, at most MAX_TOKENS: a dashed word splits where it joins
+    tags or numbers ("x264-720p", "Title-01", "Show-S07E12-Title"), not where it joins
+    words ("Series-Title", "300-nen") or is a tag or a marker itself ("WEB-DL", "S01E01-E03")."""
     tokens: list[str] = []
     for word in words:
         if "-" in word and len(word) > 1:
             low = word.lower()
             if low not in _WORDS and not _is_dashed_marker(low):
                 parts = low.split("-")
-                # "Series-Title" and "300-nen" are words; "x264-720p", "Title-01",
-                # "Show-S07E12-Title" are several tokens.
                 if not all(p.isalpha() for p in parts[1:]) or any(p in _WORDS for p in parts):
                     tokens.extend(part for part in word.split("-") if part)
                     continue
@@ -638,6 +651,7 @@ class _Numbering:
     air_date: datetime.date | None = None
     special: bool = False
     absolute_at: int = -1  # the number after a title's season ("Show S2 - 07")
+    season_at: int = -1  # where the season was read
 
     def mark(self, index: int) -> None:
         if self.marker < 0 or index < self.marker:
@@ -651,6 +665,7 @@ class _Numbering:
             return
         self.seasons = seasons
         self.episodes = episodes
+        self.season_at = index
         self.mark(index)
 
 
@@ -804,8 +819,10 @@ def _absolute_follows(lows: list[str], index: int) -> int | None:
     if index >= len(lows):
         return None
     low = lows[index]
-    if _WORDS.get(low, ("",))[0] == _EPISODE_WORD or low[:2] == "ep" and ascii_digits(low[2:]):
-        return -1
+    if lows[index - 1] == "-" and (
+        _WORDS.get(low, ("",))[0] == _EPISODE_WORD or low[:2] == "ep" and ascii_digits(low[2:])
+    ):
+        return -1  # "S3 - EP14"; "S42 Ep10688" is a season and its episode
     numbered = _numbers_of(low)
     if numbered is None or _is_year_like(low):
         return None
@@ -845,13 +862,12 @@ def _scan_words(
             found.season(numbered, index, episodes)
             break
     # "Episode 05", "Ep08", "E05", "E01-E03", "Cap.201", "60.Bolum".
-    following = found.marker + 1  # where more episodes of S01E01 may stand (S01E01.E02)
+    following = found.season_at + 1  # where more episodes of S01E01 may stand (S01E01.E02)
     for index in marks["episode"]:
         at = -index - 1 if index < 0 else index
         low = lows[at]
         if index < 0:
-            glued = _season_episode("s0" + low)
-            numbered = glued[1] if glued is not None else None
+            numbered = _glued_episode(low)
         elif low in _EPISODE_AFTER:
             numbered = _numbers_of(lows[at - 1]) if at > 0 else None
             at -= 1
@@ -865,8 +881,11 @@ def _scan_words(
             found.season((numbered[0] // 100,), at, tuple(n % 100 for n in numbered))
             return
         if found.seasons:
-            if not found.episodes and at <= found.marker + 5:
+            if not found.episodes and at <= found.season_at + 5:
                 found.episodes = numbered
+                following = at + 1
+            elif found.episodes and at == following + 1 and lows[following] == "-":
+                found.episodes = _span(found.episodes[0], numbered[-1])  # Ep10688 - Ep10692
                 following = at + 1
             elif found.episodes and at == following:
                 found.episodes += tuple(n for n in numbered if n not in found.episodes)
@@ -1000,13 +1019,20 @@ def _numbers_of(low: str) -> tuple[int, ...] | None:
 def parse_release_name(name: str) -> ParsedName:
     """The fields of a release name (see the module docstring)."""
     text, leading_group, extension = _strip_tags(name[:MAX_NAME_LENGTH])
-    text, group = _group_suffix(text)
+    words = _split(text)
+    del words[MAX_TOKENS:]
+    group = None
+    if words and "-" in words[-1]:
+        words[-1], group = _group_of(words[-1])
+        if not words[-1]:
+            words.pop()
     # A fansub's name opens with its [Group] and has no -GROUP suffix
     # ("[Dolby Vision] Show.S07.REMUX-NoTag" is a scene name with a tag).
     fansub = leading_group is not None and group is None
     if group is None:
         group = leading_group
-    tokens = _tokens(text)
+    dashed = "-" in text[: len(text) - len(group) - 1] if group else "-" in text
+    tokens = _tokens(words) if dashed else words
     lows = [token.lower() for token in tokens]
 
     resolution = source = codec = None
@@ -1055,6 +1081,8 @@ def parse_release_name(name: str) -> ParsedName:
                 if glued is not None:
                     resolution = resolution or glued[0]
                     title_end = min(title_end, index) if index else title_end
+                elif _glued_episode(low):
+                    marks["episode"].append(-index - 1)
             continue
         if (
             first == "s"
@@ -1088,11 +1116,12 @@ def parse_release_name(name: str) -> ParsedName:
                 encoded = True
                 numbers[:] = [i for i in numbers if i != index]
     resolution = resolution or alias
-    _scan_words(lows, found, marks, numbers, years, title_end, fansub)
+    if numbers or marks["season"] or marks["episode"] or marks["part"]:
+        _scan_words(lows, found, marks, numbers, years, title_end, fansub)
 
     # The title: tokens before the first marker; a movie's last year closes it.
     end = title_end if found.marker < 0 else min(found.marker, title_end)
-    year_index = _year_index(lows, years, end, found)
+    year_index = _year_index(lows, years, end, found) if years else -1
     year = int(lows[year_index]) if year_index >= 0 else None
     numbered = bool(found.seasons or found.absolute or found.air_date)
     if year_index >= 0 and not numbered and year_index < end:
@@ -1146,26 +1175,28 @@ def parse_release_name(name: str) -> ParsedName:
         edition,
     )
     return _build(
-        kind=kind,
-        title=title,
-        title_key=title_key(title),
-        year=year,
-        seasons=found.seasons,
-        episodes=found.episodes,
-        absolute_episodes=found.absolute,
-        air_date=found.air_date,
-        full_season=bool(found.seasons) and not found.episodes,
-        special=found.special or 0 in found.seasons,
-        resolution=resolution,
-        source=source,
-        codec=codec,
-        edition=edition,
-        languages=tuple(languages),
-        group=group,
-        proper=proper,
-        repack=repack,
-        tags=tuple(tags),
-        version=version,
+        {
+            "kind": kind,
+            "title": title,
+            "title_key": _key(lows[:end]),
+            "year": year,
+            "seasons": found.seasons,
+            "episodes": found.episodes,
+            "absolute_episodes": found.absolute,
+            "air_date": found.air_date,
+            "full_season": bool(found.seasons) and not found.episodes,
+            "special": found.special or 0 in found.seasons,
+            "resolution": resolution,
+            "source": source,
+            "codec": codec,
+            "edition": edition,
+            "languages": tuple(languages),
+            "group": group,
+            "proper": proper,
+            "repack": repack,
+            "tags": tuple(tags),
+            "version": version,
+        }
     )
 
 
@@ -1223,8 +1254,22 @@ def _quality(
     return resolution, source
 
 
+def _glued_episode(low: str) -> tuple[int, ...] | None:
+    """E05, Ep05, E01-E03, #17, 第05话, 857集, 13完, 12END: an episode word glued to its number."""
+    if low[0] in "e#":
+        glued = _season_episode("s0" + low) if low[0] == "e" else None
+        return glued[1] if glued is not None else _numbers_of(low[1:])
+    if low[0] == "第":
+        low = low[1:]
+    if low[-1:] in _CJK_EPISODE:
+        return _numbers_of(low[:-1])
+    if low.endswith("end"):
+        return _numbers_of(low[:-3])
+    return None
+
+
 def _scan_glued_word(low: str, index: int, found: _Numbering, marks: dict[str, list[int]]) -> None:
-    """Saison3, Season1, Part01: a marker word glued to its number."""
+    """Saison3, Season1, Part01, 第05话: a marker word glued to its number."""
     for prefix in _GLUED_SEASON:
         if low.startswith(prefix):
             number = _numbers_of(low[len(prefix) :])
@@ -1233,6 +1278,10 @@ def _scan_glued_word(low: str, index: int, found: _Numbering, marks: dict[str, l
             return
     if low.startswith(("part", "pt")) and _numbers_of(low[4:] if low[1] == "a" else low[2:]):
         marks["part"].append(-index - 1)
+    elif (low[0] in "#第" or low[-1] in _CJK_EPISODE or low.endswith("end")) and _glued_episode(
+        low
+    ):
+        marks["episode"].append(-index - 1)
 
 
 def _year_index(lows: list[str], years: list[int], end: int, found: _Numbering) -> int:
@@ -1253,11 +1302,11 @@ def _is_weak(low: str) -> bool:
     return known is not None and known[0] in _TRIMMED
 
 
-def _build(**fields: object) -> ParsedName:
-    # A frozen dataclass's __init__ sets each field through object.__setattr__,
-    # a third of the parse on its own; the instance dict takes them at once.
+def _build(fields: dict[str, object]) -> ParsedName:
+    # A frozen dataclass's __init__ sets each field through object.__setattr__
+    # one by one, a tenth of the parse on its own; the instance takes its dict at once.
     parsed = object.__new__(ParsedName)
-    parsed.__dict__.update(fields)
+    object.__setattr__(parsed, "__dict__", fields)
     return parsed
 
 
