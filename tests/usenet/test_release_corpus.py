@@ -1,0 +1,174 @@
+"""The release-name corpus (tests/usenet/data/release_names.json) and issue 25's goals on it.
+
+The corpus holds real names from Sonarr's and Radarr's parser test fixtures
+with what those tools read from them; bench/bench_names.py prints the same
+scores per fixture (tests/support/name_corpus.py scores both).
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+
+from tests.support import name_corpus
+from tests.support.name_corpus import GOALS, judge, load, resolution_class, score
+from usenet.release_names import ParsedName
+
+SHA = frozenset("0123456789abcdef")
+KINDS = {"tv", "movie", "anime"}
+STATED = {
+    "season": int,
+    "episodes": list,
+    "absolute": list,
+    "air_date": str,
+    "full_season": bool,
+    "year": int,
+    "category": int,
+    "title": str,
+}
+
+
+def test_every_source_names_its_repository_path_and_commit():
+    sources = load()["sources"]
+    assert {s["repo"] for s in sources} == {"Sonarr/Sonarr", "Radarr/Radarr"}
+    for source in sources:
+        assert source["path"].startswith("src/NzbDrone.Core.Test/ParserTests/")
+        assert source["path"].endswith(f"/{source['fixture']}.cs")
+        assert len(source["commit"]) == 40 and set(source["commit"]) <= SHA
+
+
+def test_every_row_has_a_name_a_source_a_kind_and_a_top_level():
+    data = load()
+    for row in data["names"]:
+        assert isinstance(row["name"], str) and row["name"].strip(), row
+        assert 0 <= row["source"] < len(data["sources"]), row
+        assert row["kind"] in KINDS, row
+        assert row["top_level"] == (2000 if row["kind"] == "movie" else 5000), row
+        if "category" in row:
+            assert row["category"] // 1000 * 1000 == row["top_level"], row
+        for field, kind in STATED.items():
+            assert field not in row or isinstance(row[field], kind), (field, row)
+        if "air_date" in row:
+            datetime.date.fromisoformat(row["air_date"])
+
+
+def test_rows_are_sorted_and_unique_per_source():
+    keys = [(row["source"], row["name"]) for row in load()["names"]]
+    assert keys == sorted(keys)
+    assert len(keys) == len(set(keys))
+
+
+def test_each_fixture_gives_the_names_and_facts_it_states():
+    data = load()
+    per = Counter(data["sources"][r["source"]]["fixture"] for r in data["names"])
+    assert len(data["names"]) >= 1000
+    # Counts a re-extraction must keep near: a fixture read wrong loses most of its rows.
+    assert per["SingleEpisodeParserFixture"] >= 150
+    assert per["SeasonParserFixture"] >= 40
+    assert per["MultiEpisodeParserFixture"] >= 60
+    assert per["AbsoluteEpisodeNumberParserFixture"] >= 130
+    assert per["QualityParserFixture"] >= 400  # Sonarr's and Radarr's
+    assert per["ParserFixture"] >= 80
+    rows = data["names"]
+    assert sum("category" in r for r in rows) >= 500
+    assert sum("season" in r or "absolute" in r or "air_date" in r for r in rows) >= 450
+    assert sum("year" in r for r in rows) >= 20
+    assert 80 <= sum(bool(r.get("kind_conflict")) for r in rows) <= 150
+    assert all(
+        data["sources"][r["source"]]["repo"] == "Radarr/Radarr"
+        for r in rows
+        if r.get("kind_conflict")
+    )
+
+
+def test_the_extraction_reads_csharp_escapes_and_leaves_paths_out():
+    names = {row["name"] for row in load()["names"]}
+    # "Series.Title.Inc.S03E19.DVDRip.\"XviD\"-OSiTV" and @"...CLUE\REWARD" in the C#.
+    assert 'Series.Title.Inc.S03E19.DVDRip."XviD"-OSiTV' in names
+    assert "Series.of.Sonarr.S03.720p.BluRay-CLUE\\REWARD" in names
+    assert not any(name[1:3] == ":\\" for name in names)
+    dropped = load()["dropped"]
+    assert sum(dropped.values()) >= 1 and all(dropped.values())
+
+
+# ---------------------------------------------------------------- the scoring
+
+
+def _as_stated(row: dict) -> ParsedName:
+    """What a parser reading every stated fact right would return."""
+    return ParsedName(
+        kind=row["kind"],
+        year=row.get("year"),
+        seasons=(row["season"],) if "season" in row else (),
+        episodes=tuple(row.get("episodes", ())),
+        absolute_episodes=tuple(row.get("absolute", ())),
+        air_date=datetime.date.fromisoformat(row["air_date"]) if "air_date" in row else None,
+        full_season=bool(row.get("full_season")),
+        resolution={"sd": None}.get(row.get("resolution"), row.get("resolution")),
+    )
+
+
+def test_the_scoring_counts_a_right_reading_right_and_each_wrong_field_wrong():
+    rows = [r for r in load()["names"] if name_count[r["name"]] == 1]
+    right = score(
+        rows,
+        parse=lambda name: _as_stated(by_name[name]),
+        decide=(
+            "stated",
+            lambda name, parsed: by_name[name].get("category", by_name[name]["top_level"]),
+        ),
+    )
+    for measure, counted in right.total.counted.items():
+        assert right.total.right[measure] == counted > 0, measure
+
+    row = next(r for r in rows if "episodes" in r and "season" in r and "category" in r)
+    stated = _as_stated(row)
+    assert all(judge(row, stated, row["category"]).values())
+    assert judge(row, stated, row["category"] + 1)["category"] is False
+    assert judge(row, stated, 8010)["top_level"] is False
+    wrong_episode = replace(stated, episodes=(*stated.episodes, 999))
+    assert judge(row, wrong_episode, row["category"])["episode"] is False
+    assert judge(row, replace(stated, seasons=()), row["category"])["episode"] is False
+
+
+def test_resolution_is_compared_by_class():
+    assert [resolution_class(r) for r in (None, 360, 576, 720, 960, 1080, 1440, 2160)] == [
+        "sd", "sd", "sd", 720, 720, 1080, 1080, 2160,
+    ]  # fmt: skip
+
+
+# A name two fixtures state facts of has two rows; the oracle reads names stated once.
+name_count = Counter(row["name"] for row in load()["names"])
+by_name = {row["name"]: row for row in load()["names"]}
+
+
+# ---------------------------------------------------------------- the goals
+#
+# Issue 25: on the corpus, top level >= 98 %, exact category >= 95 %, season and
+# episode >= 97 %, year >= 97 % (kind conflicts apart). xfail while the parser
+# misses them; strict, so the day one is met the mark must go.
+
+PARSER_MISSES = "usenet.release_names does not reach issue 25's goal yet (bench/bench_names.py)"
+
+
+@pytest.fixture(scope="module")
+def corpus_score() -> name_corpus.Score:
+    return score()
+
+
+@pytest.mark.parametrize(
+    "measure",
+    [
+        pytest.param(m, marks=pytest.mark.xfail(strict=True, reason=PARSER_MISSES))
+        for m in ("top_level", "category", "episode", "year")
+    ],
+)
+def test_goal_on_the_corpus(corpus_score, measure):
+    share = corpus_score.total.share(measure)
+    misses = corpus_score.total.misses[measure][:10]
+    assert share is not None and share >= GOALS[measure], (
+        f"{measure}: {share:.1%} < {GOALS[measure]:.0%}; first misses: {misses}"
+    )
