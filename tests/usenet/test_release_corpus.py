@@ -63,25 +63,32 @@ def test_rows_are_sorted_and_unique_per_source():
 
 def test_each_fixture_gives_the_names_and_facts_it_states():
     data = load()
-    per = Counter(data["sources"][r["source"]]["fixture"] for r in data["names"])
-    assert len(data["names"]) >= 1000
+    per = Counter("{repo} {fixture}".format(**data["sources"][r["source"]]) for r in data["names"])
+    assert len(data["names"]) >= 1500
     # Counts a re-extraction must keep near: a fixture read wrong loses most of its rows.
-    assert per["SingleEpisodeParserFixture"] >= 150
-    assert per["SeasonParserFixture"] >= 40
-    assert per["MultiEpisodeParserFixture"] >= 60
-    assert per["AbsoluteEpisodeNumberParserFixture"] >= 130
-    assert per["QualityParserFixture"] >= 400  # Sonarr's and Radarr's
-    assert per["ParserFixture"] >= 80
+    least = {
+        "Sonarr/Sonarr SingleEpisodeParserFixture": 150,
+        "Sonarr/Sonarr SeasonParserFixture": 40,
+        "Sonarr/Sonarr MultiEpisodeParserFixture": 60,
+        "Sonarr/Sonarr DailyEpisodeParserFixture": 25,
+        "Sonarr/Sonarr AbsoluteEpisodeNumberParserFixture": 130,
+        "Sonarr/Sonarr QualityParserFixture": 250,
+        "Radarr/Radarr ParserFixture": 80,
+        "Radarr/Radarr QualityParserFixture": 240,
+        "Sonarr/Sonarr ReleaseGroupParserFixture": 120,
+        "Radarr/Radarr ReleaseGroupParserFixture": 120,
+        "Sonarr/Sonarr LanguageParserFixture": 150,
+        "Radarr/Radarr LanguageParserFixture": 130,
+    }
+    short = {f: per[f] for f, n in least.items() if per[f] < n}
+    assert not short, short
     rows = data["names"]
-    assert sum("category" in r for r in rows) >= 500
-    assert sum("season" in r or "absolute" in r or "air_date" in r for r in rows) >= 450
-    assert sum("year" in r for r in rows) >= 20
-    assert 80 <= sum(bool(r.get("kind_conflict")) for r in rows) <= 150
-    assert all(
-        data["sources"][r["source"]]["repo"] == "Radarr/Radarr"
-        for r in rows
-        if r.get("kind_conflict")
-    )
+    assert sum("category" in r for r in rows) >= 650
+    assert sum("season" in r or "absolute" in r or "air_date" in r for r in rows) >= 500
+    assert sum("year" in r for r in rows) >= 30
+    conflicts = [r for r in rows if r.get("kind_conflict")]
+    assert 100 <= len(conflicts) <= 200
+    assert {data["sources"][r["source"]]["repo"] for r in conflicts} == {"Radarr/Radarr"}
 
 
 def test_the_extraction_reads_csharp_escapes_and_leaves_paths_out():
