@@ -8,8 +8,11 @@ scores per fixture (tests/support/name_corpus.py scores both).
 from __future__ import annotations
 
 import datetime
+import importlib.util
+import sys
 from collections import Counter
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -179,3 +182,78 @@ def test_goal_on_the_corpus(corpus_score, measure):
     assert share is not None and share >= GOALS[measure], (
         f"{measure}: {share:.1%} < {GOALS[measure]:.0%}; first misses: {misses}"
     )
+
+
+# ------------------------------------------------- the extraction (bench/corpus/extract.py)
+
+
+def _extract():
+    path = Path(__file__).resolve().parents[2] / "bench" / "corpus" / "extract.py"
+    spec = importlib.util.spec_from_file_location("corpus_extract", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+extract = _extract()
+
+
+def test_the_csharp_reader_reads_attributes_escapes_arrays_and_skips_comments():
+    source = r'''
+        // [TestCase("commented out", 1)]
+        /* [TestCase("in a block comment", 2)] */
+        [TestCase("a \"b\" \u00e9\t", 1, new[] { 2, 3 }, Description = "why")]
+        [TestCase(@"C:\dir ""q""", -4, new string[0], null, true, Quality.SDTV, 12.5)]
+        public void should_read(string postTitle, int n, int[] list, params string[] rest)
+        {
+            var url = "http://example.com/*not a comment*/";
+        }
+        public void no_cases() { }
+    '''
+    methods = extract.test_methods(source)
+    assert [(m.name, m.params) for m in methods] == [
+        ("should_read", ["postTitle", "n", "list", "rest"]),
+        ("no_cases", []),
+    ]
+    first, second = methods[0].cases
+    assert first.args == ['a "b" \u00e9\t', 1, [2, 3]]
+    assert first.named == {"Description": "why"}
+    assert second.args == ['C:\\dir "q"', -4, [], None, True, "Quality.SDTV", 12.5]
+
+
+def test_the_category_rule_as_documented():
+    category = extract.category
+    assert [category("tv", q) for q in ("WEBDL2160p", "Bluray1080p", "HDTV720p", "SDTV")] == [
+        5045, 5040, 5040, 5030,
+    ]  # fmt: skip
+    assert category("anime", None) == category("anime", "SDTV") == 5070
+    assert [
+        category("movie", q)
+        for q in ("Remux2160p", "BRDISK1080p", "Remux1080p", "Bluray1080p", "WEBDL720p", "CAM")
+    ] == [2045, 2050, 2050, 2040, 2040, 2030]
+    assert category("tv", None) is None and category("movie", None) is None
+
+
+def test_every_row_category_follows_the_rule():
+    for row in load()["names"]:
+        assert row.get("category") == extract.category(row["kind"], row.get("quality")), row
+
+
+def test_not_a_name_and_the_tv_marker():
+    assert extract.not_a_name("  ") == "empty"
+    assert extract.not_a_name("E:\\Downloads\\tv\\Show.S01E01.720p.HDTV\\a.avi")
+    assert extract.not_a_name("Series.of.Sonarr.S03.720p.BluRay-CLUE\\REWARD") is None
+    marked = [
+        "Movie.Name.S01.1080p.WEB-DL.AAC2.0.AVC-TrollHD",
+        "Movie.Name.2016.03.14.720p.WEB.x264-spamTV",
+        "the.Movie Name.1x13.circles.ws.xvidvd-tns",
+        "[FFF] Movie Name - 01 [BD][720p-AAC][0601BED4]",
+    ]
+    assert all(extract._tv_marker(name) for name in marked)
+    plain = [
+        "Movie Name (2020) [2160p x265 10bit S82 Joy]",
+        "Movie.Title.2016.1080p.KORSUB.WEBRip.x264.AAC2.0-RADARR",
+        "[Coalgirls]_Movie!!_01_(3840x2160_Blu-ray_FLAC)_[8370CB8F].mkv",
+    ]
+    assert not any(extract._tv_marker(name) for name in plain)
