@@ -38,6 +38,8 @@ file's "about"):
   included (Radarr itself reads a 720p "remux" as Bluray-720p); 2030
   Movies/SD for SD qualities, DVD-R discs, CAM and telesync. 2060 Movies/3D
   is in the rule but no fixture states 3D, so no row expects it.
+- A TV name opening with a bracketed tag (the fansub convention) also
+  accepts 5070: Sonarr's quality fixture holds anime it files by quality.
 - No category where the fixture states no quality (SingleEpisode, Season,
   Multi, Daily, MiniSeries, release group, language...; Radarr's
   ParserFixture): those rows give the top level only (TV 5000 or Movies
@@ -419,17 +421,12 @@ CATEGORY_RULE = [
     "Movies: 2045 for 2160p; 2050 for a full BluRay disc (BR-DISK) or a 1080p remux;"
     " 2040 for 720p/1080p encodes of any source; 2030 for SD, DVD-R, CAM and telesync;"
     " 2060 (3D) is never expected: no fixture states 3D.",
+    "A TV name that opens with a bracketed tag, the fansub convention ('[HorribleSubs]"
+    " Series Title - 32 [1080p]'), also accepts 5070 (category_also): such names in"
+    " Sonarr's quality fixture are anime that the fixture files by quality only.",
     "No category where the fixture states no quality: those rows are measured on the"
     " top level only (5000 TV, 2000 Movies), which every row gives.",
 ]
-
-
-def _episode(p: dict[str, Any], row: dict[str, Any]) -> None:
-    """Season and episode, where the fixture's 0/0 means none (absolute-only names)."""
-    season, episode = p.get("seasonNumber", 0), p.get("episodeNumber", 0)
-    if season or episode:
-        row["season"] = season
-        row["episodes"] = [episode]
 
 
 def _date(p: dict[str, Any]) -> str:
@@ -936,6 +933,8 @@ def build(repos: dict[str, Path]) -> dict[str, Any]:
         expected = category(row["kind"], row.get("quality"))
         if expected is not None:
             row["category"] = expected
+            if row["kind"] == "tv" and name.lstrip().startswith(("[", "\u3010")):
+                row["category_also"] = [5070]
         row["top_level"] = 5000 if row["kind"] in ("tv", "anime") else 2000
     names = [rows[k] for k in sorted(rows)]
     if conflicts:

@@ -9,7 +9,8 @@ measure counts only the rows that state its field:
 
 - top level: every row. The category's thousand (5000 TV, 2000 Movies, ...)
   equals the row's `top_level`.
-- category: rows with `category`. The newznab id equals it exactly.
+- category: rows with `category`. The newznab id equals it, or one of
+  `category_also` (5070 beside the quality's id for a fansub-shaped TV name).
 - episode: rows stating a season, episodes, absolute numbers or an air date.
   Every one of them the row states is read right: the season (the first of
   the parsed seasons), the episode numbers (as a sorted tuple), the absolute
@@ -108,7 +109,7 @@ def judge(row: Row, parsed: ParsedName, category: int) -> dict[str, bool]:
     """measure -> right, for each measure the row states."""
     out = {"top_level": category // 1000 * 1000 == row["top_level"]}
     if "category" in row:
-        out["category"] = category == row["category"]
+        out["category"] = category == row["category"] or category in row.get("category_also", ())
     episode = _episode_right(row, parsed)
     if episode is not None:
         out["episode"] = episode

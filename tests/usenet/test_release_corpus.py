@@ -143,6 +143,10 @@ def test_the_scoring_counts_a_right_reading_right_and_each_wrong_field_wrong():
     assert judge(row, wrong_episode, row["category"])["episode"] is False
     assert judge(row, replace(stated, seasons=()), row["category"])["episode"] is False
 
+    fansub = next(r for r in rows if r.get("category_also"))
+    assert judge(fansub, _as_stated(fansub), 5070)["category"] is True
+    assert judge(fansub, _as_stated(fansub), 2040)["category"] is False
+
 
 def test_resolution_is_compared_by_class():
     assert [resolution_class(r) for r in (None, 360, 576, 720, 960, 1080, 1440, 2160)] == [
@@ -238,6 +242,8 @@ def test_the_category_rule_as_documented():
 def test_every_row_category_follows_the_rule():
     for row in load()["names"]:
         assert row.get("category") == extract.category(row["kind"], row.get("quality")), row
+        fansub = row["name"].lstrip().startswith(("[", "\u3010")) and row["kind"] == "tv"
+        assert row.get("category_also") == ([5070] if fansub and "category" in row else None), row
 
 
 def test_not_a_name_and_the_tv_marker():
