@@ -20,7 +20,7 @@ measure counts only the rows that state its field:
   "sd" for anything below 720 and for none at all (an SD quality's name often
   states no resolution).
 
-Rows marked `kind_conflict` (TV names in Radarr's quality fixture) are scored
+Rows marked `kind_conflict` (plain TV names in Radarr's fixtures) are scored
 in a group of their own and left out of the totals the goals are set on.
 
 The category of a parsed name comes from `usenet.categories.category_from_fields`
