@@ -12,7 +12,8 @@ Run it on a checkout or a bare git directory of each repository:
 
 Only the names and the expected values are written, with each fixture's
 repository, path and commit; none of the fetched code is kept. Nothing at
-test time needs this script or the repositories: the data file is committed.
+test time needs the repositories: the data file is committed (the tests
+check this script's C# reader and category rule on text of their own).
 
 What each test method's arguments mean is written below, method by method
 (METHODS): a fixture's argument is a title here, a season there, and an
