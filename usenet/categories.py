@@ -260,10 +260,11 @@ def category_from_fields(parsed: ParsedName, groups: Sequence[str] = ()) -> int:
             return 5070
         return _by_resolution(parsed.resolution, 5045, 5040, 5030)
     if kind == "movie":
-        if "3d" in tags:
-            return 2060
+        # A whole disc first (a 3D disc is a disc, as Radarr files it), then 3D encodes.
         if "disc" in tags or (parsed.source == "remux" and parsed.resolution == 1080):
             return 2050
+        if "3d" in tags:
+            return 2060
         return _by_resolution(parsed.resolution, 2045, 2040, 2030)
     if kind == "audio":
         for tag, category in (("audiobook", 3030), ("music_video", 3020), ("lossless", 3040)):

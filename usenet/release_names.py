@@ -137,7 +137,6 @@ _SEASON_WORD = "season"
 _EPISODE_WORD = "episode"
 _SPECIAL = "special"
 _PART = "part"
-_COMPLETE = "complete"
 
 _WORDS: dict[str, tuple[str, object]] = {}
 
@@ -195,7 +194,7 @@ _add(
     "ws internal limited readnfo nfofix subbed subs hardsub hardsubs hc dubbed dub"
     " hdr hdr10 hdr10+ dv dovi sdr 10bit 10-bit 8bit hi10p hi10 10bits"
     " amzn nf dsnp hmax atvp hulu pcok stan it ma cr funi vrv"
-    " multisubs multi-subs sub vostfr vosten batch mkv mp4 avi rarbg eztv ettv"
+    " multisubs multi-subs sub vostfr vosten mkv mp4 avi rarbg eztv ettv"
     " 3ch 6ch 2ch 60fps 50fps 24fps nordic dl ml hr",
 )
 _add(_FLAG, "proper real", "proper")
@@ -220,6 +219,7 @@ _add(_TAG, "cbr cbz comic comics", "comic")
 _add(_TAG, "codex skidrow plaza reloaded flt fitgirl tenoke rune empress dodi razor1911", "game")
 _add(_TAG, "iso exe msi dmg x64 x86 win64 win32 macos osx linux keygen portable setup", "software")
 _add(_TAG, "anime", "anime")
+_add(_TAG, "batch", "batch")
 for _lang, _words in (
     ("english", "english eng"),
     ("german", "german ger deutsch"),
@@ -262,16 +262,17 @@ for _edition, _words in (
     _add(_EDITION, _words, _edition)
 _add(_SEASON_WORD, "season seasons saison saisons staffel temporada stagione se sezon", "season")
 _add(_EPISODE_WORD, "episode episodes ep episodio folge cap afl bolum bölüm blm", "episode")
-_add(_SPECIAL, "special specials ova oad ovas oads", "special")
+_add(_SPECIAL, "special specials ova oad ovas oads ncop nced", "special")
 _add(_PART, "part pt", "part")
-_add(_COMPLETE, "complete", "complete")
+_add(_TAG, "complete completa completo", "complete")
 
 # Tags that end a title wherever they stand (but as its first word).
 _STRONG = frozenset((_RES, _SRC, _CODEC))
 # Numbering words, read after the pass.
 _MARKS = frozenset((_SEASON_WORD, _EPISODE_WORD, _PART))
 # Tags trimmed off a title's end ("Movie German DL", "Show EXTENDED").
-_TRIMMED = frozenset((_AUDIO, _LANG, _EDITION, _FLAG, _COMPLETE))
+_TRIMMED = frozenset((_AUDIO, _LANG, _EDITION, _FLAG))
+_TRIMMED_TAGS = frozenset(("complete", "batch"))
 # A later source that says more than an earlier one (WEB then WEBRip is a WEBRip).
 _BETTER_SOURCE = {
     "webdl": ("webrip",),
@@ -548,6 +549,19 @@ def _strip_tags(text: str) -> tuple[str, str | None, str]:
         if inner and not _is_quality(inner.lower()) and not ascii_digits(inner):
             leading = inner
             text = stripped[close + 1 :]
+    elif text.endswith("]"):
+        # "Show - S01E01 - (BD 1080p) [Group]": a fansub's group at the end, after a space.
+        opening = text.rfind("[", len(text) - 34)
+        inner = text[opening + 1 : -1]
+        if (
+            opening > 0
+            and text[opening - 1] in " ._"
+            and inner.isalnum()
+            and not ascii_digits(inner)
+        ):
+            if not _is_quality(inner.lower()) and not _is_marker(inner.lower()):
+                leading = inner
+                text = text[:opening]
     return text, leading, video_file
 
 
@@ -884,7 +898,7 @@ def _scan_words(
             if not found.episodes and at <= found.season_at + 5:
                 found.episodes = numbered
                 following = at + 1
-            elif found.episodes and at == following + 1 and lows[following] == "-":
+            elif index < 0 and found.episodes and at == following + 1 and lows[following] == "-":
                 found.episodes = _span(found.episodes[0], numbered[-1])  # Ep10688 - Ep10692
                 following = at + 1
             elif found.episodes and at == following:
@@ -990,6 +1004,8 @@ def _fansub_absolute(
         low = lows[index]
         if index == 0 or index in years or len(low) < 2 or low[-1:] == "p":
             continue
+        if len(lows[index - 1]) <= 2 and ascii_digits(lows[index - 1]):
+            continue  # "Evangelion 1.11": the number after a point is no episode
         if before_marker and found.marker >= 0 and index > found.marker + 1:
             return
         numbered = _numbers_of(low)
@@ -1126,7 +1142,11 @@ def parse_release_name(name: str) -> ParsedName:
     numbered = bool(found.seasons or found.absolute or found.air_date)
     if year_index >= 0 and not numbered and year_index < end:
         end = year_index
-    while end > 1 and (lows[end - 1] == "-" or _is_weak(lows[end - 1])):
+    while end > 1 and (
+        lows[end - 1] == "-"
+        or _is_weak(lows[end - 1])
+        or (lows[end - 1] == "cut" and end > 2 and _is_weak(lows[end - 2]))
+    ):
         end -= 1  # "Movie German DL", "World Movie Z EXTENDED 2013": tags before the year
     if end == 1 and lows and lows[0] == "-":
         end = 0
@@ -1139,8 +1159,8 @@ def parse_release_name(name: str) -> ParsedName:
     tags: list[str] = []
     proper = repack = False
     for index, field, value in tagged:
-        if index < end:
-            continue
+        if index < end and value != "disc":
+            continue  # a title's own word ("The Italian Job"); "BD25 Movie" is a disc
         if field == _LANG:
             if value not in languages:
                 languages.append(value)
@@ -1229,6 +1249,8 @@ def _quality(
         if at and lows[at - 1] in ("hd", "sd"):
             source = "hdtv" if lows[at - 1] == "hd" else "sdtv"  # "HD TV", "SD TV"
             resolution = resolution or (720 if source == "hdtv" else 480)
+    if "3d" in lows and lows.index("3d") + 1 < len(lows) and lows[lows.index("3d") + 1] == "bd":
+        tags.append("disc")  # 3D BD: Radarr's name for a 3D disc
     if source == "bluray" and "disc" not in tags and not encoded and extension != "mkv":
         if (codec is not None or "iso" in lows or "bdmv" in lows or "complete" in lows) and (
             resolution != 720 and not (resolution == 1080 and codec == "h265")
@@ -1240,8 +1262,10 @@ def _quality(
     if resolution is None:
         if source == "sdtv" and "hr" in lows:
             resolution = 720  # HR.WS.PDTV: a high-resolution capture
-        elif source in ("hdtv", "webdl") and ("[HDTV]" in name or "[WEBDL]" in name):
-            resolution = 720  # Sonarr's naming of a 720p file
+        elif source in ("hdtv", "webdl") and (
+            "[HDTV]" in name or "[WEBDL]" in name or "[web]" in name.lower()
+        ):
+            resolution = 720  # Sonarr's naming of a 720p file, a fansub's web release
         elif source == "bluray" and codec == "xvid":
             resolution = 480
         elif source is not None:
@@ -1282,6 +1306,16 @@ def _scan_glued_word(low: str, index: int, found: _Numbering, marks: dict[str, l
         low
     ):
         marks["episode"].append(-index - 1)
+    else:
+        # "TheSeriesS06E11", "zoos01e11": a title word glued to its S01E01.
+        at = low.rfind("s", 1)
+        while at > 0:
+            if low[at + 1 : at + 2] in _DIGITS:
+                glued = _season_episode(low[at:])
+                if glued is not None and glued[1]:
+                    found.season(glued[0], index, glued[1])
+                    return
+            at = low.rfind("s", 1, at)
 
 
 def _year_index(lows: list[str], years: list[int], end: int, found: _Numbering) -> int:
@@ -1299,7 +1333,7 @@ def _year_index(lows: list[str], years: list[int], end: int, found: _Numbering) 
 
 def _is_weak(low: str) -> bool:
     known = _WORDS.get(low)
-    return known is not None and known[0] in _TRIMMED
+    return known is not None and (known[0] in _TRIMMED or known[1] in _TRIMMED_TAGS)
 
 
 def _build(fields: dict[str, object]) -> ParsedName:
@@ -1326,6 +1360,10 @@ def _kind(
         return "anime"
     if found.seasons or found.air_date:
         return "anime" if fansub or "anime" in tags else "tv"
+    if "batch" in tags or ("complete" in tags and year is None and "disc" not in tags):
+        return "anime" if fansub else "tv"  # a season's or a series' episodes together
+    if fansub and found.special:
+        return "anime"  # "[Group] Show - NCOP", "[Group] Show OVA"
     video = resolution is not None or source is not None or codec is not None or video_file
     if "disc" in tags or "3d" in tags:
         return "movie"
