@@ -260,7 +260,11 @@ for _edition, _words in (
     ("Restored", "restored"),
 ):
     _add(_EDITION, _words, _edition)
-_add(_SEASON_WORD, "season seasons saison saisons staffel temporada stagione se sezon", "season")
+_add(
+    _SEASON_WORD,
+    "season seasons saison saisons staffel temporada stagione se sezon series",
+    "season",
+)
 _add(_EPISODE_WORD, "episode episodes ep episodio folge cap afl bolum bölüm blm", "episode")
 _add(_SPECIAL, "special specials ova oad ovas oads ncop nced", "special")
 _add(_PART, "part pt", "part")
@@ -631,6 +635,8 @@ def _tokens(words: list[str]) -> list[str]:
 def _is_dashed_marker(low: str) -> bool:
     """A dashed word read whole: S01E01-E03, S01-S03, 1x02-03, 2011-04-12, 01-25 (a range)."""
     first = low[0]
+    if low[-1] in _CJK_EPISODE:
+        return _glued_episode(low) is not None  # 01-24完
     if first == "s" and low[1:2] in _DIGITS:
         return _season_episode(low) is not None
     if first == "e" and (low[1:2] in _DIGITS or low[1:2] == "p" and low[2:3] in _DIGITS):
@@ -673,8 +679,8 @@ class _Numbering:
 
     def season(self, seasons: tuple[int, ...], index: int, episodes: tuple[int, ...] = ()) -> None:
         if self.seasons:
-            if episodes and self.seasons == seasons and self.episodes:
-                # S01E01.S01E02, 2x09-2x10 written apart: more episodes of that season.
+            if episodes and self.seasons == seasons:
+                # S01E01.S01E02 written apart, or "S03 ... Season 3 Episode 10".
                 self.episodes += tuple(e for e in episodes if e not in self.episodes)
             return
         self.seasons = seasons
@@ -865,6 +871,8 @@ def _scan_words(
     size = len(lows)
     # "Season 01", "Season 01 Episode 05", "Saison 3", "Seasons 1-3".
     for index in marks["season"]:
+        if lows[index] == "series" and lows[index - 1 : index] != ["-"]:
+            continue  # "Series Title - Series 1": only after a dash is it a season
         numbered = _numbers_of(lows[index + 1]) if index + 1 < size else None
         if numbered is not None and all(n < 100 for n in numbered):
             episodes: tuple[int, ...] = ()
@@ -913,6 +921,7 @@ def _scan_words(
     if found.seasons or found.absolute:
         if fansub and not found.absolute:
             _fansub_absolute(lows, found, numbers, years, before_marker=True)
+        _read_after_episode(lows, found)
         return
     # "Part01", "Part 2", "Part Two": a mini-series' part, unless a year follows ("Movie Part 2 2011").
     if marks["part"]:
@@ -947,7 +956,14 @@ def _scan_words(
             if numbered is None:
                 continue
             later = numbers[position + 1] if position + 1 < len(numbers) else -1
-            if later == index + 2 and lows[index + 1] == "-" and len(numbered) == 1:
+            # "Show 01 - 119" (a padded first number): a batch; "Show 2 - 05" is season 2's fifth.
+            before = (
+                _numbers_of(lows[index - 2]) if index >= 2 and lows[index - 2][0] == "0" else None
+            )
+            if before and len(numbered) == 1 and before[0] < numbered[0] < before[0] + MAX_RANGE:
+                numbered = _span(before[0], numbered[0])  # "Show 01 - 119": a batch
+                index -= 2
+            elif later == index + 2 and lows[index + 1] == "-" and len(numbered) == 1:
                 last = _numbers_of(lows[later])
                 if last and numbered[0] < last[0] < numbered[0] + MAX_RANGE:
                     numbered = _span(numbered[0], last[0])  # "01 - 10" (from 01~10)
@@ -961,6 +977,11 @@ def _scan_words(
     if fansub:
         _fansub_absolute(lows, found, numbers, years, before_marker=False)
         if found.absolute:
+            return
+    # "Series S 01": a season pack, the S apart.
+    for index in numbers:
+        if index > 1 and lows[index - 1] == "s" and len(lows[index]) == 2:
+            found.season((int(lows[index]),), index - 1)
             return
     # "Title.103.720p" is S01E03, "Title.1013" S10E13, "Title.103.104" S01E03E04:
     # three or four digits right after the title, never a year or a resolution.
@@ -992,6 +1013,23 @@ def _scan_words(
         return
 
 
+def _read_after_episode(lows: list[str], found: _Numbering) -> None:
+    """What may follow S01E01: "of 8" (S1E1-8 of 8: the whole season), "_02" (8x01_02)."""
+    after = found.season_at + 1
+    if not found.episodes or after <= 0 or after >= len(lows):
+        return
+    low = lows[after]
+    if (
+        low == "of"
+        and after + 1 < len(lows)
+        and _numbers_of(lows[after + 1]) == found.episodes[-1:]
+    ):
+        if found.episodes[0] == 1 and len(found.episodes) > 1:
+            found.episodes = ()  # every episode of the season: a pack
+    elif len(low) == 2 and ascii_digits(low) and int(low) == found.episodes[-1] + 1:
+        found.episodes += (int(low),)
+
+
 def _is_title_word(low: str) -> bool:
     return low.isalpha() and low not in _WORDS
 
@@ -1002,12 +1040,13 @@ def _fansub_absolute(
     """A fansub's absolute number: "[Group] Show 13 [1080p]", "[Group] Show 214 10x14"."""
     for index in numbers:
         low = lows[index]
-        if index == 0 or index in years or len(low) < 2 or low[-1:] == "p":
+        if index == 0 or index in years or len(low) < 2 or _is_year_like(low[:4]):
             continue
         if len(lows[index - 1]) <= 2 and ascii_digits(lows[index - 1]):
             continue  # "Evangelion 1.11": the number after a point is no episode
         if before_marker and found.marker >= 0 and index > found.marker + 1:
-            return
+            if index != found.marker + 2 or lows[found.marker + 1] != "-":
+                return  # "S01E01-02 - 001-002": the absolute numbers right after
         numbered = _numbers_of(low)
         if numbered is not None and not (numbered[0] in _RESOLUTION_NUMBERS and len(low) > 2):
             found.absolute = numbered
