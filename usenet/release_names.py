@@ -681,12 +681,20 @@ class _Numbering:
         if self.seasons:
             if episodes and self.seasons == seasons:
                 # S01E01.S01E02 written apart, or "S03 ... Season 3 Episode 10".
-                self.episodes += tuple(e for e in episodes if e not in self.episodes)
+                self.add_episodes(episodes)
             return
         self.seasons = seasons
         self.episodes = episodes
         self.season_at = index
         self.mark(index)
+
+    def add_episodes(self, episodes: tuple[int, ...]) -> None:
+        """More episodes of the season, at most MAX_RANGE in all (a name cannot make it grow
+        past that, however many ranges it writes)."""
+        if len(self.episodes) < MAX_RANGE:
+            known = set(self.episodes)
+            more = tuple(e for e in episodes if e not in known)
+            self.episodes = (self.episodes + more)[:MAX_RANGE]
 
 
 def _scan_digits(
@@ -910,7 +918,7 @@ def _scan_words(
                 found.episodes = _span(found.episodes[0], numbered[-1])  # Ep10688 - Ep10692
                 following = at + 1
             elif found.episodes and at == following:
-                found.episodes += tuple(n for n in numbered if n not in found.episodes)
+                found.add_episodes(numbered)
                 following = at + 1
             continue
         if not found.absolute:
@@ -980,7 +988,12 @@ def _scan_words(
             return
     # "Series S 01": a season pack, the S apart.
     for index in numbers:
-        if index > 1 and lows[index - 1] == "s" and len(lows[index]) == 2:
+        if (
+            index > 1
+            and lows[index - 1] == "s"
+            and len(lows[index]) == 2
+            and ascii_digits(lows[index])
+        ):
             found.season((int(lows[index]),), index - 1)
             return
     # "Title.103.720p" is S01E03, "Title.1013" S10E13, "Title.103.104" S01E03E04:
@@ -1027,7 +1040,7 @@ def _read_after_episode(lows: list[str], found: _Numbering) -> None:
         if found.episodes[0] == 1 and len(found.episodes) > 1:
             found.episodes = ()  # every episode of the season: a pack
     elif len(low) == 2 and ascii_digits(low) and int(low) == found.episodes[-1] + 1:
-        found.episodes += (int(low),)
+        found.add_episodes((int(low),))
 
 
 def _is_title_word(low: str) -> bool:
