@@ -48,6 +48,7 @@ from __future__ import annotations
 import datetime
 import unicodedata
 from dataclasses import dataclass
+from typing import Any
 
 from .numbers import ascii_digits
 
@@ -105,23 +106,24 @@ class ParsedName:
 
 
 _DIGITS = frozenset("0123456789")
-_HEX = frozenset("0123456789abcdef")
-_SEPARATORS = str.maketrans(
-    {
-        **{c: " " for c in '._[](){}+,;_"|/\\*?:<>【】「」『』（）〔〕《》\t\r\n\x00'},
-        # Spaces nobody sees: a zero-width one must not glue two words.
-        **{c: " " for c in "\u00a0\u200b\u200c\u200d\u2060\ufeff\u3000"},
-        "~": "-",  # 01~10: a range
-        # Full-width digits (CJK names) are written as ASCII ones; no other digits are read.
-        **{chr(0xFF10 + n): str(n) for n in range(10)},
-    }
-)
-# The same table for ASCII text, as bytes.
+# What splits a name into words: ASCII separators, CJK brackets (lenticular, corner,
+# full-width, tortoise-shell and angle), spaces nobody sees (a zero-width one must
+# not glue two words). "~" joins a range (01~10); full-width digits (CJK names) are
+# written as the ASCII ones they are, and no other digits are read.
+_SEPARATOR_MAP: dict[str, str] = {
+    **{c: " " for c in '._[](){}+,;_"|/\\*?:<>\t\r\n\x00'},
+    **{c: " " for c in "\u3010\u3011\u300c\u300d\u300e\u300f\uff08\uff09\u3014\u3015\u300a\u300b"},
+    **{c: " " for c in "\u00a0\u200b\u200c\u200d\u2060\ufeff\u3000"},
+    "~": "-",
+    **{chr(0xFF10 + n): str(n) for n in range(10)},
+}
+_SEPARATORS = str.maketrans(_SEPARATOR_MAP)
+# The same table for ASCII text, as bytes (bytes.translate is several times faster).
 _ASCII_SEPARATORS = bytes.maketrans(
-    bytes(k for k in _SEPARATORS if k < 128),
-    bytes(ord(_SEPARATORS[k]) for k in _SEPARATORS if k < 128),  # type: ignore[arg-type]
+    "".join(k for k in _SEPARATOR_MAP if k.isascii()).encode("ascii"),
+    "".join(v for k, v in _SEPARATOR_MAP.items() if k.isascii()).encode("ascii"),
 )
-_APOSTROPHES = frozenset("'’`´")
+_APOSTROPHES = frozenset("'\u2019`\u00b4")
 _KEY_DROPPED = frozenset(("and", "&"))
 
 # What a token means, looked up once per token. (field, value).
@@ -138,10 +140,11 @@ _EPISODE_WORD = "episode"
 _SPECIAL = "special"
 _PART = "part"
 
-_WORDS: dict[str, tuple[str, object]] = {}
+# A word's field and value: the value is an int (a resolution) or a str.
+_WORDS: dict[str, tuple[str, Any]] = {}
 
 
-def _add(field: str, words: str, value: object = None) -> None:
+def _add(field: str, words: str, value: Any = None) -> None:
     for word in words.split():
         _WORDS[word] = (field, word if value is None else value)
 
@@ -195,7 +198,7 @@ _add(
     " hdr hdr10 hdr10+ dv dovi sdr 10bit 10-bit 8bit hi10p hi10 10bits"
     " amzn nf dsnp hmax atvp hulu pcok stan it ma cr funi vrv"
     " multisubs multi-subs sub vostfr vosten mkv mp4 avi rarbg eztv ettv"
-    " 3ch 6ch 2ch 60fps 50fps 24fps nordic dl ml hr",
+    " 3ch 6ch 2ch 60fps 50fps 24fps nordic dl ml hr incl",
 )
 _add(_FLAG, "proper real", "proper")
 _add(_FLAG, "repack rerip repack2 rerip2", "repack")
@@ -277,6 +280,8 @@ _MARKS = frozenset((_SEASON_WORD, _EPISODE_WORD, _PART))
 # Tags trimmed off a title's end ("Movie German DL", "Show EXTENDED").
 _TRIMMED = frozenset((_AUDIO, _LANG, _EDITION, _FLAG))
 _TRIMMED_TAGS = frozenset(("complete", "batch"))
+# Tags that count even as a title's word ("Nature Documentary", "BD25 Movie").
+_TITLE_TAGS = frozenset(("disc", "documentary"))
 # A later source that says more than an earlier one (WEB then WEBRip is a WEBRip).
 _BETTER_SOURCE = {
     "webdl": ("webrip",),
@@ -508,7 +513,7 @@ def _resolution_suffix(low: str) -> tuple[int, str | None] | None:
     found = _WORDS.get(head)
     if found is None or found[0] not in (_SRC, _CODEC):
         return None
-    return resolution[1], found[1] if found[0] == _SRC else None  # type: ignore[return-value]
+    return resolution[1], found[1] if found[0] == _SRC else None
 
 
 def _strip_tags(text: str) -> tuple[str, str | None, str]:
@@ -639,7 +644,7 @@ def _is_dashed_marker(low: str) -> bool:
         return _glued_episode(low) is not None  # 01-24完
     if first == "s" and low[1:2] in _DIGITS:
         return _season_episode(low) is not None
-    if first == "e" and (low[1:2] in _DIGITS or low[1:2] == "p" and low[2:3] in _DIGITS):
+    if first == "e" and (low[1:2] in _DIGITS or (low[1:2] == "p" and low[2:3] in _DIGITS)):
         return _season_episode("s0" + low) is not None  # E01-E03, Ep01-12
     if first in _DIGITS:
         return (
@@ -822,7 +827,7 @@ def _scan_season(low: str, index: int, lows: list[str], found: _Numbering, title
         following = lows[index + 1]
         if following == "e" and index + 2 < len(lows):
             following = "e" + lows[index + 2]
-        if following[:1] == "e" and following[1:2] != "p" or following[:3] == "ep0":
+        if (following[:1] == "e" and following[1:2] != "p") or following[:3] == "ep0":
             more = _season_episode("s0" + following)
             if more is not None and more[1]:
                 episodes = more[1]
@@ -848,7 +853,7 @@ def _absolute_follows(lows: list[str], index: int) -> int | None:
         return None
     low = lows[index]
     if lows[index - 1] == "-" and (
-        _WORDS.get(low, ("",))[0] == _EPISODE_WORD or low[:2] == "ep" and ascii_digits(low[2:])
+        _WORDS.get(low, ("",))[0] == _EPISODE_WORD or (low[:2] == "ep" and ascii_digits(low[2:]))
     ):
         return -1  # "S3 - EP14"; "S42 Ep10688" is a season and its episode
     numbered = _numbers_of(low)
@@ -1010,19 +1015,19 @@ def _scan_words(
                 return
             continue
         value = int(low)
-        if value in _RESOLUTION_NUMBERS or value % 100 == 0 or 1900 <= value <= 2099:
+        if value < 100 or value in _RESOLUTION_NUMBERS or value % 100 == 0 or 1900 <= value <= 2099:
             continue
-        episodes = [value % 100]
+        run = [value % 100]
         for later in numbers[position + 1 : position + 4]:
             other = lows[later]
             if (
-                later == index + len(episodes)
+                later == index + len(run)
                 and len(other) == len(low)
                 and ascii_digits(other)
                 and int(other) // 100 == value // 100
             ):
-                episodes.append(int(other) % 100)
-        found.season((value // 100,), index, tuple(episodes))
+                run.append(int(other) % 100)
+        found.season((value // 100,), index, tuple(run))
         return
 
 
@@ -1138,7 +1143,7 @@ def parse_release_name(name: str) -> ParsedName:
             elif field == _SPECIAL:
                 found.special = True
             else:
-                tagged.append((index, field, value))  # type: ignore[arg-type]
+                tagged.append((index, field, value))
             continue
         if low.isalpha() or len(low) > MAX_TOKEN_LENGTH or low == "-":
             continue
@@ -1158,7 +1163,7 @@ def parse_release_name(name: str) -> ParsedName:
             and _scan_season(low, index, lows, found, title_end)
         ):
             continue
-        if first == "e" and low[1:2] in _DIGITS or low[:2] == "ep" and low[2:3] in _DIGITS:
+        if (first == "e" and low[1:2] in _DIGITS) or (low[:2] == "ep" and low[2:3] in _DIGITS):
             marks["episode"].append(-index - 1)  # the number is in the token
             continue
         if first in "xh" and low[1:] in _CODEC_NUMBERS:
@@ -1177,7 +1182,7 @@ def parse_release_name(name: str) -> ParsedName:
             continue
         _scan_glued_word(low, index, found, marks)
     # "H.264" and "DD5.1" split into their parts.
-    if codec is None and "264" in lows or "265" in lows:
+    if "264" in lows or "265" in lows:
         for index in range(1, len(lows)):
             if lows[index] in _CODEC_NUMBERS and lows[index - 1] in ("h", "x"):
                 codec = codec or _CODEC_NUMBERS[lows[index]]
@@ -1194,10 +1199,11 @@ def parse_release_name(name: str) -> ParsedName:
     numbered = bool(found.seasons or found.absolute or found.air_date)
     if year_index >= 0 and not numbered and year_index < end:
         end = year_index
+    video = resolution is not None or source is not None or codec is not None
     while end > 1 and (
         lows[end - 1] == "-"
-        or _is_weak(lows[end - 1])
-        or (lows[end - 1] == "cut" and end > 2 and _is_weak(lows[end - 2]))
+        or _is_weak(lows[end - 1], video)
+        or (lows[end - 1] == "cut" and end > 2 and _is_weak(lows[end - 2], video))
     ):
         end -= 1  # "Movie German DL", "World Movie Z EXTENDED 2013": tags before the year
     if end == 1 and lows and lows[0] == "-":
@@ -1211,7 +1217,7 @@ def parse_release_name(name: str) -> ParsedName:
     tags: list[str] = []
     proper = repack = False
     for index, field, value in tagged:
-        if index < end and value != "disc":
+        if index < end and value not in _TITLE_TAGS:
             continue  # a title's own word ("The Italian Job"); "BD25 Movie" is a disc
         if field == _LANG:
             if value not in languages:
@@ -1226,6 +1232,8 @@ def parse_release_name(name: str) -> ParsedName:
     resolution, source = _quality(
         name, lows[end:], resolution, source, codec, encoded, extension, tags
     )
+    if group is not None and _WORDS.get(group.lower()) == (_TAG, "game") and "game" not in tags:
+        tags.append("game")  # "Game.Title-CODEX": a game's cracking group
     if resolution is None and numbered and codec == "h264":
         resolution = 480  # Sonarr: x264 alone is SDTV
     for index in numbers:
@@ -1383,9 +1391,13 @@ def _year_index(lows: list[str], years: list[int], end: int, found: _Numbering) 
     return chosen
 
 
-def _is_weak(low: str) -> bool:
+def _is_weak(low: str, video: bool) -> bool:
+    """A tag trimmed off a title's end: languages, editions, flags; a category's tag
+    ("Album FLAC", "Book EPUB") where nothing says video, where it could be a title's word."""
     known = _WORDS.get(low)
-    return known is not None and (known[0] in _TRIMMED or known[1] in _TRIMMED_TAGS)
+    if known is None:
+        return False
+    return known[0] in _TRIMMED or (known[0] == _TAG and (not video or known[1] in _TRIMMED_TAGS))
 
 
 def _build(fields: dict[str, object]) -> ParsedName:
