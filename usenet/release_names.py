@@ -738,7 +738,7 @@ def _scan_digits(
                 found.air_date = date
                 found.mark(index)
                 return True
-        if size <= 4:
+        if size <= 5:
             numbers.append(index)
         return True
     cross = _cross(low)
@@ -1001,12 +1001,27 @@ def _scan_words(
         ):
             found.season((int(lows[index]),), index - 1)
             return
-    # "Title.103.720p" is S01E03, "Title.1013" S10E13, "Title.103.104" S01E03E04:
-    # three or four digits right after the title, never a year or a resolution.
+    # "Title.103.720p" is S01E03, "Title.1013" S10E13, "Title.103.104" S01E03E04,
+    # "Title.10708" S01E07E08: three to five digits right after the title, never a
+    # year or a resolution; "Title 04 VOSTFR 1080p", two digits there, is S01E04.
     for position, index in enumerate(numbers):
         low = lows[index]
         if index == 0 or index > title_end or index in years:
             continue
+        if len(low) == 5 and ascii_digits(low):
+            first, second = int(low[1:3]), int(low[3:])
+            if second == first + 1 and first:
+                found.season((int(low[0]),), index, (first, second))
+                return
+            continue
+        if (
+            len(low) == 2
+            and ascii_digits(low)
+            and all(year < index for year in years)
+            and _ends_title(lows, index, title_end)
+        ):
+            found.season((1,), index, (int(low),))
+            return
         if len(low) not in (3, 4) or not ascii_digits(low):
             numbered = _numbers_of(low)
             if numbered is not None and len(numbered) > 1 and index <= title_end:
@@ -1029,6 +1044,11 @@ def _scan_words(
                 run.append(int(other) % 100)
         found.season((value // 100,), index, tuple(run))
         return
+
+
+def _ends_title(lows: list[str], index: int, title_end: int) -> bool:
+    """Whether only tags (a language, a flag) stand between lows[index] and the quality."""
+    return title_end < len(lows) and all(_is_weak(low, True) for low in lows[index + 1 : title_end])
 
 
 def _read_after_episode(lows: list[str], found: _Numbering) -> None:
@@ -1195,9 +1215,12 @@ def parse_release_name(name: str) -> ParsedName:
     # The title: tokens before the first marker; a movie's last year closes it.
     end = title_end if found.marker < 0 else min(found.marker, title_end)
     year_index = _year_index(lows, years, end, found) if years else -1
+    start = 0  # where the title starts: after a year in brackets that opens the name
+    if years == [0] and year_index < 0 and end > 1 and text.lstrip()[:1] == "(":
+        year_index, start = 0, 1  # "(1995) Movie Name"
     year = int(lows[year_index]) if year_index >= 0 else None
     numbered = bool(found.seasons or found.absolute or found.air_date)
-    if year_index >= 0 and not numbered and year_index < end:
+    if year_index >= start and not numbered and year_index < end:
         end = year_index
     video = resolution is not None or source is not None or codec is not None
     while end > 1 and (
@@ -1208,7 +1231,7 @@ def parse_release_name(name: str) -> ParsedName:
         end -= 1  # "Movie German DL", "World Movie Z EXTENDED 2013": tags before the year
     if end == 1 and lows and lows[0] == "-":
         end = 0
-    title = " ".join(tokens[:end])
+    title = " ".join(tokens[start:end])
     if found.air_date is not None and year is None:
         year = found.air_date.year
 
@@ -1258,7 +1281,7 @@ def parse_release_name(name: str) -> ParsedName:
         {
             "kind": kind,
             "title": title,
-            "title_key": _key(lows[:end]),
+            "title_key": _key(lows[start:end]),
             "year": year,
             "seasons": found.seasons,
             "episodes": found.episodes,
@@ -1359,7 +1382,7 @@ def _scan_glued_word(low: str, index: int, found: _Numbering, marks: dict[str, l
             number = _numbers_of(low[len(prefix) :])
             if number is not None:
                 found.season(number, index)
-            return
+                return
     if low.startswith(("part", "pt")) and _numbers_of(low[4:] if low[1] == "a" else low[2:]):
         marks["part"].append(-index - 1)
     elif (low[0] in "#第" or low[-1] in _CJK_EPISODE or low.endswith("end")) and _glued_episode(
@@ -1438,6 +1461,8 @@ def _kind(
     for tag, kind in _KIND_OF_TAG:
         if tag in tags:
             return kind
+    if fansub and year is None:
+        return "anime"  # "[Group] Show": a fansub's series
     # An edition ("Extended Cut") is a film's.
     return "movie" if year is not None or edition is not None else "other"
 

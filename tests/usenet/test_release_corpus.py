@@ -162,11 +162,7 @@ by_name = {row["name"]: row for row in load()["names"]}
 # ---------------------------------------------------------------- the goals
 #
 # Issue 25: on the corpus, top level >= 98 %, exact category >= 95 %, season and
-# episode >= 97 %, year >= 97 % (kind conflicts apart). xfail while the parser
-# misses them; strict, so the day one is met the mark must go. Met: category,
-# episode and year.
-
-PARSER_MISSES = "usenet.release_names does not reach issue 25's goal yet (bench/bench_names.py)"
+# episode >= 97 %, year >= 97 % (kind conflicts apart). All four are met.
 
 
 @pytest.fixture(scope="module")
@@ -177,7 +173,7 @@ def corpus_score() -> name_corpus.Score:
 @pytest.mark.parametrize(
     "measure",
     [
-        pytest.param("top_level", marks=pytest.mark.xfail(strict=True, reason=PARSER_MISSES)),
+        "top_level",
         "category",
         "episode",
         "year",
