@@ -359,6 +359,14 @@ def title_key(text: str) -> str:
 
 def _key(lows: list[str]) -> str:
     """title_key of words already split and in lower case."""
+    joined = " ".join(lows)
+    if joined.isascii() and joined.replace(" ", "").isalnum():
+        # Letters and digits only, the common case: drop "and" and a leading "the".
+        if "and" in lows:
+            joined = " ".join(word for word in lows if word != "and")
+        if joined.startswith("the ") and len(joined) > 4:
+            joined = joined[4:]
+        return joined
     kept: list[str] = []
     for word in lows:
         if not (word.isalnum() and word.isascii()):
@@ -521,12 +529,12 @@ def _strip_tags(text: str) -> tuple[str, str | None, str]:
     video file's extension ("" where none)."""
     video_file = ""
     for _ in range(4):
-        head, dot, extension = text.rpartition(".")
-        extension = extension.strip().lower()
-        if dot and head and extension in _EXTENSIONS:
+        dot = text.rfind(".", len(text) - 6)  # extensions are at most 4 letters, with a space
+        extension = text[dot + 1 :].strip().lower() if dot > 0 else ""
+        if extension in _EXTENSIONS:
             if extension in _VIDEO_EXTENSIONS and not video_file:
                 video_file = extension
-            text = head
+            text = text[:dot]
             continue
         if text.endswith("]"):
             opening = text.rfind("[")
@@ -536,9 +544,9 @@ def _strip_tags(text: str) -> tuple[str, str | None, str]:
             ):
                 text = text[:opening].rstrip(" .-_")
                 continue
-        head, dash, suffix = text.rpartition("-")
-        if dash and head and suffix.lower() in _POSTER_SUFFIXES:
-            text = head
+        dash = text.rfind("-", len(text) - 14)  # a poster's suffix is at most 12 letters
+        if dash > 0 and text[dash + 1 :].lower() in _POSTER_SUFFIXES:
+            text = text[:dash]
             continue
         break
     leading = None
@@ -1318,22 +1326,21 @@ def _quality(
     disc's codec and no encode)."""
     if source == "cam":
         return 480, source  # a camera copy is SD whatever size it is scaled to
-    if source == "dvd" and "hd" in lows and lows.index("hd") + 1 == lows.index("dvd"):
-        source = "bluray"  # HD DVD: a disc of BluRay's kind
-    elif (
-        source is None
-        and "ray" in lows
-        and lows.index("ray")
-        and lows[lows.index("ray") - 1] == "blu"
-    ):
-        source = "bluray"  # Blu.ray
-    if source is None and "tv" in lows:
-        at = lows.index("tv")
-        if at and lows[at - 1] in ("hd", "sd"):
-            source = "hdtv" if lows[at - 1] == "hd" else "sdtv"  # "HD TV", "SD TV"
-            resolution = resolution or (720 if source == "hdtv" else 480)
-    if "3d" in lows and lows.index("3d") + 1 < len(lows) and lows[lows.index("3d") + 1] == "bd":
-        tags.append("disc")  # 3D BD: Radarr's name for a 3D disc
+    if source == "dvd":
+        if "hd" in lows and lows.index("hd") + 1 == lows.index("dvd"):
+            source = "bluray"  # HD DVD: a disc of BluRay's kind
+    elif source is None:
+        if "ray" in lows and lows.index("ray") and lows[lows.index("ray") - 1] == "blu":
+            source = "bluray"  # Blu.ray
+        elif "tv" in lows:
+            at = lows.index("tv")
+            if at and lows[at - 1] in ("hd", "sd"):
+                source = "hdtv" if lows[at - 1] == "hd" else "sdtv"  # "HD TV", "SD TV"
+                resolution = resolution or (720 if source == "hdtv" else 480)
+    if "3d" in tags and source == "bluray":
+        at = lows.index("3d")
+        if at + 1 < len(lows) and lows[at + 1] == "bd":
+            tags.append("disc")  # 3D BD: Radarr's name for a 3D disc
     if source == "bluray" and "disc" not in tags and not encoded and extension != "mkv":
         if (codec is not None or "iso" in lows or "bdmv" in lows or "complete" in lows) and (
             resolution != 720 and not (resolution == 1080 and codec == "h265")
