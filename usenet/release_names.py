@@ -3,37 +3,46 @@
 `parse_release_name(name)` turns a scene, p2p or fansub release name into a
 `ParsedName`. It is Django-free and uses no regular expressions: the name is
 cut to `MAX_NAME_LENGTH` characters, split once into at most `MAX_TOKENS`
-tokens (one `str.translate`, one `split`), and each token is classified by a
+tokens (one translate, one split), and each token is classified by a
 dictionary lookup or, for the few that hold digits, by a scan bounded by
-`MAX_TOKEN_LENGTH`. Every token is looked at a bounded number of times, so a
-name costs time linear in its length, and a 10 KB name costs what its first
-`MAX_NAME_LENGTH` characters cost.
+its length. Every token is looked at a bounded number of times and a range
+lists at most `MAX_RANGE` numbers, so a name costs time linear in its
+length, and a 10 KB name costs what its first `MAX_NAME_LENGTH` characters
+cost.
 
 How a name is read (the rules Sonarr's and Radarr's parsers follow, written
 as one pass over tokens instead of backtracking patterns):
 
 - Tags around the name go first: a file extension (`.mkv`, `.nzb`), a
   site's tag glued after the group (`-GROUP[rarbg]`), a poster's suffix
-  (`-Obfuscated`), a leading `[Group]` (fansubs), then the `-GROUP` suffix.
+  (`-Obfuscated`), a fansub's `[Group]` at the start (or, after a space, at
+  the end), then the `-GROUP` suffix.
 - The title is every token before the first marker: an episode marker
   (`S01E02`, `1x02`, `Season 1`, a date), a quality tag (`720p`, `BluRay`,
   `x264`), or, for a movie, the last year before those (`2001.A.Space.Odyssey
-  .1968` is "2001 A Space Odyssey", 1968). A TV title keeps its year
-  (`Show.2010.S01E01` is "Show 2010", the key Sonarr searches for a series
-  named "Show (2010)").
-- Episode numbers: `S01E02`, `S01E02E03`, `S01E01-E03` (a range), `S6E02`,
-  `s03.e05`, `S01EP01`, `1x02`, `1x02x03`, `Season 01 Episode 05`, `Saison3`,
-  `S01`, `S01-S03`, a three or four digit number after the title
-  (`Title.103.720p` is S01E03; never a year or a resolution), dates
-  (`2011.04.12`, `2011-04-12`, `12.04.2011`, `20110412`, `110412`) and
-  absolute numbers (`[Group] Show - 13 [1080p]`, `Show - 013`, `Show Ep08`).
+  .1968` is "2001 A Space Odyssey", 1968); tags at its end (`German DL`,
+  `EXTENDED`) are trimmed off. A TV title keeps its year (`Show.2010.S01E01`
+  is "Show 2010", the key Sonarr searches for a series named "Show (2010)").
+- Numbering: `S01E02`, `S01E02E03`, `S01E01-E03` (a range), `S6E02`,
+  `s03.e05`, `S01EP01`, `1x02`, `1x02x03`, `2x09-2x10`, `Season 01 Episode
+  05`, `Saison3`, `S01`, `S01-S03`, three to five digits after the title
+  (`Title.103.720p` is S01E03, never a year or a resolution), dates
+  (`2011.04.12`, `2011-04-12`, `12.04.2011`, `20110412`, `110412`, `23rd Feb
+  2024`), absolute numbers (`[Group] Show - 13 [1080p]`, `Show - 013`,
+  `Show Ep08`, `第05话`) and specials (`S00E05`, `OVA`, `NCOP`). A number that
+  reads two ways is given both: `Show E05` and `Show - 130 - Title` carry the
+  absolute number and S01E05 / S01E30, so a search by either finds them.
 - Kind: an episode makes TV, and anime when its numbering is absolute or
-  its name opens with a fansub `[Group]`; a year or a video quality alone
-  makes a movie; audio, book and software tags decide only where nothing
-  says video, so `AAC`, `FLAC` or `v2` in an anime name keep it anime.
+  its name is a fansub's; a year, an edition or a video quality alone makes
+  a movie; audio, book and software tags decide only where nothing says
+  video, so `AAC`, `FLAC` or `v2` in an anime name keep it anime.
+- Quality as Sonarr and Radarr settle it: a source without a resolution has
+  the one they assume (BluRay 720p, HDTV and WEB-DL SD), a camera copy is SD,
+  a BluRay with a disc's codec and no encoder is a whole disc (`disc` tag).
 
 Numbers are ASCII digits 0-9 only ("²" and Arabic-Indic digits are letters
-here); they are read through `usenet.numbers.ascii_digits`.
+here); they are read through `usenet.numbers.ascii_digits` (full-width
+digits, which CJK names use, are mapped to ASCII ones first).
 
 The interface (`ParsedName`, `parse_release_name`, `KINDS`, `FIELDS_VERSION`)
 is what the catalog stores and searches on; bump `FIELDS_VERSION` whenever a
@@ -41,6 +50,7 @@ change to the parser can change a stored field, so the backfill command
 (`manage.py parse_release_names`) knows which releases to parse again.
 `title_key(text)` is the key a title is matched on; a search applies it to
 the query the client sent (Sonarr's cleaned series title) to match it.
+`usenet.categories.category_from_fields` decides a category from the fields.
 """
 
 from __future__ import annotations
@@ -327,13 +337,6 @@ _SITE_TAGS = frozenset(
 _DOMAIN_ENDS = (".com", ".org", ".net", ".to", ".me", ".info", ".re", ".io", ".cc", ".tv")
 
 _THIS_YEAR = datetime.date.today().year
-
-
-def _number(text: str) -> int | None:
-    """Text that is 1 to 4 ASCII digits, as a number; None otherwise."""
-    if 0 < len(text) <= 4 and ascii_digits(text):
-        return int(text)
-    return None
 
 
 def _fold(word: str) -> str:
@@ -1140,7 +1143,7 @@ def parse_release_name(name: str) -> ParsedName:
     fansub = leading_group is not None and group is None
     if group is None:
         group = leading_group
-    dashed = "-" in text[: len(text) - len(group) - 1] if group else "-" in text
+    dashed = "-" in text and any("-" in word for word in words)
     tokens = _tokens(words) if dashed else words
     lows = [token.lower() for token in tokens]
 
@@ -1217,7 +1220,7 @@ def parse_release_name(name: str) -> ParsedName:
                 title_end = index
             continue
         _scan_glued_word(low, index, found, marks)
-    # "H.264" and "DD5.1" split into their parts.
+    # "H.264" split into its parts: a codec, not an episode 264.
     if "264" in lows or "265" in lows:
         for index in range(1, len(lows)):
             if lows[index] in _CODEC_NUMBERS and lows[index - 1] in ("h", "x"):

@@ -183,6 +183,12 @@ def test_the_release_group_is_its_suffix_or_a_fansubs_bracket(name, group):
     assert parse_release_name(name).group == group
 
 
+def test_a_dashed_tag_splits_whoever_the_group_is():
+    # The leading group's length once decided whether the name was looked at for dashes.
+    parsed = parse_release_name("[SomeLongGroupName] Show 05 [720p-HEVC]")
+    assert (parsed.codec, parsed.resolution, parsed.absolute_episodes) == ("h265", 720, (5,))
+
+
 def test_quality_words_fill_their_fields():
     parsed = parse_release_name(
         "Movie.Title.2010.EXTENDED.GERMAN.DL.1080p.BluRay.REPACK.PROPER.x265-GRP"
