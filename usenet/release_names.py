@@ -1271,6 +1271,7 @@ def parse_release_name(name: str) -> ParsedName:
             repack = repack or value == "repack"
         elif field == _TAG and value not in tags:
             tags.append(value)
+    stated = resolution
     resolution, source = _quality(
         name, lows[end:], resolution, source, codec, encoded, extension, tags
     )
@@ -1289,7 +1290,7 @@ def parse_release_name(name: str) -> ParsedName:
         found,
         fansub,
         year,
-        resolution,
+        stated,
         source,
         codec,
         tags,
@@ -1460,7 +1461,8 @@ def _kind(
     video_file: bool,
     edition: str | None,
 ) -> str:
-    """tv, anime, movie, or what the tags say where nothing says video."""
+    """tv, anime, movie, or what the tags say where nothing says video (`resolution`:
+    the one the name states, not the one its source implies)."""
     if found.absolute:
         return "anime"
     if found.seasons or found.air_date:
@@ -1469,12 +1471,16 @@ def _kind(
         return "anime" if fansub else "tv"  # a season's or a series' episodes together
     if fansub and found.special:
         return "anime"  # "[Group] Show - NCOP", "[Group] Show OVA"
-    video = resolution is not None or source is not None or codec is not None or video_file
     if "disc" in tags or "3d" in tags:
         return "movie"
-    if video:
+    # A source alone ("WEB", "CD") is no video where an audio tag says what it is:
+    # "Artist-Album-24BIT-WEB-FLAC-2011-GRP" is an album.
+    audio = "lossless" in tags or "mp3" in tags or "audiobook" in tags
+    if resolution is not None or codec is not None or video_file or (source and not audio):
         if "music_video" in tags:
             return "audio"
+        if "documentary" in tags and year is None:
+            return "tv"  # a documentary series' release without its numbering
         return "movie"
     for tag, kind in _KIND_OF_TAG:
         if tag in tags:
