@@ -348,12 +348,15 @@ def _fold(word: str) -> str:
 def title_key(text: str) -> str:
     """The key a title is matched on: lower-case words of letters and digits, one space apart.
 
-    It is the key of Sonarr's cleaned search title, so a query and a release
-    name meet: a leading "The" is dropped (Sonarr drops it from its queries),
-    "&" and "and" are dropped (Sonarr sends "Law & Order" as "Law Order"),
-    apostrophes join their word ("Grey's" is "greys"), accents fold
-    ("Pokémon" is "pokemon"), and years and country codes stay words
-    ("Doctor Who 2005", "The Office US" are "doctor who 2005", "office us").
+    It is built so that a release name and Sonarr's cleaned search title for
+    the same series meet (Sonarr drops a leading "The", writes "&" as "and",
+    deletes apostrophes and dots, and sends the rest as words): a leading
+    "the" is dropped; "&" and "and" are dropped, so "Law & Order", "Law and
+    Order" and "Law.and.Order" meet; apostrophes join their word ("Grey's" is
+    "greys"); single letters in a row join ("S.H.I.E.L.D." is "shield", as
+    Sonarr's "SHIELD"); accents fold ("Pokémon" is "pokemon"); years and
+    country codes stay words ("Doctor Who 2005", "The Office US" are "doctor
+    who 2005", "office us"). A search applies it to the query to compare.
     """
     words = _split(text[:MAX_NAME_LENGTH].lower())
     del words[MAX_TOKENS:]
@@ -364,28 +367,45 @@ def _key(lows: list[str]) -> str:
     """title_key of words already split and in lower case."""
     joined = " ".join(lows)
     if joined.isascii() and joined.replace(" ", "").isalnum():
-        # Letters and digits only, the common case: drop "and" and a leading "the".
-        if "and" in lows:
-            joined = " ".join(word for word in lows if word != "and")
-        if joined.startswith("the ") and len(joined) > 4:
-            joined = joined[4:]
-        return joined
-    kept: list[str] = []
-    for word in lows:
-        if not (word.isalnum() and word.isascii()):
-            if not word.isascii():
-                word = _fold(word)
-            # Apostrophes join ("grey's"), anything else that is no letter or digit splits.
-            word = "".join(
-                "" if c in _APOSTROPHES else c if c.isalnum() else " "
-                for c in word[:MAX_TOKEN_LENGTH]
-            )
-            kept.extend(w for w in word.split() if w not in _KEY_DROPPED)
-        elif word not in _KEY_DROPPED:
-            kept.append(word)
+        kept = lows  # letters and digits only, the common case
+    else:
+        kept = []
+        for word in lows:
+            if not (word.isalnum() and word.isascii()):
+                if not word.isascii():
+                    word = _fold(word)
+                # Apostrophes join ("grey's"), anything else that is no letter or digit splits.
+                word = "".join(
+                    "" if c in _APOSTROPHES else c if c.isalnum() else " "
+                    for c in word[:MAX_TOKEN_LENGTH]
+                )
+                kept.extend(word.split())
+            else:
+                kept.append(word)
+    if "and" in kept or "&" in kept:
+        kept = [word for word in kept if word not in _KEY_DROPPED]
     if len(kept) > 1 and kept[0] == "the":
-        del kept[0]
+        kept = kept[1:]
+    if len(kept) > 1 and any(len(word) == 1 for word in kept):
+        kept = _join_letters(kept)
     return " ".join(kept)
+
+
+def _join_letters(words: list[str]) -> list[str]:
+    """S H I E L D is "shield": single letters in a row are one word (a lone one stays)."""
+    out: list[str] = []
+    run = ""
+    for word in words:
+        if len(word) == 1 and word.isalpha():
+            run += word
+            continue
+        if run:
+            out.append(run)
+            run = ""
+        out.append(word)
+    if run:
+        out.append(run)
+    return out
 
 
 def _lead_number(token: str, start: int, digits: int = 4) -> tuple[int | None, int]:

@@ -216,7 +216,9 @@ def test_a_title_word_that_is_also_a_tag_stays_in_the_title():
         ("Grey's Anatomy", "greys anatomy"),
         ("Doctor Who (2005)", "doctor who 2005"),
         ("Pokémon", "pokemon"),
-        ("Marvel's Agents of S.H.I.E.L.D.", "marvels agents of s h i e l d"),
+        ("Marvel's Agents of S.H.I.E.L.D.", "marvels agents of shield"),
+        ("Marvels Agents of SHIELD", "marvels agents of shield"),
+        ("Malcolm X", "malcolm x"),
         ("The", "the"),
     ],
 )
@@ -229,6 +231,9 @@ def test_a_release_and_the_query_sonarr_sends_for_it_meet_on_the_key():
     assert parse_release_name("Greys.Anatomy.S01E01.720p").title_key == title_key("Grey's Anatomy")
     assert parse_release_name("Law.and.Order.S01E01.720p").title_key == title_key("Law & Order")
     assert parse_release_name("The.Office.US.S01E01.720p").title_key == title_key("Office US")
+    shield = parse_release_name("Marvels.Agents.of.S.H.I.E.L.D.S07E13.720p.HDTV.x264-AVS")
+    assert shield.title_key == title_key("Marvels Agents of SHIELD")
+    assert parse_release_name("Law.and.Order.S01E01").title_key == title_key("Law and Order")
 
 
 # ---------------------------------------------------------------- categories
