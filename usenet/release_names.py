@@ -386,7 +386,7 @@ def _key(lows: list[str]) -> str:
         kept = [word for word in kept if word not in _KEY_DROPPED]
     if len(kept) > 1 and kept[0] == "the":
         kept = kept[1:]
-    if len(kept) > 1 and any(len(word) == 1 for word in kept):
+    if len(kept) > 1 and 1 in map(len, kept):
         kept = _join_letters(kept)
     return " ".join(kept)
 
@@ -1163,9 +1163,9 @@ def parse_release_name(name: str) -> ParsedName:
     fansub = leading_group is not None and group is None
     if group is None:
         group = leading_group
-    dashed = "-" in text and any("-" in word for word in words)
-    tokens = _tokens(words) if dashed else words
-    lows = [token.lower() for token in tokens]
+    tokens = _tokens(words) if "-" in text and "-" in " ".join(words) else words
+    # One lower() and one split (lower() makes no spaces, so the tokens stay aligned).
+    lows = " ".join(tokens).lower().split()
 
     resolution = source = codec = None
     tagged: list[tuple[int, str, str]] = []  # (index, field, value) of weak tags
