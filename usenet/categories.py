@@ -204,8 +204,8 @@ class CategoryRules:
         return None
 
 
-# Newsgroups that say what a release is when its name does not (the first
-# dotted word of the group after "alt.binaries." that one of these names).
+# Newsgroups that say what a release is when its name does not: the first of a
+# group's dotted words (after the first, "alt") that is one of these decides.
 _GROUP_WORDS: dict[str, int] = {
     "anime": 5070,
     "tv": 5000,
@@ -244,8 +244,9 @@ def category_from_fields(parsed: ParsedName, groups: Sequence[str] = ()) -> int:
     """The newznab id of a release from its parsed name; its groups where the name is silent.
 
     TV: 5070 anime, 5080 documentary, else by resolution 5045 (2160p), 5040
-    (720p-1440p), 5030 (below, or none stated: Sonarr's SD). Movies: 2060 3D,
-    2050 a whole BluRay disc or a 1080p remux, 2045/2040/2030 by resolution.
+    (720p-1440p), 5030 (below, or none stated: Sonarr's SD). Movies: 2050 a
+    whole BluRay disc (a 3D one too, as Radarr files it) or a 1080p remux, 2060
+    3D encodes, 2045/2040/2030 by resolution.
     Audio: 3030 audiobook, 3020 music video, 3040 lossless, 3010 MP3, else
     3000. Books 7030 comics, 7020 e-books. Software 4050 games, else 4000.
     """
@@ -260,7 +261,6 @@ def category_from_fields(parsed: ParsedName, groups: Sequence[str] = ()) -> int:
             return 5070
         return _by_resolution(parsed.resolution, 5045, 5040, 5030)
     if kind == "movie":
-        # A whole disc first (a 3D disc is a disc, as Radarr files it), then 3D encodes.
         if "disc" in tags or (parsed.source == "remux" and parsed.resolution == 1080):
             return 2050
         if "3d" in tags:
