@@ -174,9 +174,10 @@ class Release(models.Model):
     air_date = models.DateField(null=True, blank=True)
     full_season = models.BooleanField(default=False, db_default=False)
     resolution = columns.SmallIntegerField(null=True, blank=True)
-    source = models.TextField(null=True, blank=True)
-    codec = models.TextField(null=True, blank=True)
-    release_group = models.TextField(null=True, blank=True)
+    # NULL: the name does not say (the contract the search is written to).
+    source = models.TextField(null=True, blank=True)  # noqa: DJ001
+    codec = models.TextField(null=True, blank=True)  # noqa: DJ001
+    release_group = models.TextField(null=True, blank=True)  # noqa: DJ001
     proper = models.BooleanField(default=False, db_default=False)
     repack = models.BooleanField(default=False, db_default=False)
     fields_version = columns.SmallIntegerField(default=0, db_default=0)
