@@ -19,6 +19,7 @@ from django.http import HttpRequest
 from django.http.response import HttpResponseBase
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 
 from catalog.rulesets import category_rules, current_rules
 from core.admin_tools import (
@@ -28,6 +29,7 @@ from core.admin_tools import (
     confirm,
     confirm_then,
     confirmed,
+    human_size,
 )
 from core.errors import DomainError, NotFound
 
@@ -138,7 +140,7 @@ class CatalogFileAdmin(NzbDownloads, LargeTableAdmin):
         "poster",
         "date",
         "segment_count",
-        "bytes",
+        "size",
         "complete",
         "conflicts",
         "nzb_links",
@@ -157,7 +159,7 @@ class CatalogFileAdmin(NzbDownloads, LargeTableAdmin):
         "date",
         "total",
         "segment_count",
-        "bytes",
+        "size",
         "complete",
         "conflicts",
         "file_index",
@@ -191,6 +193,10 @@ class CatalogFileAdmin(NzbDownloads, LargeTableAdmin):
     @admin.display(description="segments", ordering="segments")
     def segment_count(self, obj: CatalogFile) -> str:
         return f"{obj.segments}/{obj.total}"
+
+    @admin.display(description="size", ordering="bytes")
+    def size(self, obj: CatalogFile) -> SafeString:
+        return human_size(obj.bytes)
 
     @admin.display(description="NZB")
     def nzb_links(self, obj: CatalogFile) -> str:
