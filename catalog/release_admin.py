@@ -11,7 +11,8 @@ groups GIN index), completion and age.
 Sorting stays cheap on a catalog of ten million releases: by posted date
 the page is read down the posted index; by any other column, the list is the
 newest `sort_window` releases that match the filters (read down the same
-index) sorted among themselves, and its title says so. A release's page lists its files with their own completion
+index) sorted among themselves, and its title says so (docs/console.md, "The
+release list"). A release's page lists its files with their own completion
 and links to the release's NZB, streamed.
 """
 
@@ -61,9 +62,8 @@ RESOLUTIONS = (2160, 1080, 720, 576, 480)  # the vertical resolutions names carr
 
 # The episode column's sort: season, episode, absolute number, air date, year.
 EPISODE_ORDER = Func(
-    F("seasons"), F("episodes"), F("absolute_episodes"), F("air_date"), F("year"),
-    function="ROW", output_field=FloatField(),  # only ordered by, never read
-)  # fmt: skip
+    F("seasons"), F("episodes"), F("absolute_episodes"), F("air_date"), F("year"), function="ROW"
+)
 # The completion column's sort: the same 0..1 as Release.completion.
 COMPLETION_ORDER = Coalesce(
     Least(
