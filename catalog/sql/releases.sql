@@ -152,3 +152,98 @@ WITH target AS (
 )
 SELECT count(*) AS releases, count(*) FILTER (WHERE recategorized) AS recategorized
   FROM changed;
+
+-- name: count_releases
+SELECT count(*) AS releases FROM catalog_release;
+
+-- name: lock_releases_to_recount
+-- A batch of the recount, first statement: the next releases by id, locked
+-- in id order (a batch writing one of them is waited for; batches lock
+-- theirs in id order too, so neither can deadlock the other).
+SELECT id
+  FROM catalog_release
+ WHERE id > %(after)s
+ ORDER BY id
+ LIMIT %(limit)s
+   FOR UPDATE;
+
+-- name: recount_releases
+-- Second statement, under those locks and in a new snapshot (READ
+-- COMMITTED): a batch that committed while the first waited is counted.
+-- Only rows whose totals or listing change are written. A release is listed
+-- when its true totals are complete; one listed before stays listed if they
+-- still reach the completion floor (a release listed on a double count of a
+-- cross-post does not). One left unlisted that reaches the floor is queued,
+-- as of its last batch, for the upkeep to list once quiet.
+WITH counted AS (
+    SELECT c.*, r.files_expected, r.listed AS was_listed, r.updated_at,
+           catalog_release_complete(c.files, r.files_expected, c.segments, c.expected)
+           OR (r.listed AND catalog_release_settles(c.files, r.files_expected, c.segments,
+                                                    c.expected, %(floor)s)) AS listed
+      FROM catalog_release_counts(%(ids)s::bigint[]) AS c
+      JOIN catalog_release AS r ON r.id = c.release_id
+), changed AS (
+    UPDATE catalog_release AS r
+       SET files_seen = c.files, segments_present = c.segments, segments_expected = c.expected,
+           size = c.bytes, posted = c.first, last_posted = c.last, has_par2 = c.par2,
+           has_nfo = c.nfo, groups = c.groups, listed = c.listed
+      FROM counted AS c
+     WHERE r.id = c.release_id
+       AND (r.files_seen, r.segments_present, r.segments_expected, r.size, r.posted,
+            r.last_posted, r.has_par2, r.has_nfo, r.groups, r.listed)
+           IS DISTINCT FROM (c.files, c.segments, c.expected, c.bytes, c.first, c.last, c.par2,
+                             c.nfo, c.groups, c.listed)
+    RETURNING c.was_listed, c.listed
+), queued AS (
+    INSERT INTO catalog_release_settling (release_id, touched_at)
+    SELECT release_id, updated_at
+      FROM counted
+     WHERE NOT listed
+       AND catalog_release_settles(files, files_expected, segments, expected, %(floor)s)
+     ORDER BY release_id
+    ON CONFLICT (release_id) DO NOTHING
+)
+SELECT count(*) AS changed,
+       count(*) FILTER (WHERE listed AND NOT was_listed) AS listed,
+       count(*) FILTER (WHERE was_listed AND NOT listed) AS unlisted
+  FROM changed;
+
+-- name: settle_releases
+-- The upkeep: the queued releases no batch has touched for the settle time,
+-- oldest first (the index on touched_at; LIMIT bounds the statement). Queue
+-- rows and releases are taken with SKIP LOCKED, so a batch is never waited
+-- for: a release a batch holds keeps its row (the batch moves its
+-- touched_at). The ones at the completion floor are listed; the rows taken
+-- are dropped, with those of releases deleted since.
+WITH due AS (
+    SELECT release_id
+      FROM catalog_release_settling
+     WHERE touched_at <= now() - make_interval(mins => %(settle_minutes)s)
+     ORDER BY touched_at
+     LIMIT %(limit)s
+       FOR UPDATE SKIP LOCKED
+), held AS (
+    SELECT r.id
+      FROM catalog_release AS r
+     WHERE r.id IN (SELECT release_id FROM due)
+     ORDER BY r.id
+       FOR UPDATE SKIP LOCKED
+), listed AS (
+    UPDATE catalog_release AS r
+       SET listed = true
+      FROM held
+     WHERE r.id = held.id
+       AND NOT r.listed
+       AND catalog_release_settles(r.files_seen, r.files_expected, r.segments_present,
+                                   r.segments_expected, %(floor)s)
+    RETURNING r.id
+), dropped AS (
+    DELETE FROM catalog_release_settling AS s
+     USING due
+     WHERE s.release_id = due.release_id
+       AND (due.release_id IN (SELECT id FROM held)
+            OR NOT EXISTS (SELECT 1 FROM catalog_release AS r WHERE r.id = due.release_id))
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM due) AS taken, (SELECT count(*) FROM dropped) AS dropped,
+       (SELECT count(*) FROM listed) AS listed;
