@@ -102,7 +102,7 @@ def _array(values: Sequence[int]) -> str:
     return "{" + ",".join(str(v) for v in values) + "}"
 
 
-def field_params(fields: Sequence[NameFields]) -> dict[str, list[Any]]:
+def field_params(fields: Sequence[NameFields]) -> dict[str, Any]:
     """The fields of many releases as parallel lists, the parameters of the SQL that stores them."""
     return {
         "kinds": [f.kind for f in fields],

@@ -12,7 +12,6 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.db import connection, connections, transaction
-from django.utils import timezone
 
 from catalog.models import CatalogFile, Release, ReleaseSettling
 from catalog.release_counts import recount_releases, settle_releases
@@ -116,21 +115,15 @@ def test_the_batch_that_completes_a_release_lists_it_in_its_own_transaction():
 
 def test_a_release_with_no_file_counter_is_not_listed_on_its_first_complete_file():
     group = GroupFactory()
-    now = timezone.now()
-    release = Release.objects.create(
-        key=b"k" * 16, name="Lone.File.mkv", poster="p", posted=now, last_posted=now,
-        category=8010, category_version=1, files_expected=None,
-    )  # fmt: skip
-    CatalogFile.objects.create(
-        group=group, key=b"f" * 16, release=release, rule_version=1, subject="s", poster="p",
-        name="Lone.File.mkv", total=2, date=now, parts=[1, 2], articles=[1, 2], sizes=[5, 5],
-        message_ids=["<a@b>", "<c@d>"], segments=2, bytes=10, complete=True,
-    )  # fmt: skip
-    release.refresh_from_db()
+    first = release_files()[0]
+    store(group, replace(first, segments=first.segments[:1]))
+    sql("UPDATE catalog_release SET files_expected = NULL")  # a release without a counter
+    store(group, first)  # its first file, complete
+    release = Release.objects.get()
     assert (release.files_seen, release.segments_present, release.segments_expected) == (1, 2, 2)
     assert not release.listed
     backdate_queue(121)
-    assert settle_releases() == 1
+    assert settle_releases() == 1  # settling lists it
     assert Release.objects.get().listed
 
 
