@@ -96,6 +96,14 @@ class TestColumns:
         assert cell(doc, ALBUM, "posted").startswith("Nov. 17, 2023")
         assert "3,410,391 bytes" in viewer_client.get(LIST).content.decode()  # the tooltip
 
+    def test_the_fields_the_batch_path_stored_are_shown_and_filtered(
+        self, viewer_client: Client, releases: Any
+    ) -> None:
+        doc = page(viewer_client.get(LIST))
+        assert (cell(doc, TV, "episode"), cell(doc, MOVIE, "episode")) == ("S01E02", "2019")
+        assert names(page(viewer_client.get(f"{LIST}?kind=tv&resolution=1080"))) == [TV]
+        assert names(page(viewer_client.get(f"{LIST}?resolution=2160"))) == [MOVIE]
+
     def test_many_groups_show_the_first_three_and_a_count(self, viewer_client, named) -> None:
         groups = [f"alt.binaries.g{i}" for i in range(5)]
         Release.objects.filter(name=TV).update(groups=groups)
