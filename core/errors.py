@@ -23,7 +23,7 @@ class Invalid(DomainError):
 
 
 class NameTaken(Invalid):
-    """Another row has the name a new one asks for (an API user, a group)."""
+    """Another row has the name a new one asks for (an API user)."""
 
 
 class NotFound(DomainError):
