@@ -19,6 +19,7 @@ from django.http import HttpRequest
 from django.http.response import HttpResponseBase
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 
 from catalog.rulesets import category_rules, current_rules
 from core.admin_tools import (
@@ -28,6 +29,7 @@ from core.admin_tools import (
     confirm,
     confirm_then,
     confirmed,
+    human_size,
 )
 from core.errors import DomainError, NotFound
 
@@ -54,9 +56,10 @@ class RuleSetForm(forms.ModelForm):
         required=False,
         widget=forms.Textarea(attrs={"rows": 16, "cols": 100, "style": "font-family: monospace"}),
         help_text=(
-            "Release categories as JSON: a list of rules tried in order, each "
+            "Category overrides as JSON: a list of rules tried in order before the "
+            "category a release's parsed name gives, each "
             '{"category": newznab id, "name": [patterns all found in the name], '
-            '"group": pattern found in a group}; no rule matches: 8010 Other/Misc. '
+            '"group": pattern found in a group}; no rule matches: the parsed name decides. '
             "Patterns are RE2 syntax, so that matching stays linear in the name whatever "
             "a poster writes: no lookaround, backreferences, atomic groups or possessive "
             "quantifiers, and a pattern RE2 refuses is shown with its reason. "
@@ -138,7 +141,7 @@ class CatalogFileAdmin(NzbDownloads, LargeTableAdmin):
         "poster",
         "date",
         "segment_count",
-        "bytes",
+        "size",
         "complete",
         "conflicts",
         "nzb_links",
@@ -157,7 +160,7 @@ class CatalogFileAdmin(NzbDownloads, LargeTableAdmin):
         "date",
         "total",
         "segment_count",
-        "bytes",
+        "size",
         "complete",
         "conflicts",
         "file_index",
@@ -191,6 +194,10 @@ class CatalogFileAdmin(NzbDownloads, LargeTableAdmin):
     @admin.display(description="segments", ordering="segments")
     def segment_count(self, obj: CatalogFile) -> str:
         return f"{obj.segments}/{obj.total}"
+
+    @admin.display(description="size", ordering="bytes")
+    def size(self, obj: CatalogFile) -> SafeString:
+        return human_size(obj.bytes)
 
     @admin.display(description="NZB")
     def nzb_links(self, obj: CatalogFile) -> str:

@@ -1,30 +1,120 @@
-"""Releases in the operator console: a list to search and filter, each with its files.
+"""Releases in the operator console: a list an operator can work from, each with its files.
 
-The list reads only the release rows (never counts past COUNT_CAP): the
-columns it shows are kept on the release. Filters: category (a newznab
-parent includes its children), group (exact name, the groups GIN index),
-completion and age. A release's page lists its files with their own
-completion and links to the release's NZB, streamed.
+The list reads only the release rows (never counts past COUNT_CAP): every
+column is kept on the release (its totals by the triggers, its name's
+fields by the parser). Columns: category, the parsed episode (S01E02,
+S01E02-E03, S01 pack, absolute 13, daily 2011-04-12) or year, size, files
+seen/expected, completion, groups, posted date. Filters: kind, resolution,
+category (a newznab parent includes its children), group (exact name, the
+groups GIN index), completion and age.
+
+Sorting stays cheap on a catalog of ten million releases: by posted date
+the page is read down the posted index; by any other column, the list is the
+newest `sort_window` releases that match the filters (read down the same
+index) sorted among themselves, and its title says so (docs/console.md, "The
+release list"). A release's page lists its files with their own completion
+and links to the release's NZB, streamed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.contrib import admin
-from django.db.models import F, QuerySet
+from django.contrib.admin.views.main import ChangeList
+from django.db.models import ExpressionWrapper, F, FloatField, Func, QuerySet, Value
+from django.db.models.functions import Coalesce, Least, NullIf
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 
-from core.admin_tools import GroupNameFilter, LargeTableAdmin, NzbDownloads, RefusedInput
+from core.admin_tools import (
+    GroupNameFilter,
+    LargeTableAdmin,
+    NzbDownloads,
+    RefusedInput,
+    human_size,
+)
+from core.columns import column_bounds
+from core.counts import COUNT_CAP
 from usenet.categories import CATEGORIES
 from usenet.numbers import NotANumber, whole_number
+from usenet.release_names import KINDS
 
 from . import selectors
 from .api import release_nzb_response
 from .models import Release
 from .selectors import MAX_CATEGORY
+
+# The orderings an index reads in order (Release.Meta.indexes). A sort whose
+# columns, tie-breakers aside, begin one of these is read down that index. Not
+# the category index: under a filter that category and kind or resolution
+# share (kind=tv), its walk would pass every release of the categories before.
+INDEX_ORDERINGS: tuple[tuple[str, ...], ...] = (
+    ("-posted", "-id"),  # catalog_release_posted_idx
+    ("posted", "id"),  # the same, read backwards
+)
+GROUPS_SHOWN = 3
+EPISODES_SHOWN = 4
+RESOLUTIONS = (2160, 1080, 720, 576, 480)  # the vertical resolutions names carry
+
+# The episode column's sort: season, episode, absolute number, air date, year.
+EPISODE_ORDER = Func(
+    F("seasons"), F("episodes"), F("absolute_episodes"), F("air_date"), F("year"), function="ROW"
+)
+# The completion column's sort: the same 0..1 as Release.completion.
+COMPLETION_ORDER = Coalesce(
+    Least(
+        ExpressionWrapper(
+            F("segments_present") * 1.0 / NullIf(F("segments_expected"), 0),
+            output_field=FloatField(),
+        ),
+        Value(1.0),
+    ),
+    Value(0.0),
+)
+
+
+def index_ordering(ordering: Sequence[Any]) -> tuple[str, ...] | None:
+    """The ordering an index reads that `ordering` asks for; None if no index serves it."""
+    if not all(isinstance(part, str) for part in ordering):
+        return None  # an expression (completion, the episode column)
+    named = ["-id" if part == "-pk" else "id" if part == "pk" else part for part in ordering]
+    chosen = list(named)
+    while chosen and chosen[-1].lstrip("-") == "id":
+        chosen.pop()  # the tie-breaker: each index ends with id
+    if not chosen:
+        return tuple(named)  # the primary key alone
+    return next((full for full in INDEX_ORDERINGS if full[: len(chosen)] == tuple(chosen)), None)
+
+
+def episode_span(episodes: Sequence[int]) -> str:
+    """E02, E02-E03 (consecutive), E02E05 (a few apart)."""
+    ordered = sorted(episodes)
+    if len(ordered) > 1 and ordered == list(range(ordered[0], ordered[-1] + 1)):
+        return f"E{ordered[0]:02d}-E{ordered[-1]:02d}"
+    shown = "".join(f"E{episode:02d}" for episode in ordered[:EPISODES_SHOWN])
+    return shown + ("…" if len(ordered) > EPISODES_SHOWN else "")
+
+
+def episode_label(release: Release) -> str:
+    """What a release's name numbers: S01E02, S01E02-E03, S01 pack, absolute 13,
+    daily 2011-04-12, or else its year; "-" if none of them."""
+    seasons = sorted(release.seasons or [])
+    if release.air_date is not None:
+        return f"daily {release.air_date:%Y-%m-%d}"
+    if seasons and release.episodes:
+        return f"S{seasons[0]:02d}{episode_span(release.episodes)}"
+    if seasons:
+        span = f"S{seasons[0]:02d}" + (f"-S{seasons[-1]:02d}" if len(seasons) > 1 else "")
+        return f"{span} pack" if release.full_season else span
+    if release.absolute_episodes:
+        numbers = sorted(release.absolute_episodes)
+        last = f"-{numbers[-1]}" if len(numbers) > 1 else ""
+        return f"absolute {numbers[0]}{last}"
+    return str(release.year) if release.year is not None else "-"
 
 
 class CategoryFilter(admin.SimpleListFilter):
@@ -72,18 +162,105 @@ class CompletionFilter(admin.SimpleListFilter):
         return queryset
 
 
+class KindFilter(admin.SimpleListFilter):
+    title = "kind"
+    parameter_name = "kind"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [(kind, kind) for kind in KINDS]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        value = self.value()
+        if not value:
+            return queryset
+        if value not in KINDS:
+            raise RefusedInput(
+                f"The kind filter (?kind=) takes one of {', '.join(KINDS)}; choose one from the list."
+            )
+        return queryset.filter(kind=value)
+
+
+class ResolutionFilter(admin.SimpleListFilter):
+    title = "resolution"
+    parameter_name = "resolution"
+    UNKNOWN = "unknown"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [*((str(lines), f"{lines}p") for lines in RESOLUTIONS), (self.UNKNOWN, "unknown")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        value = self.value()
+        if not value:
+            return queryset
+        if value == self.UNKNOWN:
+            return queryset.filter(resolution__isnull=True)
+        _low, high = column_bounds(Release._meta.get_field("resolution"))
+        try:
+            lines = whole_number(value, low=1, high=high)
+        except NotANumber:
+            raise RefusedInput(
+                f"The resolution filter (?resolution=) takes a number of lines in ASCII "
+                f"digits 0-9, such as 1080, up to {high}, or {self.UNKNOWN}; "
+                "choose one from the list."
+            ) from None
+        return queryset.filter(resolution=lines)
+
+
+class ReleaseChangeList(ChangeList):
+    """The release list: a sort an index serves reads it; any other sorts only the newest
+    `sort_window` releases that match (read down the posted index), and the title says so."""
+
+    model_admin: ReleaseAdmin
+    windowed = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.windowed:
+            self.title = (
+                f"Select release to view: the newest {self.model_admin.sort_window:,} "
+                "that match, sorted"
+            )
+
+    def get_ordering(self, request: HttpRequest, queryset: QuerySet) -> list[Any]:
+        ordering = super().get_ordering(request, queryset)
+        indexed = index_ordering(ordering)
+        self.windowed = indexed is None
+        return ordering if indexed is None else list(indexed)
+
+    def get_queryset(self, request: HttpRequest, exclude_parameters: Any = None) -> QuerySet:
+        queryset = super().get_queryset(request, exclude_parameters)
+        if not self.windowed:
+            return queryset
+        window = self.model_admin.sort_window
+        newest = queryset.order_by("-posted", "-id").values("pk")[:window]
+        return Release.objects.filter(pk__in=newest).order_by(*queryset.query.order_by)
+
+
 @admin.register(Release)
 class ReleaseAdmin(NzbDownloads, LargeTableAdmin):
-    list_display = ("name", "category_label", "poster", "posted", "files_label",
-                    "completion_label", "size", "has_par2", "has_nfo", "nzb_link")  # fmt: skip
-    list_filter = (CategoryFilter, ReleaseGroupFilter, CompletionFilter, "posted")
+    list_display = ("name", "category_label", "episode", "size_label", "files_label",
+                    "completion_label", "groups_label", "posted", "poster", "has_par2",
+                    "has_nfo", "nzb_link")  # fmt: skip
+    list_filter = (KindFilter, ResolutionFilter, CategoryFilter, ReleaseGroupFilter,
+                   CompletionFilter, "posted")  # fmt: skip
     search_fields = ("name",)
     search_help_text = "Part of the release name (case-insensitive)."
     ordering = ("-posted", "-id")
-    fields = ("name", "category_label", "poster", "groups", "posted", "last_posted",
-              "files_label", "completion_label", "size", "has_par2", "has_nfo",
-              "category_version", "nzb_link", "file_table")  # fmt: skip
+    # A sort no index serves orders this many of the newest matching releases.
+    sort_window = COUNT_CAP
+    fields = ("name", "category_label", "kind", "episode", "resolution_label", "source", "codec",
+              "release_group", "poster", "groups", "posted", "last_posted", "files_label",
+              "completion_label", "size_label", "has_par2", "has_nfo", "category_version",
+              "nzb_link", "file_table")  # fmt: skip
     readonly_fields = fields
+
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
+        return ReleaseChangeList
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Release]:
+        # Unordered: the list's ordering is what the operator chose (or `ordering`)
+        # and the primary key, which ReleaseChangeList matches to an index.
+        return super().get_queryset(request).order_by()
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # releases come from the files
@@ -98,14 +275,32 @@ class ReleaseAdmin(NzbDownloads, LargeTableAdmin):
     def category_label(self, obj: Release) -> str:
         return f"{obj.category} {CATEGORIES.get(obj.category, '')}".strip()
 
-    @admin.display(description="files")
+    @admin.display(description="episode or year", ordering=EPISODE_ORDER)
+    def episode(self, obj: Release) -> str:
+        return episode_label(obj)
+
+    @admin.display(description="resolution")
+    def resolution_label(self, obj: Release) -> str:
+        return "-" if obj.resolution is None else f"{obj.resolution}p"
+
+    @admin.display(description="size", ordering="size")
+    def size_label(self, obj: Release) -> SafeString:
+        return human_size(obj.size)
+
+    @admin.display(description="files", ordering="files_seen")
     def files_label(self, obj: Release) -> str:
         expected = "?" if obj.files_expected is None else obj.files_expected
         return f"{obj.files_seen}/{expected}"
 
-    @admin.display(description="completion")
+    @admin.display(description="completion", ordering=COMPLETION_ORDER)
     def completion_label(self, obj: Release) -> str:
         return f"{100 * obj.completion:.1f} %"
+
+    @admin.display(description="groups", ordering="groups")
+    def groups_label(self, obj: Release) -> str:
+        more = len(obj.groups) - GROUPS_SHOWN
+        shown = ", ".join(obj.groups[:GROUPS_SHOWN])
+        return f"{shown} (+{more})" if more > 0 else shown
 
     @admin.display(description="NZB")
     def nzb_link(self, obj: Release) -> str:

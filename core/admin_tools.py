@@ -14,8 +14,9 @@
   answers it), never a 500 and never the list as if unfiltered. `nul_parameter`
   names a parameter holding a NUL, which the console's admin site answers so
   on every page (PostgreSQL's text cannot hold one).
-- `LargeTableAdmin`: a changelist over a table too large to count.
+- `LargeTableAdmin`: a changelist over a table too large to count (nor its filters' facets).
 - `NzbDownloads`: admin pages that download an NZB.
+- `human_size`: a size as the admin shows one.
 """
 
 from __future__ import annotations
@@ -32,9 +33,12 @@ from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
+from django.template.defaultfilters import filesizeformat
 from django.template.response import TemplateResponse
 from django.urls import path
 from django.utils.functional import cached_property
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 from core.counts import capped_count
 from core.errors import NotFound
@@ -205,9 +209,11 @@ class ConsoleModelAdmin(admin.ModelAdmin):
 
 
 class LargeTableAdmin(ConsoleModelAdmin):
-    """A changelist over a table too large to count: a capped count, 100 rows a page."""
+    """A changelist over a table too large to count: a capped count, 100 rows a page, and
+    no facets (`?_facets=1` would count every choice of every filter over the whole table)."""
 
     show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER
     paginator = CappedCountPaginator
     list_per_page = 100
 
@@ -270,3 +276,9 @@ class NzbDownloads(admin.ModelAdmin):
             return answer(pk)
         except NotFound as error:  # deleted or pruned since the page was drawn
             raise Http404(error.detail) from None
+
+
+def human_size(size: int) -> SafeString:
+    """A size as the admin shows one: 3.3 MB (Django's filesizeformat, as the dashboard's
+    totals), with the exact bytes in its tooltip."""
+    return format_html('<span title="{} bytes">{}</span>', f"{size:,}", filesizeformat(size))

@@ -22,11 +22,17 @@ INT4_MAX = 2**31 - 1
 INT8_MAX = 2**63 - 1
 
 
+def column_bounds(field: models.Field) -> tuple[int, int]:
+    """The smallest and largest number an integer field's column holds."""
+    low, high = connection.ops.integer_field_range(field.get_internal_type())
+    return low, high
+
+
 class _ColumnBounded:
     """A mixin for an integer model field: its form field gets its column's range."""
 
     def formfield(self, **kwargs: Any) -> Any:
-        low, high = connection.ops.integer_field_range(self.get_internal_type())  # type: ignore[attr-defined]
+        low, high = column_bounds(self)  # type: ignore[arg-type]
         return super().formfield(**{"min_value": low, "max_value": high, **kwargs})  # type: ignore[misc]
 
     def deconstruct(self) -> Any:

@@ -22,6 +22,10 @@ class Invalid(DomainError):
     """The input is malformed or out of range (names the field)."""
 
 
+class NameTaken(Invalid):
+    """Another row has the name a new one asks for (an API user)."""
+
+
 class NotFound(DomainError):
     """The thing named does not exist (a range, a group, a file)."""
 

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models.functions import Now
 
-from core.errors import Invalid
+from core.errors import Invalid, NameTaken, NotFound
 from indexer.models import AuditAction
 from indexer.services import AUDIT_IDS_SHOWN, record_audit
 
@@ -43,7 +43,7 @@ def issue_api_key(
     if not name or len(name) > 100:
         raise Invalid("name: an API user's name is 1 to 100 characters.")
     if ApiKey.objects.filter(name=name).exists():
-        raise Invalid(f"name: an API user {name!r} exists; rotate its key instead.")
+        raise NameTaken(f"name: an API user {name!r} exists; rotate its key instead.")
     key = new_api_key()
     api_key = ApiKey.objects.create(name=name, key_hash=hash_api_key(key), rate_limit=rate_limit)
     record_audit(
@@ -75,6 +75,38 @@ def set_api_keys_disabled(key_ids: Iterable[int], disabled: bool, *, actor: Any 
     action = AuditAction.API_KEYS_DISABLED if disabled else AuditAction.API_KEYS_ENABLED
     record_audit(actor, action, OBJECT_TYPE, count, {"ids": ids[:AUDIT_IDS_SHOWN]})
     return count
+
+
+# --- one key by its user's name (the commands): the same writes as the admin's list ---
+
+
+def api_key_named(name: str, *, lock: bool = False) -> ApiKey:
+    """The API user of this name (locked for the transaction with `lock`); NotFound otherwise."""
+    keys = ApiKey.objects.select_for_update() if lock else ApiKey.objects
+    try:
+        return keys.get(name=name.strip())
+    except ApiKey.DoesNotExist:
+        raise NotFound(f"No API user is named {name.strip()!r}.") from None
+
+
+@transaction.atomic
+def rotate_api_key(name: str, *, actor: Any = None) -> tuple[ApiKey, str]:
+    """A new key for the user of this name (shown once), refused while the user is disabled:
+    its new key would not work, and a script would take it for one that does."""
+    api_key = api_key_named(name, lock=True)
+    if api_key.disabled:
+        raise ApiKeyDisabled(
+            f"The API user {api_key.name!r} is disabled; enable it first "
+            f"(manage.py enable_api_key {api_key.name}), then rotate its key."
+        )
+    [rotated] = rotate_api_keys([api_key.pk], actor=actor)
+    return rotated
+
+
+def set_api_key_disabled(name: str, disabled: bool, *, actor: Any = None) -> tuple[ApiKey, int]:
+    """Disable or enable the user of this name: (the user, 1 if it changed, else 0)."""
+    api_key = api_key_named(name)
+    return api_key, set_api_keys_disabled([api_key.pk], disabled, actor=actor)
 
 
 def authenticate(key: str) -> ApiCaller:

@@ -57,3 +57,22 @@ def test_every_admin_page_opens_from_the_index(page: Any) -> None:
     opens(page, "/admin/dashboard/")
     assert any("/admin/catalog/catalogfile/" in href and "change" in href for href in opened)
     assert len(opened) > len(changelists)
+
+
+def test_the_release_list_sorts_by_every_column_and_filters(page: Any) -> None:
+    """Each sortable header of the release list, clicked both ways, and each choice of
+    its kind, resolution and category filters opens a list (never an error page)."""
+    world()
+    opens(page, "/admin/catalog/release/")
+    headers = hrefs(page, "#result_list thead th.sortable div.text a")
+    assert len(headers) >= 8  # name, category, episode, size, files, completion, groups, posted
+    for href in headers:
+        opens(page, f"/admin/catalog/release/{href}")
+        assert page.locator("#result_list tbody tr").count() == 1
+        again = page.locator("#result_list thead th.sorted div.text a").first.get_attribute("href")
+        opens(page, f"/admin/catalog/release/{again}")
+    for title in ("kind", "resolution", "category"):
+        choices = hrefs(page, f"#changelist-filter details[data-filter-title='{title}'] li a")
+        assert len(choices) > 3, title
+        for href in choices:
+            opens(page, f"/admin/catalog/release/{href}")
