@@ -26,11 +26,10 @@ from django.views.decorators.http import require_GET
 from catalog.nzb import CONTENT_TYPE as NZB_CONTENT_TYPE
 from catalog.nzb import content_disposition
 from core.api.errors import RETRY_AFTER_UNAVAILABLE
-from core.errors import MAX_ROW_ID
-from usenet.numbers import NotANumber, ascii_digits, whole_number
+from usenet.numbers import ascii_digits
 
 from . import feed as rss
-from . import params, selectors, services
+from . import guids, params, selectors, services
 from .categories import display_name, expand, parent_of
 from .errors import (
     DATABASE_UNAVAILABLE,
@@ -40,7 +39,6 @@ from .errors import (
     MissingParameter,
     NewznabError,
     NoSuchFunction,
-    NoSuchItem,
     RateLimited,
     Unavailable,
 )
@@ -52,6 +50,7 @@ from .feed import (
     render_caps,
     render_error,
 )
+from .guids import release_guid
 from .selectors import BEGINNING, Episode, SearchPage, SearchQuery
 from .services import ApiCaller
 
@@ -119,8 +118,10 @@ def capabilities(request: HttpRequest) -> Capabilities:
         max_limit=settings.NEWZNAB_MAX_LIMIT,
         searching=(
             ("search", True, "q,group"),
+            # No release carries a TVDB, TVmaze, IMDb or TMDb id yet: offering one would
+            # cost Sonarr and Radarr a request that cannot match before the title search.
             ("tv-search", True, "q,season,ep"),
-            ("movie-search", True, "q,imdbid"),
+            ("movie-search", True, "q"),
             ("audio-search", False, ""),
             ("book-search", False, ""),
         ),
@@ -193,42 +194,46 @@ def feed_response(
 
 def feed_item(request: HttpRequest, caller: ApiCaller, row: Any, extended: bool) -> rss.FeedItem:
     key = presented_key(request)
-    get = request.build_absolute_uri("/api?" + urlencode({"t": "get", "id": row.id, "apikey": key}))
+    guid = release_guid(selectors.installation(), row.id)
+    get = request.build_absolute_uri("/api?" + urlencode({"t": "get", "id": guid, "apikey": key}))
     details = request.build_absolute_uri(
-        "/api?" + urlencode({"t": "details", "id": row.id, "apikey": key})
+        "/api?" + urlencode({"t": "details", "id": guid, "apikey": key})
     )
     return rss.FeedItem(
         title=row.name,
-        guid=str(row.id),
+        guid=guid,
         link=get,
         comments=details,
         published=row.posted,
         category=display_name(row.category),
         size=row.size,
-        attrs=release_attrs(row, extended),
+        attrs=release_attrs(row, guid, extended),
     )
 
 
-def release_attrs(row: Any, extended: bool) -> list[tuple[str, str]]:
+def completion(row: Any) -> str:
+    """Segments present over segments expected, in percent (a whole number: clients
+    read it as one)."""
+    if not row.segments_expected:
+        return "0"
+    return str(min(100, 100 * row.segments_present // row.segments_expected))
+
+
+def release_attrs(row: Any, guid: str, extended: bool) -> list[tuple[str, str]]:
     attrs = [
         ("category", str(cat)) for cat in dict.fromkeys((parent_of(row.category), row.category))
     ]
     attrs.append(("size", str(row.size)))
-    attrs.append(("guid", str(row.id)))
+    attrs.append(("guid", guid))
+    attrs.append(("usenetdate", format_datetime(row.posted)))
+    attrs.append(("completion", completion(row)))
     if not extended:
         return attrs
-    completion = (
-        min(100.0, 100.0 * row.segments_present / row.segments_expected)
-        if row.segments_expected
-        else 0.0
-    )
     attrs += [
         ("files", str(row.files_seen)),
         ("poster", row.poster),
         *(("group", name) for name in row.groups),
-        ("usenetdate", format_datetime(row.posted)),
         ("grabs", str(row.grabs)),
-        ("completion", f"{completion:.1f}"),
     ]
     return attrs
 
@@ -237,29 +242,51 @@ def search(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpRespon
     return feed_response(request, caller, as_json, selectors.search(search_query(request)))
 
 
+# The id parameters clients send (Sonarr, Radarr, Prowlarr, NZBHydra2); caps
+# offers none, because no release carries one.
+ID_PARAMETERS = ("tvdbid", "rid", "tvmazeid", "imdbid", "tmdbid", "traktid", "doubanid")
+
+
+def asks_by_id(request: HttpRequest) -> bool:
+    """Whether the request names a show or movie by an id. The answer is then an
+    empty page: no release carries one, and the releases of the other parameters
+    alone would be unrelated ones. A malformed id is still error 201."""
+    named = False
+    for name in ID_PARAMETERS:
+        value = params.text(request.GET, name, max_length=20)
+        if name == "imdbid":
+            value = value.removeprefix("tt")
+        if value and not ascii_digits(value):
+            raise BadParameter(
+                f"Incorrect parameter ({name}: digits"
+                + (", with or without tt)" if name == "imdbid" else ")")
+            )
+        named = named or bool(value)
+    return named
+
+
+def empty_page(
+    request: HttpRequest, caller: ApiCaller, as_json: bool, query: SearchQuery
+) -> HttpResponse:
+    return feed_response(request, caller, as_json, SearchPage(query.offset, 0))
+
+
 def tvsearch(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponse:
     query = replace(search_query(request, default_categories=[TV]), episode=episode_of(request))
+    if asks_by_id(request):
+        return empty_page(request, caller, as_json, query)
     return feed_response(request, caller, as_json, selectors.search(query))
 
 
 def movie(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponse:
-    # imdbid is read and checked, but releases carry no IMDb ids (caps does not offer it):
-    # without q there is nothing to match it to, so the page is empty.
-    imdbid = params.text(request.GET, "imdbid", max_length=12).removeprefix("tt")
-    if imdbid and not ascii_digits(imdbid):
-        raise BadParameter("Incorrect parameter (imdbid: digits, with or without tt)")
     query = search_query(request, default_categories=[MOVIES])
-    if imdbid and not query.words:
-        return feed_response(request, caller, as_json, SearchPage(query.offset, 0))
+    if asks_by_id(request):
+        return empty_page(request, caller, as_json, query)
     return feed_response(request, caller, as_json, selectors.search(query))
 
 
 def release_id_of(request: HttpRequest) -> int:
-    value = params.required(request.GET, "id")
-    try:
-        return whole_number(value, high=MAX_ROW_ID)
-    except NotANumber:
-        raise NoSuchItem(f"No such item ({value[:40]})") from None
+    return guids.release_id_of(params.required(request.GET, "id"), selectors.installation())
 
 
 def details(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponse:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -317,6 +318,20 @@ def newest(query: SearchQuery) -> SearchPage:
         counted = queries.fetchone("count_newest", params)
         total = counted.total if counted else 0
     return SearchPage(query.offset, total, rows, "newest")
+
+
+_installation: uuid.UUID | None = None
+
+
+def installation() -> uuid.UUID:
+    """This installation's identity (newznab/guids.py), read once per process: it
+    never changes."""
+    global _installation
+    if _installation is None:
+        row = queries.fetchone("installation_identity", {})
+        assert row is not None, "newznab migration 0005 stores the installation's identity"
+        _installation = row.identity
+    return _installation
 
 
 def release(release_id: int) -> Record:

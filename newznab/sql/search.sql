@@ -145,3 +145,7 @@ SELECT s.most_common_elems::text::text[] AS terms,
     ON k.schemaname = current_schema() AND k.tablename = 'catalog_release'
    AND k.attname = 'category'
  WHERE c.oid = 'catalog_release'::regclass;
+
+-- name: installation_identity
+-- This installation's identity (migration 0005), which release guids carry.
+SELECT identity FROM newznab_installation;
