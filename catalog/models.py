@@ -157,6 +157,35 @@ class Release(models.Model):
     created_at = models.DateTimeField(db_default=Now())
     updated_at = models.DateTimeField(db_default=Now())
 
+    # The fields of its name (usenet.release_names.parse_release_name), kept
+    # with the name by the batch path; `fields_version` is the parser's
+    # FIELDS_VERSION they were read under (0: never), so
+    # `manage.py parse_release_names` knows which to read again. Columns with
+    # constant defaults: adding them rewrote nothing. Absolute episode
+    # numbers are smallint like the others: the parser reads none above 9999.
+    kind = models.TextField(default="other", db_default="other")
+    title_key = models.TextField(default="", db_default="", blank=True)
+    year = columns.SmallIntegerField(null=True, blank=True)
+    seasons = ArrayField(columns.SmallIntegerField(), default=list, db_default=[], blank=True)
+    episodes = ArrayField(columns.SmallIntegerField(), default=list, db_default=[], blank=True)
+    absolute_episodes = ArrayField(
+        columns.SmallIntegerField(), default=list, db_default=[], blank=True
+    )
+    air_date = models.DateField(null=True, blank=True)
+    full_season = models.BooleanField(default=False, db_default=False)
+    resolution = columns.SmallIntegerField(null=True, blank=True)
+    # NULL: the name does not say (the contract the search is written to).
+    source = models.TextField(null=True, blank=True)  # noqa: DJ001
+    codec = models.TextField(null=True, blank=True)  # noqa: DJ001
+    release_group = models.TextField(null=True, blank=True)  # noqa: DJ001
+    proper = models.BooleanField(default=False, db_default=False)
+    repack = models.BooleanField(default=False, db_default=False)
+    fields_version = columns.SmallIntegerField(default=0, db_default=0)
+    # Served to search and RSS by default: complete (set by the triggers in
+    # the batch that completes it) or settled (quiet for
+    # RELEASE_SETTLE_MINUTES above RELEASE_MIN_COMPLETION, set by the upkeep).
+    listed = models.BooleanField(default=False, db_default=False)
+
     class Meta:
         db_table = "catalog_release"
         ordering = ["-posted", "-id"]
