@@ -8,10 +8,7 @@ rate limit: 429 with Retry-After).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
-from dataclasses import replace
-from datetime import timedelta
+from collections.abc import Callable
 from email.utils import format_datetime
 from typing import Any
 from urllib.parse import urlencode
@@ -20,7 +17,6 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
-from django.utils.timezone import now
 from django.views.decorators.http import require_GET
 
 from catalog.nzb import CONTENT_TYPE as NZB_CONTENT_TYPE
@@ -51,11 +47,11 @@ from .feed import (
     render_error,
 )
 from .guids import release_guid
-from .selectors import BEGINNING, Episode, SearchPage, SearchQuery
+from .search_params import movie_query, search_query, titled, tv_query
+from .selectors import SearchPage, SearchQuery
 from .services import ApiCaller
 
 TV, MOVIES = 5000, 2000
-EPISODE_DATE = re.compile(r"[0-9][0-9]/[0-9][0-9]")  # fullmatch; \d takes Arabic-Indic digits
 
 Handler = Callable[[HttpRequest, ApiCaller, bool], HttpResponseBase]
 
@@ -137,38 +133,6 @@ def caps(request: HttpRequest, as_json: bool) -> HttpResponse:
 # --- searches ---------------------------------------------------------------
 
 
-def search_query(request: HttpRequest, *, default_categories: Sequence[int] = ()) -> SearchQuery:
-    """The parameters every search takes (q, cat, group, maxage, limit, offset), strictly."""
-    get = request.GET
-    limit = params.integer(get, "limit", settings.NEWZNAB_DEFAULT_LIMIT, low=1, high=2**31 - 1)
-    assert limit is not None
-    categories = params.integer_list(get, "cat") or list(default_categories)
-    maxage = params.integer(get, "maxage", None, high=100_000)
-    group = params.text(get, "group", max_length=255)
-    return SearchQuery(
-        words=params.text(get, "q"),
-        categories=expand(categories) or None,
-        groups=[name.strip() for name in group.split(",") if name.strip()],
-        since=now() - timedelta(days=maxage) if maxage is not None else BEGINNING,
-        limit=min(limit, settings.NEWZNAB_MAX_LIMIT),
-        offset=params.integer(get, "offset", 0) or 0,
-    )
-
-
-def episode_of(request: HttpRequest) -> Episode | None:
-    season = params.integer(request.GET, "season", None, high=9999)
-    episode = params.text(request.GET, "ep", max_length=10)
-    if season is None:
-        if episode:
-            raise MissingParameter("Missing parameter (season: ep needs it)")
-        return None
-    if episode and not (
-        ascii_digits(episode) or (season >= 1000 and EPISODE_DATE.fullmatch(episode))
-    ):
-        raise BadParameter("Incorrect parameter (ep: a number, or MM/DD with a year as season)")
-    return Episode(season, episode)
-
-
 def feed_response(
     request: HttpRequest,
     caller: ApiCaller,
@@ -239,7 +203,8 @@ def release_attrs(row: Any, guid: str, extended: bool) -> list[tuple[str, str]]:
 
 
 def search(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponse:
-    return feed_response(request, caller, as_json, selectors.search(search_query(request)))
+    query = titled(search_query(request))
+    return feed_response(request, caller, as_json, selectors.search(query))
 
 
 # The id parameters clients send (Sonarr, Radarr, Prowlarr, NZBHydra2); caps
@@ -272,14 +237,14 @@ def empty_page(
 
 
 def tvsearch(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponse:
-    query = replace(search_query(request, default_categories=[TV]), episode=episode_of(request))
+    query = tv_query(request, search_query(request, default_categories=[TV]))
     if asks_by_id(request):
         return empty_page(request, caller, as_json, query)
     return feed_response(request, caller, as_json, selectors.search(query))
 
 
 def movie(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponse:
-    query = search_query(request, default_categories=[MOVIES])
+    query = movie_query(search_query(request, default_categories=[MOVIES]))
     if asks_by_id(request):
         return empty_page(request, caller, as_json, query)
     return feed_response(request, caller, as_json, selectors.search(query))
@@ -354,7 +319,9 @@ def newest_feed(request: HttpRequest, as_json: bool) -> HttpResponse:
     limit = params.integer(request.GET, "num", settings.NEWZNAB_DEFAULT_LIMIT, low=1)
     assert limit is not None
     query = SearchQuery(
-        categories=expand(categories) or None, limit=min(limit, settings.NEWZNAB_MAX_LIMIT)
+        categories=expand(categories) or None,
+        limit=min(limit, settings.NEWZNAB_MAX_LIMIT),
+        incomplete=params.flag(request.GET, "incomplete"),
     )
     return feed_response(request, caller, as_json, selectors.newest(query), extended=True)
 

@@ -15,6 +15,7 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.category, w.gro
           FROM catalog_release
          WHERE posted >= %(since)s
            AND (%(categories)s::int[] IS NULL OR category = ANY(%(categories)s::int[]))
+           AND (%(incomplete)s OR listed)
          ORDER BY posted DESC, id DESC
          LIMIT %(budget)s) AS w
   LEFT JOIN newznab_release_grabs AS g ON g.release_id = w.id
@@ -35,6 +36,7 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.category, w.gro
                             FROM catalog_release
                            WHERE newznab_season(search_vector) = %(season)s::text
                              AND posted >= %(since)s
+                             AND (%(incomplete)s OR listed)
                            ORDER BY posted DESC, id DESC)
                          UNION ALL
                          (SELECT id, name, poster, posted, size, files_seen, category, groups,
@@ -42,6 +44,7 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.category, w.gro
                             FROM catalog_release
                            WHERE newznab_season(search_vector) = '*'
                              AND posted >= %(since)s
+                             AND (%(incomplete)s OR listed)
                            ORDER BY posted DESC, id DESC)) AS s
           ORDER BY s.posted DESC, s.id DESC
           LIMIT %(budget)s) AS w
@@ -71,6 +74,7 @@ WITH hits AS MATERIALIZED (
      WHERE (%(index_tsquery)s = '' OR search_vector @@ to_tsquery('simple', %(index_tsquery)s))
        AND (search_vector || ''::tsvector) @@ to_tsquery('simple', %(tsquery)s)
        AND posted >= %(since)s
+       AND (%(incomplete)s OR listed)
        AND (%(categories)s::int[] IS NULL OR category + 0 = ANY(%(categories)s::int[]))
        AND groups @> %(groups)s::text[]
        AND (%(season)s::text IS NULL
@@ -87,6 +91,50 @@ SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.category, r.gro
  ORDER BY page.posted DESC, page.id DESC;
 
 
+-- name: search_fields
+-- tvsearch and movie by title (docs/newznab.md, "Search"): the title's
+-- releases newest first down the title index (migration 0006), each tested
+-- for the season, episode, absolute episode, air date and year asked (a NULL
+-- parameter folds its test away: planned for its values each time).
+-- %(titles)s are newznab_title() keys, any of which matches.
+SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.category, r.groups,
+       r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs
+  FROM catalog_release AS r
+  LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id
+ WHERE newznab_title(r.title_key) = ANY(%(titles)s::text[])
+   AND r.title_key <> ''
+   AND (%(year)s::int IS NULL OR r.year = %(year)s::int)
+   AND (%(season)s::int IS NULL OR r.seasons @> ARRAY[%(season)s::smallint])
+   AND (%(episode)s::int IS NULL OR r.episodes @> ARRAY[%(episode)s::smallint])
+   AND (%(absolute)s::int IS NULL OR r.absolute_episodes @> ARRAY[%(absolute)s::smallint])
+   AND (%(aired_from)s::date IS NULL OR r.air_date >= %(aired_from)s::date)
+   AND (%(aired_until)s::date IS NULL OR r.air_date < %(aired_until)s::date)
+   AND (%(incomplete)s OR r.listed)
+   AND r.posted >= %(since)s
+   AND (%(categories)s::int[] IS NULL OR r.category = ANY(%(categories)s::int[]))
+   AND r.groups @> %(groups)s::text[]
+ ORDER BY r.posted DESC, r.id DESC
+ LIMIT %(limit)s OFFSET %(offset)s;
+
+-- name: count_fields
+SELECT count(*) AS total
+  FROM (SELECT 1
+          FROM catalog_release AS r
+         WHERE newznab_title(r.title_key) = ANY(%(titles)s::text[])
+           AND r.title_key <> ''
+           AND (%(year)s::int IS NULL OR r.year = %(year)s::int)
+           AND (%(season)s::int IS NULL OR r.seasons @> ARRAY[%(season)s::smallint])
+           AND (%(episode)s::int IS NULL OR r.episodes @> ARRAY[%(episode)s::smallint])
+           AND (%(absolute)s::int IS NULL
+                OR r.absolute_episodes @> ARRAY[%(absolute)s::smallint])
+           AND (%(aired_from)s::date IS NULL OR r.air_date >= %(aired_from)s::date)
+           AND (%(aired_until)s::date IS NULL OR r.air_date < %(aired_until)s::date)
+           AND (%(incomplete)s OR r.listed)
+           AND r.posted >= %(since)s
+           AND (%(categories)s::int[] IS NULL OR r.category = ANY(%(categories)s::int[]))
+           AND r.groups @> %(groups)s::text[]
+         LIMIT %(total_cap)s) AS c;
+
 -- name: newest_releases
 -- No words: the newest releases (t=search without q, the RSS feed).
 SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.category, r.groups,
@@ -94,6 +142,7 @@ SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.category, r.gro
   FROM catalog_release AS r
   LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id
  WHERE r.posted >= %(since)s
+   AND (%(incomplete)s OR r.listed)
    AND (%(categories)s::int[] IS NULL OR r.category = ANY(%(categories)s::int[]))
    AND r.groups @> %(groups)s::text[]
  ORDER BY r.posted DESC, r.id DESC
@@ -104,6 +153,7 @@ SELECT count(*) AS total
   FROM (SELECT 1
           FROM catalog_release
          WHERE posted >= %(since)s
+           AND (%(incomplete)s OR listed)
            AND (%(categories)s::int[] IS NULL OR category = ANY(%(categories)s::int[]))
            AND groups @> %(groups)s::text[]
          LIMIT %(total_cap)s) AS c;
