@@ -176,11 +176,15 @@ def feed_item(request: HttpRequest, caller: ApiCaller, row: Any, extended: bool)
 
 
 def completion(row: Any) -> str:
-    """Segments present over segments expected, in percent (a whole number: clients
-    read it as one)."""
+    """How much of the release the catalog has seen, in percent (a whole number, as
+    clients read it): its segments present over expected, times its files seen over
+    the count its subjects give (a file not seen at all has no segments to miss)."""
     if not row.segments_expected:
         return "0"
-    return str(min(100, 100 * row.segments_present // row.segments_expected))
+    share = min(1.0, row.segments_present / row.segments_expected)
+    if row.files_expected:
+        share *= min(1.0, row.files_seen / row.files_expected)
+    return str(int(100 * share))
 
 
 def release_attrs(row: Any, guid: str, extended: bool) -> list[tuple[str, str]]:

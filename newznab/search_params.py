@@ -24,7 +24,7 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.utils.timezone import now
 
-from usenet.numbers import ascii_digits, whole_number
+from usenet.numbers import NotANumber, ascii_digits, whole_number
 
 from . import params
 from .categories import expand
@@ -32,7 +32,7 @@ from .errors import BadParameter, MissingParameter
 from .selectors import BEGINNING, Episode, Fields, SearchQuery, title_match_key, words_of
 
 FIRST_YEAR, LAST_YEAR = 1900, 2099
-MAX_EPISODE = 9999  # smallint columns; no name numbers an episode higher
+MAX_EPISODE = 32767  # the smallint columns' bound (a daily soap numbers past 10,000)
 DATE_FORMS = "MM/DD with a year as season, or YYYY-MM-DD"
 
 
@@ -68,11 +68,11 @@ def titled(query: SearchQuery) -> SearchQuery:
     words = words_of(query.words)
     if len(words) < 2 or not ascii_digits(words[-1]) or len(words[-1]) > 4:
         return query
-    title = title_match_key(" ".join(words[:-1]))
+    rest = " ".join(words[:-1])
     year = year_of(words[-1])
     if year is not None:
-        return replace(query, fields=Fields(titles=(title,), year=year))
-    return replace(query, fields=Fields(titles=(title,), absolute=int(words[-1])))
+        return replace(query, fields=Fields(titles=(title_match_key(rest),), year=year))
+    return replace(query, fields=Fields(titles=series_titles(rest), absolute=int(words[-1])))
 
 
 def movie_query(query: SearchQuery) -> SearchQuery:
@@ -131,7 +131,10 @@ def tv_query(request: HttpRequest, query: SearchQuery) -> SearchQuery:
         fields = Fields(titles, aired_from=day, aired_until=day + timedelta(days=1))
         episode = Episode(day.year, f"{day.month:02d}/{day.day:02d}")
         return replace(query, fields=fields, episode=episode)
-    number = whole_number(ep, high=MAX_EPISODE) if ep else None
+    try:
+        number = whole_number(ep, high=MAX_EPISODE) if ep else None
+    except NotANumber as refused:
+        raise BadParameter(f"Incorrect parameter (ep: {refused.expected})") from None
     if season is None:
         if number is None:
             return replace(query, fields=Fields(titles) if titles else None)
@@ -143,14 +146,21 @@ def tv_query(request: HttpRequest, query: SearchQuery) -> SearchQuery:
             words=f"{query.words} {number:02d}",
             fields=Fields(titles, absolute=number),
         )
-    if season >= 1000:  # a daily show's year
+    if season >= 1000 and number is None:
+        # A daily show's year (Sonarr's daily season search), or a season named by
+        # its year ("S2014"): either matches.
         if not FIRST_YEAR <= season <= LAST_YEAR:
             raise BadParameter(
                 f"Incorrect parameter (season: a season, or a year {FIRST_YEAR}-{LAST_YEAR})"
             )
-        if number is not None:
-            raise BadParameter(f"Incorrect parameter (ep: with a year as season, {DATE_FORMS})")
-        fields = Fields(titles, aired_from=date(season, 1, 1), aired_until=date(season + 1, 1, 1))
+        fields = Fields(
+            titles,
+            season=season,
+            aired_from=date(season, 1, 1),
+            aired_until=date(season + 1, 1, 1),
+            season_or_aired=True,
+        )
         return replace(query, fields=fields, episode=Episode(season))
+    # A year as season with an episode number is a season too ("S2016E231").
     fields = Fields(titles, season=season, episode=number)
     return replace(query, fields=fields, episode=Episode(season, str(number) if ep else ""))

@@ -94,6 +94,8 @@ class Fields:
     absolute: int | None = None
     aired_from: date | None = None
     aired_until: date | None = None  # the day after the last
+    # The season, or an air date in the range (a year as season: "S2014" or daily).
+    season_or_aired: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,6 +293,7 @@ def search_fields(query: SearchQuery, fields: Fields) -> SearchPage:
         "absolute": fields.absolute,
         "aired_from": fields.aired_from,
         "aired_until": fields.aired_until,
+        "season_or_aired": fields.season_or_aired,
     }
     rows = queries.fetchall_planned("search_fields", params)
     if query.offset == 0 and len(rows) < query.limit:

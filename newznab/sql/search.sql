@@ -8,10 +8,10 @@
 -- each row's stored tsvector, reading at most %(budget)s rows. The outer
 -- LIMIT stops the walk as soon as the page (plus one row, to know there is
 -- more) is found, so a term in every tenth release reads a thousand rows.
-SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.category, w.groups,
-       w.segments_present, w.segments_expected, coalesce(g.grabs, 0) AS grabs
-  FROM (SELECT id, name, poster, posted, size, files_seen, category, groups, segments_present,
-               segments_expected, search_vector
+SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.files_expected, w.category,
+       w.groups, w.segments_present, w.segments_expected, coalesce(g.grabs, 0) AS grabs
+  FROM (SELECT id, name, poster, posted, size, files_seen, files_expected, category, groups,
+               segments_present, segments_expected, search_vector
           FROM catalog_release
          WHERE posted >= %(since)s
            AND (%(categories)s::int[] IS NULL OR category = ANY(%(categories)s::int[]))
@@ -29,18 +29,20 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.category, w.gro
 -- down the season index (migration 0004), with the names of two seasons
 -- ('*') merged in by date, testing each row's stored tsvector and reading at
 -- most %(budget)s rows.
-SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.category, w.groups,
-       w.segments_present, w.segments_expected, coalesce(g.grabs, 0) AS grabs
-  FROM (SELECT s.* FROM ((SELECT id, name, poster, posted, size, files_seen, category, groups,
-                                 segments_present, segments_expected, search_vector
+SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.files_expected, w.category,
+       w.groups, w.segments_present, w.segments_expected, coalesce(g.grabs, 0) AS grabs
+  FROM (SELECT s.* FROM ((SELECT id, name, poster, posted, size, files_seen, files_expected,
+                                 category, groups, segments_present, segments_expected,
+                                 search_vector
                             FROM catalog_release
                            WHERE newznab_season(search_vector) = %(season)s::text
                              AND posted >= %(since)s
                              AND (%(incomplete)s OR listed)
                            ORDER BY posted DESC, id DESC)
                          UNION ALL
-                         (SELECT id, name, poster, posted, size, files_seen, category, groups,
-                                 segments_present, segments_expected, search_vector
+                         (SELECT id, name, poster, posted, size, files_seen, files_expected,
+                                 category, groups, segments_present, segments_expected,
+                                 search_vector
                             FROM catalog_release
                            WHERE newznab_season(search_vector) = '*'
                              AND posted >= %(since)s
@@ -82,8 +84,8 @@ WITH hits AS MATERIALIZED (
 ), page AS (
     SELECT id, posted FROM hits ORDER BY posted DESC, id DESC LIMIT %(limit)s OFFSET %(offset)s
 )
-SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.category, r.groups,
-       r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs, t.total
+SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected, r.category,
+       r.groups, r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs, t.total
   FROM (SELECT count(*) AS total FROM (SELECT 1 FROM hits LIMIT %(total_cap)s) AS c) AS t
   LEFT JOIN (page
              JOIN catalog_release AS r ON r.id = page.id
@@ -95,20 +97,25 @@ SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.category, r.gro
 -- tvsearch and movie by title (docs/newznab.md, "Search"): the title's
 -- releases newest first down the title index (migration 0006), each tested
 -- for the season, episode, absolute episode, air date and year asked (a NULL
--- parameter folds its test away: planned for its values each time).
+-- parameter folds its test away: planned for its values each time); with
+-- %(season_or_aired)s, the season or an air date in the range (a year as season).
 -- %(titles)s are newznab_title() keys, any of which matches.
-SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.category, r.groups,
-       r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs
+SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected, r.category,
+       r.groups, r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs
   FROM catalog_release AS r
   LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id
  WHERE newznab_title(r.title_key) = ANY(%(titles)s::text[])
    AND r.title_key <> ''
    AND (%(year)s::int IS NULL OR r.year = %(year)s::int)
-   AND (%(season)s::int IS NULL OR r.seasons @> ARRAY[%(season)s::smallint])
+   AND (%(season)s::int IS NULL OR r.seasons @> ARRAY[%(season)s::smallint]
+        OR (%(season_or_aired)s AND r.air_date >= %(aired_from)s::date
+            AND r.air_date < %(aired_until)s::date))
    AND (%(episode)s::int IS NULL OR r.episodes @> ARRAY[%(episode)s::smallint])
    AND (%(absolute)s::int IS NULL OR r.absolute_episodes @> ARRAY[%(absolute)s::smallint])
-   AND (%(aired_from)s::date IS NULL OR r.air_date >= %(aired_from)s::date)
-   AND (%(aired_until)s::date IS NULL OR r.air_date < %(aired_until)s::date)
+   AND (%(season_or_aired)s OR %(aired_from)s::date IS NULL
+        OR r.air_date >= %(aired_from)s::date)
+   AND (%(season_or_aired)s OR %(aired_until)s::date IS NULL
+        OR r.air_date < %(aired_until)s::date)
    AND (%(incomplete)s OR r.listed)
    AND r.posted >= %(since)s
    AND (%(categories)s::int[] IS NULL OR r.category = ANY(%(categories)s::int[]))
@@ -123,12 +130,16 @@ SELECT count(*) AS total
          WHERE newznab_title(r.title_key) = ANY(%(titles)s::text[])
            AND r.title_key <> ''
            AND (%(year)s::int IS NULL OR r.year = %(year)s::int)
-           AND (%(season)s::int IS NULL OR r.seasons @> ARRAY[%(season)s::smallint])
+           AND (%(season)s::int IS NULL OR r.seasons @> ARRAY[%(season)s::smallint]
+                OR (%(season_or_aired)s AND r.air_date >= %(aired_from)s::date
+                    AND r.air_date < %(aired_until)s::date))
            AND (%(episode)s::int IS NULL OR r.episodes @> ARRAY[%(episode)s::smallint])
            AND (%(absolute)s::int IS NULL
                 OR r.absolute_episodes @> ARRAY[%(absolute)s::smallint])
-           AND (%(aired_from)s::date IS NULL OR r.air_date >= %(aired_from)s::date)
-           AND (%(aired_until)s::date IS NULL OR r.air_date < %(aired_until)s::date)
+           AND (%(season_or_aired)s OR %(aired_from)s::date IS NULL
+                OR r.air_date >= %(aired_from)s::date)
+           AND (%(season_or_aired)s OR %(aired_until)s::date IS NULL
+                OR r.air_date < %(aired_until)s::date)
            AND (%(incomplete)s OR r.listed)
            AND r.posted >= %(since)s
            AND (%(categories)s::int[] IS NULL OR r.category = ANY(%(categories)s::int[]))
@@ -137,8 +148,8 @@ SELECT count(*) AS total
 
 -- name: newest_releases
 -- No words: the newest releases (t=search without q, the RSS feed).
-SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.category, r.groups,
-       r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs
+SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected, r.category,
+       r.groups, r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs
   FROM catalog_release AS r
   LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id
  WHERE r.posted >= %(since)s

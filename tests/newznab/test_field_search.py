@@ -41,6 +41,8 @@ RELEASES: dict[str, dict[str, Any]] = {
     "Marvels.Agents.of.S.H.I.E.L.D.S01E01-G": dict(
         title_key="marvels agents of s h i e l d", seasons=[1], episodes=[1]
     ),
+    "Long.Soap.S41E10478.720p-G": dict(title_key="long soap", seasons=[41], episodes=[10478]),
+    "My.Series.S2014.720p.HDTV-G": dict(title_key="my series", seasons=[2014], full_season=True),
     "A.Great.Movie.2019.1080p.BluRay-F": dict(title_key="a great movie", year=2019, category=2040),
     "A.Great.Movie.1999.DVDRip-F": dict(title_key="a great movie", year=1999, category=2030),
 }
@@ -108,6 +110,13 @@ def test_a_daily_episode_in_every_form(client, api_key, releases, params):
     assert tv(client, api_key.key, q="Late Talk", **params) == ["Late.Talk.2024.01.15.720p-G"]
 
 
+def test_a_season_named_by_its_year_and_an_episode_past_ten_thousand(client, api_key, releases):
+    assert tv(client, api_key.key, q="My Series", season=2014) == ["My.Series.S2014.720p.HDTV-G"]
+    assert tv(client, api_key.key, q="Long Soap", season=41, ep=10478) == [
+        "Long.Soap.S41E10478.720p-G"
+    ]
+
+
 def test_a_daily_show_s_year(client, api_key, releases):
     assert tv(client, api_key.key, q="Late Talk", season=2024) == [
         "Late.Talk.2024.01.15.720p-G",
@@ -118,7 +127,8 @@ def test_a_daily_show_s_year(client, api_key, releases):
 @pytest.mark.parametrize(
     "params",
     [{"season": "2024", "ep": "13/45"}, {"season": "2023", "ep": "2024-01-15"},
-     {"season": "1", "ep": "01/15"}, {"ep": "2024-1x-15"}, {"season": "9999"}],
+     {"season": "1", "ep": "01/15"}, {"ep": "2024-1x-15"}, {"season": "9999"},
+     {"season": "1", "ep": "99999"}, {"ep": "123456"}],
 )  # fmt: skip
 def test_a_date_that_is_none_is_error_201(client, api_key, releases, params):
     assert (
