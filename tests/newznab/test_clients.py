@@ -31,6 +31,7 @@ from catalog.services import store_files
 from tests.support.factories import GroupFactory
 from tests.support.newznab import read_release_fields
 from tests.support.reports import release_files
+from usenet.numbers import ascii_digits
 
 pytestmark = pytest.mark.django_db
 
@@ -149,7 +150,7 @@ def parse_releases(response: Any) -> list[ReleaseInfo]:
         date = attr(item, "usenetdate") or item.findtext("pubDate")
         assert item.findtext("pubDate"), "every item must have a pubDate"
         size_text = attr(item, "size")
-        size = int(size_text) if size_text.isascii() and size_text.isdigit() else 0
+        size = int(size_text) if ascii_digits(size_text) else 0  # long.TryParse
         found.append(
             ReleaseInfo(
                 guid=item.findtext("guid"),
