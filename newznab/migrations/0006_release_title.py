@@ -1,4 +1,4 @@
-"""tvsearch and movie on the fields of a release's name: the title index.
+"""tvsearch and movie on the fields of a release's name: the title indexes.
 
 Built CONCURRENTLY (a 10M-row catalog is not locked while it builds), so the
 migration is not atomic; a build that failed half-way is dropped and built
@@ -23,5 +23,10 @@ class Migration(migrations.Migration):
         migrations.RunSQL(queries["drop_release_title_index"], migrations.RunSQL.noop),
         migrations.RunSQL(
             queries["create_release_title_index"], queries["drop_release_title_index"]
+        ),
+        migrations.RunSQL(queries["drop_release_title_multi_index"], migrations.RunSQL.noop),
+        migrations.RunSQL(
+            queries["create_release_title_multi_index"],
+            queries["drop_release_title_multi_index"],
         ),
     ]

@@ -95,10 +95,16 @@ SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected,
 
 -- name: search_fields
 -- tvsearch and movie by title (docs/newznab.md, "Search"): the title's
--- releases newest first down the title index (migration 0006), each tested
--- for the season, episode, absolute episode, air date and year asked (a NULL
+-- releases from the title indexes (migration 0006), each tested for the
+-- season, episode, absolute episode, air date and year asked (a NULL
 -- parameter folds its test away: planned for its values each time); with
--- %(season_or_aired)s, the season or an air date in the range (a year as season).
+-- %(season_or_aired)s, the season or an air date in the range (a year as
+-- season). The season's clause is the indexes': a release's first season
+-- and episode (the first index's keys), or its several (the second's). It
+-- tests a release of one season and episode by the first alone: a
+-- containment test beside it would make the planner count the season twice
+-- and read every release of the title instead. The season comes with the
+-- episode (search_params.py: an ep without one is an absolute number).
 -- %(titles)s are newznab_title() keys, any of which matches.
 SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected, r.category,
        r.groups, r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs
@@ -107,10 +113,14 @@ SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected,
  WHERE newznab_title(r.title_key) = ANY(%(titles)s::text[])
    AND r.title_key <> ''
    AND (%(year)s::int IS NULL OR r.year = %(year)s::int)
-   AND (%(season)s::int IS NULL OR r.seasons @> ARRAY[%(season)s::smallint]
+   AND (%(season)s::int IS NULL
+        OR (r.seasons[1] = %(season)s::int
+            AND (%(episode)s::int IS NULL OR r.episodes[1] = %(episode)s::int))
+        OR ((cardinality(r.seasons) > 1 OR cardinality(r.episodes) > 1)
+            AND r.seasons @> ARRAY[%(season)s::smallint]
+            AND (%(episode)s::int IS NULL OR r.episodes @> ARRAY[%(episode)s::smallint]))
         OR (%(season_or_aired)s AND r.air_date >= %(aired_from)s::date
             AND r.air_date < %(aired_until)s::date))
-   AND (%(episode)s::int IS NULL OR r.episodes @> ARRAY[%(episode)s::smallint])
    AND (%(absolute)s::int IS NULL OR r.absolute_episodes @> ARRAY[%(absolute)s::smallint])
    AND (%(season_or_aired)s OR %(aired_from)s::date IS NULL
         OR r.air_date >= %(aired_from)s::date)
@@ -130,10 +140,14 @@ SELECT count(*) AS total
          WHERE newznab_title(r.title_key) = ANY(%(titles)s::text[])
            AND r.title_key <> ''
            AND (%(year)s::int IS NULL OR r.year = %(year)s::int)
-           AND (%(season)s::int IS NULL OR r.seasons @> ARRAY[%(season)s::smallint]
+           AND (%(season)s::int IS NULL
+                OR (r.seasons[1] = %(season)s::int
+                    AND (%(episode)s::int IS NULL OR r.episodes[1] = %(episode)s::int))
+                OR ((cardinality(r.seasons) > 1 OR cardinality(r.episodes) > 1)
+                    AND r.seasons @> ARRAY[%(season)s::smallint]
+                    AND (%(episode)s::int IS NULL OR r.episodes @> ARRAY[%(episode)s::smallint]))
                 OR (%(season_or_aired)s AND r.air_date >= %(aired_from)s::date
                     AND r.air_date < %(aired_until)s::date))
-           AND (%(episode)s::int IS NULL OR r.episodes @> ARRAY[%(episode)s::smallint])
            AND (%(absolute)s::int IS NULL
                 OR r.absolute_episodes @> ARRAY[%(absolute)s::smallint])
            AND (%(season_or_aired)s OR %(aired_from)s::date IS NULL

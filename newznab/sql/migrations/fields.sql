@@ -28,9 +28,23 @@ DROP FUNCTION newznab_title(text);
 DROP INDEX CONCURRENTLY IF EXISTS catalog_release_title_idx;
 
 -- name: create_release_title_index
--- tvsearch and movie by title: the releases of one title, newest first (a
--- show's few thousand at most), their seasons, episodes, date and year
--- tested on each. Partial: names without a title are never asked for.
+-- tvsearch and movie by title: a title's releases by their first season and
+-- first episode, newest first. An episode search reads its releases
+-- straight (a show's one episode: a few rows however many the show has); a
+-- season search its season's; a movie or a daily show the title's, each
+-- tested for the year or date. Partial: names without a title are never
+-- asked for.
 CREATE INDEX CONCURRENTLY catalog_release_title_idx
-    ON catalog_release (newznab_title(title_key), posted DESC, id DESC)
+    ON catalog_release (newznab_title(title_key), (seasons[1]), (episodes[1]), posted DESC, id DESC)
  WHERE title_key <> '';
+
+-- name: drop_release_title_multi_index
+DROP INDEX CONCURRENTLY IF EXISTS catalog_release_title_multi_idx;
+
+-- name: create_release_title_multi_index
+-- The few releases of several seasons or episodes (S01-S03, S02E04E05),
+-- whose later ones the first index does not key: an episode or season search
+-- reads these of its title too (a BitmapOr with the first index).
+CREATE INDEX CONCURRENTLY catalog_release_title_multi_idx
+    ON catalog_release (newznab_title(title_key))
+ WHERE title_key <> '' AND (cardinality(seasons) > 1 OR cardinality(episodes) > 1);
