@@ -54,9 +54,10 @@ class RuleSetForm(forms.ModelForm):
         required=False,
         widget=forms.Textarea(attrs={"rows": 16, "cols": 100, "style": "font-family: monospace"}),
         help_text=(
-            "Release categories as JSON: a list of rules tried in order, each "
+            "Category overrides as JSON: a list of rules tried in order before the "
+            "category a release's parsed name gives, each "
             '{"category": newznab id, "name": [patterns all found in the name], '
-            '"group": pattern found in a group}; no rule matches: 8010 Other/Misc. '
+            '"group": pattern found in a group}; no rule matches: the parsed name decides. '
             "Patterns are RE2 syntax, so that matching stays linear in the name whatever "
             "a poster writes: no lookaround, backreferences, atomic groups or possessive "
             "quantifiers, and a pattern RE2 refuses is shown with its reason. "

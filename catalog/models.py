@@ -13,6 +13,7 @@ from __future__ import annotations
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.db import models
+from django.db.models import F, Func
 from django.db.models.functions import Now
 
 from core import columns
@@ -105,11 +106,15 @@ class CatalogFile(models.Model):
                 condition=models.Q(release_key__isnull=False),
                 name="catalog_file_release_idx",
             ),
-            # A release's files (its page, its NZB, the recount after pruning).
+            # A release's files (its page, its NZB, the recount after pruning),
+            # and the copies of one file in other groups (the release
+            # triggers count a cross-posted file once). The name's hash: a
+            # name is too long for an index entry.
             models.Index(
-                fields=["release"],
+                F("release"),
+                Func(F("name"), function="hashtext", output_field=models.IntegerField()),
                 condition=models.Q(release__isnull=False),
-                name="catalog_file_release_id_idx",
+                name="catalog_file_release_name_idx",
             ),
         ]
 
@@ -208,6 +213,33 @@ class Release(models.Model):
         if not self.segments_expected:
             return 0.0
         return min(1.0, self.segments_present / self.segments_expected)
+
+
+class ReleaseSettling(models.Model):
+    """An unlisted release a batch has touched, waiting to be looked at once quiet.
+
+    The release triggers queue each release a batch leaves unlisted (or move
+    its `touched_at`); the upkeep (`settle_releases`) takes the rows quiet for
+    RELEASE_SETTLE_MINUTES, lists the releases complete enough and drops the
+    rows. A queue beside the release, not an index on it: an index on a column
+    every batch changes would make the release's updates non-HOT.
+    """
+
+    release = models.OneToOneField(
+        Release,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        primary_key=True,
+        related_name="+",
+    )
+    touched_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        db_table = "catalog_release_settling"
+        verbose_name = "release waiting to settle"
+
+    def __str__(self) -> str:
+        return f"release {self.release_id}, touched {self.touched_at}"
 
 
 # How many rows a group's summary is striped over (SUMMARY_SLOTS in

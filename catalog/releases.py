@@ -6,7 +6,8 @@ A release is keyed by (poster, name stem, file count), the catalog's
 release key without the group, so a cross-posted release is one release;
 a file joins the release of its key whose posting window (its files'
 earliest to latest date, widened by a day on each side) holds its date.
-Totals are added by triggers on catalog_file (sql/migrations/releases.sql).
+A new release's name fields and category (catalog.release_fields) are in
+the same INSERT. Totals are added by triggers on catalog_file (sql/schema.sql).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from catalog.sql import queries
 from usenet.rules import keyed_digest
 
 from .identity import release_stem
+from .release_fields import decide_category, field_params, read_name
 
 RELEASE_PERSON = b"usenet-releases1"
 
@@ -100,7 +102,8 @@ def _create(
     missing.sort(key=lambda w: w.key)
     keys = [w.key for w in missing]
     queries.fetchone_bound("lock_release_keys", {"keys": keys})
-    categorize = category_rules(rule_version).categorize
+    overrides = category_rules(rule_version)
+    fields = [read_name(w.name) for w in missing]
     params = {
         "keys": keys,
         "names": [w.name for w in missing],
@@ -108,9 +111,13 @@ def _create(
         "files_expected": [w.files_expected for w in missing],
         "firsts": [w.first for w in missing],
         "lasts": [w.last for w in missing],
-        "categories": [categorize(w.name, [group]) for w in missing],
+        "categories": [
+            decide_category(overrides, f, w.name, [group])
+            for f, w in zip(fields, missing, strict=True)
+        ],
         "rule_version": rule_version,
         "group": group,
+        **field_params(fields),
     }
     rows = queries.fetchall_bound("create_releases", params)
     created.extend(r.id for r in rows if r.created)
@@ -170,7 +177,7 @@ def recategorize_releases(
     release is marked with the version it was decided under, so a run that
     stops resumes where it was, and a second run finds nothing to do.
     """
-    categorize = category_rules(version).categorize
+    overrides = category_rules(version)
     row = queries.fetchone("count_releases_to_recategorize", {"version": version})
     summary = RecategorizeSummary(version, total=int(row.releases) if row else 0)
     after = 0
@@ -179,7 +186,9 @@ def recategorize_releases(
     ):
         params: dict[str, Any] = {
             "ids": [r.id for r in rows],
-            "categories": [categorize(r.name, r.groups) for r in rows],
+            "categories": [
+                decide_category(overrides, read_name(r.name), r.name, r.groups) for r in rows
+            ],
             "version": version,
         }
         with transaction.atomic():

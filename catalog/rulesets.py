@@ -26,6 +26,7 @@ from django.conf import settings
 from usenet.categories import CategoryRules
 from usenet.rules import RuleSet
 
+from .retired_categories import is_retired_default
 from .sql import queries
 
 log = logging.getLogger(__name__)
@@ -86,7 +87,13 @@ def current_rules() -> RuleSet:
 
 
 def category_rules(version: int) -> CategoryRules:
-    """The category rules of rule set `version` (NULL in the row: the default ones)."""
+    """The operator's category rules of rule set `version`: overrides, checked before the
+    category a release's parsed name gives (catalog.release_fields.decide_category).
+
+    NULL in the row: none. A stored copy of a retired default rule (the form
+    offered them for editing, so most stored rule sets hold them) is left out:
+    it is the old way of deciding, not an operator's choice (catalog.retired_categories).
+    """
     with _lock:
         hit = _categories.get(version)
     if hit is not None:
@@ -95,7 +102,8 @@ def category_rules(version: int) -> CategoryRules:
     data = None if row is None else row.categories
     if isinstance(data, str):
         data = json.loads(data)
-    rules = CategoryRules(data, skip_refused=True)
+    stored = [rule for rule in data or [] if not is_retired_default(rule)]
+    rules = CategoryRules(stored, skip_refused=True)
     for reason in rules.refused:
         log.warning("Rule set v%s: a category rule is skipped. %s", version, reason)
     with _lock:

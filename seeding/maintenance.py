@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from catalog.release_counts import settle_releases
+
 from .sql import queries
 
 logger = logging.getLogger(__name__)
@@ -23,6 +25,7 @@ logger = logging.getLogger(__name__)
 RETIRE_INTERVAL_SECONDS = 10.0  # a quiet lease passes on at most this long after its TTL
 FOLD_INTERVAL_SECONDS = 300.0  # an hour is foldable five minutes after it ends
 PRUNE_INTERVAL_SECONDS = 3600.0  # minutes are kept for hours; once an hour is plenty
+SETTLE_INTERVAL_SECONDS = 60.0  # a quiet release is listed within a minute of settling
 
 
 @dataclass
@@ -166,4 +169,11 @@ PRUNE = register(
     "rollup minutes pruned",
     prune_rollup_minutes,
     every=PRUNE_INTERVAL_SECONDS,
+)
+# The catalog's: releases quiet for RELEASE_SETTLE_MINUTES are listed.
+SETTLE = register(
+    "settle_releases",
+    "releases listed after settling",
+    settle_releases,
+    every=SETTLE_INTERVAL_SECONDS,
 )

@@ -1,6 +1,7 @@
 -- Releases: finding and creating a batch's releases before its files are
--- merged, recategorizing. The triggers that keep their totals are in
--- sql/migrations/releases.sql (docs/catalog.md, "Releases").
+-- merged, recategorizing, reading their names again, counting them again,
+-- listing the settled ones. The triggers that keep their totals are in
+-- sql/schema.sql (docs/catalog.md, "Releases").
 
 -- name: find_releases
 -- The release of each wanted key whose posting window (widened by a day on
@@ -20,12 +21,21 @@ SELECT count(pg_advisory_xact_lock(('x' || encode(substr(s.k, 1, 8), 'hex'))::bi
 -- Under the keys' locks, in a new snapshot: a release another batch created
 -- meanwhile is found and used; the others are created empty (the triggers
 -- add the files as the merge writes them). Its group and dates are set here
--- already, so the triggers' update changes no indexed column and stays HOT.
+-- already, so the triggers' update changes no indexed column and stays HOT;
+-- so are its name's fields (catalog.release_fields; per-release arrays come
+-- as smallint[] literals) and the category decided from them.
 WITH wanted AS (
     SELECT * FROM unnest(%(keys)s::bytea[], %(names)s::text[], %(posters)s::text[],
                          %(files_expected)s::int[], %(firsts)s::bigint[], %(lasts)s::bigint[],
-                         %(categories)s::int[])
-           AS w(key, name, poster, files_expected, first, last, category)
+                         %(categories)s::int[], %(kinds)s::text[], %(title_keys)s::text[],
+                         %(years)s::smallint[], %(seasons)s::text[], %(episodes)s::text[],
+                         %(absolute_episodes)s::text[], %(air_dates)s::date[],
+                         %(full_seasons)s::boolean[], %(resolutions)s::smallint[],
+                         %(sources)s::text[], %(codecs)s::text[], %(release_groups)s::text[],
+                         %(propers)s::boolean[], %(repacks)s::boolean[])
+           AS w(key, name, poster, files_expected, first, last, category, kind, title_key, year,
+                seasons, episodes, absolute_episodes, air_date, full_season, resolution, source,
+                codec, release_group, proper, repack)
 ), found AS (
     SELECT w.*, catalog_release_near(w.key, w.first, w.last) AS id
       FROM wanted AS w
@@ -33,9 +43,14 @@ WITH wanted AS (
     INSERT INTO catalog_release (key, name, poster, posted, last_posted, size, files_expected,
                                  files_seen, segments_present, segments_expected, has_par2,
                                  has_nfo, category, category_version, groups, created_at,
-                                 updated_at)
+                                 updated_at, kind, title_key, year, seasons, episodes,
+                                 absolute_episodes, air_date, full_season, resolution, source,
+                                 codec, release_group, proper, repack, fields_version, listed)
     SELECT key, name, poster, to_timestamp(first), to_timestamp(last), 0, files_expected, 0, 0,
-           0, false, false, category, %(rule_version)s, ARRAY[%(group)s::text], now(), now()
+           0, false, false, category, %(rule_version)s, ARRAY[%(group)s::text], now(), now(),
+           kind, title_key, year, seasons::smallint[], episodes::smallint[],
+           absolute_episodes::smallint[], air_date, full_season, resolution, source, codec,
+           release_group, proper, repack, %(fields_version)s, false
       FROM found
      WHERE id IS NULL
      ORDER BY key
@@ -86,3 +101,149 @@ UPDATE catalog_release AS r
    SET category = t.category, category_version = %(version)s
   FROM target AS t
  WHERE r.id = t.id;
+
+-- name: count_releases_to_parse
+SELECT count(*) AS releases FROM catalog_release WHERE fields_version < %(version)s;
+
+-- name: releases_to_parse
+-- The next releases whose fields were read under an older parser (keyset by
+-- id: no index on fields_version, a rare pass in id order).
+SELECT id, name, groups
+  FROM catalog_release
+ WHERE fields_version < %(version)s AND id > %(after)s
+ ORDER BY id
+ LIMIT %(limit)s;
+
+-- name: set_release_fields
+-- A batch of the backfill: rows locked in id order (a row a batch holds is
+-- waited for, briefly), only those still read under an older parser; the
+-- category decided from the fields, under rule set `rule_version`.
+WITH target AS (
+    SELECT r.id, r.category AS was, u.*
+      FROM catalog_release AS r
+      JOIN unnest(%(ids)s::bigint[], %(categories)s::int[], %(kinds)s::text[],
+                  %(title_keys)s::text[], %(years)s::smallint[], %(seasons)s::text[],
+                  %(episodes)s::text[], %(absolute_episodes)s::text[], %(air_dates)s::date[],
+                  %(full_seasons)s::boolean[], %(resolutions)s::smallint[], %(sources)s::text[],
+                  %(codecs)s::text[], %(release_groups)s::text[], %(propers)s::boolean[],
+                  %(repacks)s::boolean[])
+           AS u(release_id, category, kind, title_key, year, seasons, episodes,
+                absolute_episodes, air_date, full_season, resolution, source, codec,
+                release_group, proper, repack)
+        ON u.release_id = r.id
+     WHERE r.fields_version < %(fields_version)s
+     ORDER BY r.id
+       FOR UPDATE OF r
+), changed AS (
+    UPDATE catalog_release AS r
+       SET kind = t.kind, title_key = t.title_key, year = t.year,
+           seasons = t.seasons::smallint[], episodes = t.episodes::smallint[],
+           absolute_episodes = t.absolute_episodes::smallint[], air_date = t.air_date,
+           full_season = t.full_season, resolution = t.resolution, source = t.source,
+           codec = t.codec, release_group = t.release_group, proper = t.proper,
+           repack = t.repack, fields_version = %(fields_version)s,
+           -- A newer rule set's decision (recategorize meanwhile) stays.
+           category = CASE WHEN r.category_version <= %(rule_version)s THEN t.category
+                           ELSE r.category END,
+           category_version = greatest(r.category_version, %(rule_version)s)
+      FROM target AS t
+     WHERE r.id = t.id
+    RETURNING t.was <> r.category AS recategorized
+)
+SELECT count(*) AS releases, count(*) FILTER (WHERE recategorized) AS recategorized
+  FROM changed;
+
+-- name: count_releases
+SELECT count(*) AS releases FROM catalog_release;
+
+-- name: lock_releases_to_recount
+-- A batch of the recount, first statement: the next releases by id, locked
+-- in id order (a batch writing one of them is waited for; batches lock
+-- theirs in id order too, so neither can deadlock the other).
+SELECT id
+  FROM catalog_release
+ WHERE id > %(after)s
+ ORDER BY id
+ LIMIT %(limit)s
+   FOR UPDATE;
+
+-- name: recount_releases
+-- Second statement, under those locks and in a new snapshot (READ
+-- COMMITTED): a batch that committed while the first waited is counted.
+-- Only rows whose totals or listing change are written. A release is listed
+-- when its true totals are complete; one listed before stays listed if they
+-- still reach the completion floor (a release listed on a double count of a
+-- cross-post does not). One left unlisted that reaches the floor is queued,
+-- as of its last batch, for the upkeep to list once quiet.
+WITH counted AS (
+    SELECT c.*, r.files_expected, r.listed AS was_listed, r.updated_at,
+           catalog_release_complete(c.files, r.files_expected, c.segments, c.expected)
+           OR (r.listed AND catalog_release_settles(c.files, r.files_expected, c.segments,
+                                                    c.expected, %(floor)s)) AS listed
+      FROM catalog_release_counts(%(ids)s::bigint[]) AS c
+      JOIN catalog_release AS r ON r.id = c.release_id
+), changed AS (
+    UPDATE catalog_release AS r
+       SET files_seen = c.files, segments_present = c.segments, segments_expected = c.expected,
+           size = c.bytes, posted = c.first, last_posted = c.last, has_par2 = c.par2,
+           has_nfo = c.nfo, groups = c.groups, listed = c.listed
+      FROM counted AS c
+     WHERE r.id = c.release_id
+       AND (r.files_seen, r.segments_present, r.segments_expected, r.size, r.posted,
+            r.last_posted, r.has_par2, r.has_nfo, r.groups, r.listed)
+           IS DISTINCT FROM (c.files, c.segments, c.expected, c.bytes, c.first, c.last, c.par2,
+                             c.nfo, c.groups, c.listed)
+    RETURNING c.was_listed, c.listed
+), queued AS (
+    INSERT INTO catalog_release_settling (release_id, touched_at)
+    SELECT release_id, updated_at
+      FROM counted
+     WHERE NOT listed
+       AND catalog_release_settles(files, files_expected, segments, expected, %(floor)s)
+     ORDER BY release_id
+    ON CONFLICT (release_id) DO NOTHING
+)
+SELECT count(*) AS changed,
+       count(*) FILTER (WHERE listed AND NOT was_listed) AS listed,
+       count(*) FILTER (WHERE was_listed AND NOT listed) AS unlisted
+  FROM changed;
+
+-- name: settle_releases
+-- The upkeep: the queued releases no batch has touched for the settle time,
+-- oldest first (the index on touched_at; LIMIT bounds the statement). Queue
+-- rows and releases are taken with SKIP LOCKED, so a batch is never waited
+-- for: a release a batch holds keeps its row (the batch moves its
+-- touched_at). The ones at the completion floor are listed; the rows taken
+-- are dropped, with those of releases deleted since.
+WITH due AS (
+    SELECT release_id
+      FROM catalog_release_settling
+     WHERE touched_at <= now() - make_interval(mins => %(settle_minutes)s)
+     ORDER BY touched_at
+     LIMIT %(limit)s
+       FOR UPDATE SKIP LOCKED
+), held AS (
+    SELECT r.id
+      FROM catalog_release AS r
+     WHERE r.id IN (SELECT release_id FROM due)
+     ORDER BY r.id
+       FOR UPDATE SKIP LOCKED
+), listed AS (
+    UPDATE catalog_release AS r
+       SET listed = true
+      FROM held
+     WHERE r.id = held.id
+       AND NOT r.listed
+       AND catalog_release_settles(r.files_seen, r.files_expected, r.segments_present,
+                                   r.segments_expected, %(floor)s)
+    RETURNING r.id
+), dropped AS (
+    DELETE FROM catalog_release_settling AS s
+     USING due
+     WHERE s.release_id = due.release_id
+       AND (due.release_id IN (SELECT id FROM held)
+            OR NOT EXISTS (SELECT 1 FROM catalog_release AS r WHERE r.id = due.release_id))
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM due) AS taken, (SELECT count(*) FROM dropped) AS dropped,
+       (SELECT count(*) FROM listed) AS listed;

@@ -8,6 +8,8 @@ import pytest
 from lxml import etree
 
 from catalog.models import Release, RuleSetVersion
+from catalog.retired_categories import RETIRED_DEFAULT_CATEGORY_RULES
+from catalog.services import publish_rules
 from tests.support.releases import ALBUM, MOVIE, TV
 from usenet.rules import RuleSet
 
@@ -26,7 +28,8 @@ class TestReleaseAdmin:
         response = admin_client.get("/admin/catalog/release/")
         assert shown(response) == {TV, MOVIE, ALBUM}
         html = response.content.decode()
-        assert "5040 TV/HD" in html and "10/5" in html and "4/5" in html
+        # The cross-posted episode counts its five files once.
+        assert "5040 TV/HD" in html and "5/5" in html and "4/5" in html
         assert "100.0 %" in html
 
     @pytest.mark.parametrize(
@@ -74,9 +77,14 @@ class TestCategoryRulesInTheRuleSetForm:
         rules.pop("version")
         return json.dumps(rules)
 
-    def test_the_form_starts_from_the_category_rules_in_force(self, admin_client):
+    def test_the_form_starts_from_the_overrides_in_force_without_the_retired_defaults(
+        self, admin_client
+    ):
+        own = {"category": 7020, "name": ["(?i)my-ebooks"]}
+        publish_rules(json.loads(self.rules()), categories=[*RETIRED_DEFAULT_CATEGORY_RULES, own])
         html = admin_client.get("/admin/catalog/rulesetversion/add/").content.decode()
-        assert "5045" in html and "categories" in html
+        assert "my-ebooks" in html and "categories" in html
+        assert "5045" not in html  # the old defaults are not offered to be stored again
 
     def test_saving_publishes_category_rules_with_the_version(self, admin_client):
         custom = [{"category": 7020, "name": ["(?i)epub"]}]
