@@ -39,10 +39,6 @@ def items(root: ElementTree.Element) -> list[tuple[str, dict[str, str]]]:
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="`listed` is set by the catalog (feat/fields' triggers and upkeep), not merged yet",
-)
 def test_an_incomplete_release_is_served_once_its_last_file_arrives(
     inn_server: InnServer,  # noqa: F811
     tmp_path: Path,

@@ -29,7 +29,6 @@ from nzb import Nzb
 from catalog.models import Release
 from catalog.services import store_files
 from tests.support.factories import GroupFactory
-from tests.support.newznab import read_release_fields
 from tests.support.reports import release_files
 from usenet.numbers import ascii_digits
 
@@ -50,7 +49,6 @@ def releases(db: Any) -> dict[str, Release]:
     group = GroupFactory(name="alt.binaries.clients")
     for age, name in enumerate((TV, MOVIE, ALBUM)):
         store_files(group.id, None, [], release_files(name, date=NOW - 86_400 * (age + 1)))
-    read_release_fields()
     # The catalog's category of each (the parser colleague's rules decide it there).
     Release.objects.filter(name=TV).update(category=5040)
     Release.objects.filter(name=MOVIE).update(category=2040)

@@ -17,11 +17,11 @@ import pytest
 from django.db import connection
 from lxml import etree
 
-from catalog.rulesets import category_rules, current_rules
+from catalog.release_fields import parse_release_names
+from catalog.rulesets import current_rules
 from newznab import selectors
 from newznab.guids import release_guid
 from tests.newznab.test_clients import clean_scene_title
-from tests.support.newznab import read_release_fields
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
@@ -56,29 +56,25 @@ def sonarr_requests(row: dict[str, Any]) -> list[dict[str, str]]:
 
 
 def store(rows: list[dict[str, Any]]) -> list[int]:
-    """One release per row, named as the row, categorised by the catalog's rules."""
-    version = current_rules().version
-    categorize = category_rules(version).categorize
+    """One release per row, named as the row (complete, so listed); its fields and
+    category read by the catalog's own backfill (parse_release_names)."""
     with connection.cursor() as cursor:
         cursor.execute(
             """
             INSERT INTO catalog_release (key, name, poster, posted, last_posted, size,
                 files_seen, files_expected, segments_present, segments_expected, has_par2,
-                has_nfo, category, category_version, groups)
+                has_nfo, category, category_version, groups, listed, fields_version)
             SELECT decode(md5(n::text), 'hex'), name, 'p', now() - make_interval(mins => n::int),
                    now() - make_interval(mins => n::int), 1000, 1, 1, 1, 1, true, false,
-                   category, %s, ARRAY['alt.binaries.corpus']
-              FROM unnest(%s::text[], %s::int[]) WITH ORDINALITY AS r(name, category, n)
+                   8010, %s, ARRAY['alt.binaries.corpus'], true, 0
+              FROM unnest(%s::text[]) WITH ORDINALITY AS r(name, n)
+             ORDER BY n
             RETURNING id
             """,
-            [
-                version,
-                [row["name"] for row in rows],
-                [categorize(row["name"], ["alt.binaries.corpus"]) for row in rows],
-            ],
+            [current_rules().version, [row["name"] for row in rows]],
         )
         ids = [found[0] for found in cursor.fetchall()]
-    read_release_fields()
+    parse_release_names()
     return ids
 
 

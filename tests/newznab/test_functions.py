@@ -17,7 +17,7 @@ from catalog.models import Release
 from catalog.services import store_files
 from newznab.models import ApiKeyDay
 from tests.support.factories import GroupFactory
-from tests.support.newznab import NEWZNAB_NS, call, error_code, parse, read_release_fields
+from tests.support.newznab import NEWZNAB_NS, call, error_code, parse
 from tests.support.reports import release_files
 
 pytestmark = pytest.mark.django_db
@@ -38,7 +38,6 @@ def releases() -> dict[str, Release]:
     for age, stem in enumerate(NAMES.values()):
         date = NOW - age * 3 * 86_400  # three days apart, newest first
         store_files(group.id, None, [], release_files(stem, date=date, poster=f"p{age} <p@x>"))
-    read_release_fields()
     return {key: Release.objects.get(name=stem) for key, stem in NAMES.items()}
 
 
@@ -205,7 +204,6 @@ def test_a_multi_group_cross_post_is_one_file_per_posted_file_in_the_nzb(client,
     stem = "Cross.Posted.S01E01.720p.HDTV.x264-X"
     for name in ("alt.binaries.a", "alt.binaries.b"):
         store_files(GroupFactory(name=name).id, None, [], release_files(stem, date=NOW))
-    read_release_fields()
     release = Release.objects.get(name=stem)
     response = call(client, t="get", id=release.id, apikey=api_key.key)
     nzb = etree.fromstring(b"".join(response.streaming_content))

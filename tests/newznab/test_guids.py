@@ -15,7 +15,7 @@ from newznab import selectors
 from newznab.errors import NoSuchItem
 from newznab.guids import MAX_GUID_RELEASE_ID, release_guid, release_id_of
 from tests.support.factories import GroupFactory
-from tests.support.newznab import call, error_code, parse, read_release_fields
+from tests.support.newznab import call, error_code, parse
 from tests.support.reports import release_files
 
 INSTALLATION = uuid.UUID("6f1c0a52-9d3e-4b7a-8c21-0e5f4d3b2a19")
@@ -65,7 +65,6 @@ def test_get_and_details_take_the_guid_of_a_listed_item(client: Any, api_key: An
     store_files(
         GroupFactory().id, None, [], release_files("Guid.Show.S01E01.720p-G", date=int(time.time()))
     )
-    read_release_fields()
     release = Release.objects.get()
     channel = parse(call(client, t="search", q="guid", apikey=api_key.key)).find("channel")
     [item] = channel.findall("item")
