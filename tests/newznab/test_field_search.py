@@ -201,3 +201,13 @@ def test_the_query_s_title_key_is_the_database_s() -> None:
         in_database = dict(cursor.fetchall())
     assert {k: title_match_key(k) or None for k in KEYS} == in_database
     assert title_match_key("The Office (US)") == title_match_key("office us") == "officeus"
+
+
+def test_a_full_page_counts_the_total(client, api_key, releases):
+    answer = parse(
+        call(client, t="tvsearch", q="Office US", season=2, limit=1, offset=1, apikey=api_key.key)
+    )
+    assert [item.findtext("title") for item in answer.findall("channel/item")] == [
+        "The.Office.US.S02E04E05.720p.HDTV-G"
+    ]
+    assert answer.find(f"channel/{{{NEWZNAB_NS}}}response").get("total") == "3"
