@@ -46,7 +46,6 @@ from .feed import (
     render_caps,
     render_error,
 )
-from .guids import release_guid
 from .search_params import movie_query, search_query, titled, tv_query
 from .selectors import SearchPage, SearchQuery
 from .services import ApiCaller
@@ -158,7 +157,7 @@ def feed_response(
 
 def feed_item(request: HttpRequest, caller: ApiCaller, row: Any, extended: bool) -> rss.FeedItem:
     key = presented_key(request)
-    guid = release_guid(selectors.installation(), row.id)
+    guid = guids.release_guid(selectors.installation(), row.id)
     get = request.build_absolute_uri("/api?" + urlencode({"t": "get", "id": guid, "apikey": key}))
     details = request.build_absolute_uri(
         "/api?" + urlencode({"t": "details", "id": guid, "apikey": key})
