@@ -12,7 +12,8 @@ Run it on a checkout or a bare git directory of each repository:
 
 Only the names and the expected values are written, with each fixture's
 repository, path and commit; none of the fetched code is kept. Nothing at
-test time needs this script or the repositories: the data file is committed.
+test time needs the repositories: the data file is committed (the tests
+check this script's C# reader and category rule on text of their own).
 
 What each test method's arguments mean is written below, method by method
 (METHODS): a fixture's argument is a title here, a season there, and an
@@ -23,11 +24,13 @@ season, a season fixture nothing of the resolution.
 The expected newznab category (CATEGORY_RULE below, repeated in the data
 file's "about"):
 
-- TV (Sonarr's fixtures, and the TV names in Radarr's quality fixture):
+- TV (Sonarr's fixtures, and the TV names in Radarr's: kind conflicts):
   5045 TV/UHD for a 2160p quality, 5040 TV/HD for 720p and 1080p (raw HD
   included), 5030 TV/SD for the SD qualities (SDTV, DVD, 480p and 576p).
-- Anime (Sonarr's AbsoluteEpisodeNumberParserFixture, the anime numbering
-  fixture): 5070 TV/Anime whatever the resolution.
+- Anime (Sonarr's anime fixtures: absolute numbering, Chinese fansub
+  releases, anime metadata, versions and sub groups, and its anime release
+  group test): 5070 TV/Anime whatever the resolution. That is Sonarr's own
+  filing, so an anime name with SxxEyy is anime too.
 - Movies (Radarr's fixtures): 2045 Movies/UHD for 2160p (UHD before
   disc: clients pick UHD by that id); 2050 Movies/BluRay for untouched
   BluRay content: a full disc (BR-DISK) or a 1080p remux (the disc's
@@ -36,9 +39,16 @@ file's "about"):
   included (Radarr itself reads a 720p "remux" as Bluray-720p); 2030
   Movies/SD for SD qualities, DVD-R discs, CAM and telesync. 2060 Movies/3D
   is in the rule but no fixture states 3D, so no row expects it.
+- A TV name opening with a bracketed tag (the fansub convention) also
+  accepts 5070: Sonarr's quality fixture holds anime it files by quality.
 - No category where the fixture states no quality (SingleEpisode, Season,
-  Multi, Daily, MiniSeries; Radarr's ParserFixture): those rows give the top
-  level only (TV 5000 or Movies 2000), which is measured on every row.
+  Multi, Daily, MiniSeries, release group, language...; Radarr's
+  ParserFixture): those rows give the top level only (TV 5000 or Movies
+  2000), which is measured on every row.
+
+Beyond the fixtures issue 25 names, those whose names are as real but whose
+tests state less (a release group, a language, an edition, a year) are read
+too: their names are measured on the top level and what they do state.
 """
 
 from __future__ import annotations
@@ -213,8 +223,12 @@ def _value(r: _Reader) -> Any:
             pass
         return _value(r)
     if tok.text == "new":
-        while not r.at("{"):  # new[] / new string[] / new int[]
-            r.next()
+        previous = tok
+        while not r.at("{"):  # new[] / new string[] / new int[] / new string[0]
+            tok = r.next()
+            if tok.text == "]" and previous.kind == "num" and not r.at("{"):
+                return [None] * previous.value
+            previous = tok
         r.expect("{")
         items = []
         while not r.at("}"):
@@ -404,21 +418,16 @@ def category(kind: str, quality: str | None) -> int | None:
 CATEGORY_RULE = [
     "TV: 5045 for a 2160p quality, 5040 for 720p/1080p (raw HD included), 5030 for SD"
     " qualities (SDTV, DVD, 480p, 576p).",
-    "Anime (Sonarr's AbsoluteEpisodeNumberParserFixture): 5070 whatever the resolution.",
+    "Anime (Sonarr's anime fixtures and anime test methods): 5070 whatever the resolution.",
     "Movies: 2045 for 2160p; 2050 for a full BluRay disc (BR-DISK) or a 1080p remux;"
     " 2040 for 720p/1080p encodes of any source; 2030 for SD, DVD-R, CAM and telesync;"
     " 2060 (3D) is never expected: no fixture states 3D.",
+    "A TV name that opens with a bracketed tag, the fansub convention ('[HorribleSubs]"
+    " Series Title - 32 [1080p]'), also accepts 5070 (category_also): such names in"
+    " Sonarr's quality fixture are anime that the fixture files by quality only.",
     "No category where the fixture states no quality: those rows are measured on the"
     " top level only (5000 TV, 2000 Movies), which every row gives.",
 ]
-
-
-def _episode(p: dict[str, Any], row: dict[str, Any]) -> None:
-    """Season and episode, where the fixture's 0/0 means none (absolute-only names)."""
-    season, episode = p.get("seasonNumber", 0), p.get("episodeNumber", 0)
-    if season or episode:
-        row["season"] = season
-        row["episodes"] = [episode]
 
 
 def _date(p: dict[str, Any]) -> str:
@@ -435,23 +444,31 @@ def _single(p: dict[str, Any]) -> dict[str, Any]:
 
 
 MOVIE_TITLE: Spec = lambda p: {"title": p["title"]}  # noqa: E731
+NOTHING: Spec = lambda p: {}  # noqa: E731
 NOT_A_FACT = "a negative test: it states what the name does NOT parse to"
+SUBTITLES = "a subtitle file's name, not a release name"
+
+
+def _group(p: dict[str, Any]) -> dict[str, Any]:
+    """The release group a group test expects (none stated where it expects none)."""
+    return {"group": p["expected"]} if p.get("expected") else {}
+
 
 METHODS: dict[str, dict[str, Spec]] = {
-    "SingleEpisodeParserFixture": {
+    "Sonarr SingleEpisodeParserFixture": {
         "should_parse_single_episode": _single,
         "should_parse_japanese_variety_show_format": _single,
         "should_parse_decimal_number_as_special": lambda p: {**_single(p), "special": True},
         "should_parse_split_episode": _single,
     },
-    "MultiEpisodeParserFixture": {
+    "Sonarr MultiEpisodeParserFixture": {
         "should_parse_multiple_episodes": lambda p: {
             "title": p["title"],
             "season": p["season"],
             "episodes": sorted(p["episodes"]),
         },
     },
-    "SeasonParserFixture": {
+    "Sonarr SeasonParserFixture": {
         # Sonarr reads each as a full season: no episode numbers.
         **{
             m: lambda p: {"title": p["title"], "season": p["season"], "full_season": True}
@@ -469,7 +486,7 @@ METHODS: dict[str, dict[str, Spec]] = {
             "multi_season": True,
         },
     },
-    "DailyEpisodeParserFixture": {
+    "Sonarr DailyEpisodeParserFixture": {
         "should_parse_daily_episode": lambda p: {"title": p["title"], "air_date": _date(p)},
         "should_parse_daily_episode_with_multiple_parts": lambda p: {
             "title": p["title"],
@@ -483,7 +500,7 @@ METHODS: dict[str, dict[str, Spec]] = {
         "should_not_accept_future_dates": NOT_A_FACT,
         "should_not_parse_ambiguous_daily_episode": NOT_A_FACT,
     },
-    "MiniSeriesEpisodeParserFixture": {
+    "Sonarr MiniSeriesEpisodeParserFixture": {
         # Sonarr files a mini-series episode under season 1.
         "should_parse_mini_series_episode": lambda p: {
             "title": p["title"],
@@ -497,7 +514,7 @@ METHODS: dict[str, dict[str, Spec]] = {
             "episodes": [p["episodeNumber"]],
         },
     },
-    "AbsoluteEpisodeNumberParserFixture": {
+    "Sonarr AbsoluteEpisodeNumberParserFixture": {
         "should_parse_absolute_numbers": lambda p: {
             "title": p["title"],
             "absolute": [p["absoluteEpisodeNumber"]],
@@ -542,7 +559,7 @@ METHODS: dict[str, dict[str, Spec]] = {
             "a path test: its expected values are those of a file inside the release"
         ),
     },
-    "ParserFixture": {
+    "Radarr ParserFixture": {
         "should_parse_movie_title": MOVIE_TITLE,
         "should_parse_movie_folder_name": MOVIE_TITLE,
         "should_parse_anime_movie_title": lambda p: {
@@ -584,20 +601,126 @@ def _quality_spec(quality: str | None) -> Spec:
     return spec
 
 
-METHODS["QualityParserFixture"] = {m: _quality_spec(q) for m, q in QUALITY_METHODS.items()}
+for _tool in ("Sonarr", "Radarr"):
+    METHODS[f"{_tool} QualityParserFixture"] = {
+        m: _quality_spec(q) for m, q in QUALITY_METHODS.items()
+    }
+    METHODS[f"{_tool} ReleaseGroupParserFixture"] = {
+        "should_parse_release_group": _group,
+        "should_parse_exception_release_group": _group,
+        "should_not_include_extension_in_release_group": _group,
+        "should_not_include_language_in_release_group": _group,
+        "should_not_include_repost_in_release_group": _group,
+        "should_not_include_bad_suffix_in_release_group": _group,
+        "should_parse_anime_release_groups": _group,
+        "should_not_parse_anime_hash_as_release_group": NOTHING,
+        "should_not_parse_episode_title_as_release_group": NOTHING,
+    }
+    METHODS[f"{_tool} UrlFixture"] = {
+        "should_not_parse_url_in_name": MOVIE_TITLE,
+        "should_not_parse_url_in_group": _group,
+    }
+    METHODS[f"{_tool} SceneCheckerFixture"] = {
+        "should_return_true_for_scene_names": NOTHING,
+        "should_return_false_for_non_scene_names": (
+            "chosen for not being scene-shaped, some not a release name at all ('Something')"
+        ),
+        "should_correctly_parse_scene_names": NOTHING,
+    }
+    METHODS[f"{_tool} AnimeVersionFixture"] = {"should_be_able_to_parse_repack": NOTHING}
+    # Every other method of a language fixture states only the language (not kept).
+    METHODS[f"{_tool} LanguageParserFixture"] = {
+        "should_parse_subtitle_language": SUBTITLES,
+        "should_parse_subtitle_language_english": SUBTITLES,
+        "should_parse_subtitle_language_unknown": SUBTITLES,
+        "should_parse_title_and_tags": SUBTITLES,
+        "*": NOTHING,
+    }
+
+METHODS["Sonarr ParserFixture"] = {
+    "should_parse_series_name": "series names (ParseSeriesName), most of them not release names",
+    # Sonarr reads the year of "Series (2022) S03E14" apart from the title.
+    "should_parse_series_title_info": lambda p: {
+        "title": p["titleWithoutYear"],
+        **({"year": p["year"]} if p.get("year") else {}),
+    },
+    "should_remove_request_info_from_title": MOVIE_TITLE,
+    "should_clean_up_invalid_path_characters": NOTHING,
+    "should_parse_quality_from_extension": NOTHING,
+    "should_parse_releasetitle": NOTHING,
+    "should_parse_multiple_series_titles": NOTHING,
+    "should_parse_language_after_parsing_title": NOTHING,
+}
+
+
+def _chinese_anime(p: dict[str, Any]) -> dict[str, Any]:
+    return {"title": p["title"], "group": p["subgroup"], "absolute": [p["absoluteEpisodeNumber"]]}
+
+
+METHODS["Sonarr UnicodeReleaseParserFixture"] = {
+    "should_parse_chinese_anime_releases": _chinese_anime,
+    "should_parse_chinese_anime_season_episode_releases": _chinese_anime,
+    "should_parse_unbracketed_chinese_anime_releases": _chinese_anime,
+    "should_parse_false_positive_chinese_anime_releases": _chinese_anime,
+    "should_parse_chinese_multiepisode_releases": lambda p: {
+        "title": p["title"],
+        "group": p["subgroup"],
+        "absolute": sorted(p["absoluteEpisodeNumbers"]),
+    },
+    "should_parse_gm_team_releases_and_files": lambda p: {
+        "title": p["title"],
+        "group": "GM-Team",
+        "absolute": [p["absoluteEpisodeNumber"]],
+    },
+    "should_parse_unicode_digits": lambda p: {
+        "title": p["title"],
+        "absolute": [p["absoluteEpisodeNumber"]],
+    },
+    "should_parse_full_season_releases": lambda p: {
+        "title": p["title"],
+        "group": p["releaseGroup"],
+        "season": p["season"],
+        "full_season": True,
+    },
+    "should_parse_multi_episode_release": lambda p: {
+        "title": p["title"],
+        "season": p["season"],
+        "episodes": sorted(p["episodes"]),
+    },
+}
+METHODS["Sonarr AnimeMetadataParserFixture"] = {
+    "should_parse_releasegroup_and_hash": lambda p: {"group": p["subGroup"]},
+    "should_parse_release_hashes_with_10b_or_8b": NOTHING,
+}
+METHODS["Sonarr SubGroupParserFixture"] = {
+    "should_parse_sub_group_from_title_as_release_group": _group,
+}
+METHODS["Radarr EditionParserFixture"] = {
+    "should_parse_edition": lambda p: {"edition": p["edition"]},
+    "should_not_parse_edition": NOTHING,
+}
 
 
 @dataclass(frozen=True)
 class Fixture:
     repo: str
     name: str
-    kind: str  # the kind of every name in it, unless a row is a kind conflict
+    # The kind of its names, unless a method says otherwise (method_kinds) or a
+    # row is a kind conflict.
+    kind: str
+    method_kinds: tuple[tuple[str, str], ...] = ()
 
     @property
     def path(self) -> str:
         return f"{PARSER_TESTS}{self.name}.cs"
 
+    @property
+    def methods(self) -> dict[str, Spec]:
+        return METHODS[f"{self.repo.split('/')[0]} {self.name}"]
 
+
+# The fixtures issue 25 names first, then those whose names are as real and
+# whose tests state fewer facts (a release group, a language, an edition).
 FIXTURES = (
     Fixture("Sonarr/Sonarr", "SingleEpisodeParserFixture", "tv"),
     Fixture("Sonarr/Sonarr", "MultiEpisodeParserFixture", "tv"),
@@ -608,6 +731,32 @@ FIXTURES = (
     Fixture("Sonarr/Sonarr", "QualityParserFixture", "tv"),
     Fixture("Radarr/Radarr", "ParserFixture", "movie"),
     Fixture("Radarr/Radarr", "QualityParserFixture", "movie"),
+    Fixture("Sonarr/Sonarr", "ParserFixture", "tv"),
+    Fixture(
+        "Sonarr/Sonarr",
+        "UnicodeReleaseParserFixture",
+        "anime",
+        # A Chinese drama's names (S01, 2160p WEB-DL), not anime.
+        (("should_parse_full_season_releases", "tv"), ("should_parse_multi_episode_release", "tv")),
+    ),
+    Fixture("Sonarr/Sonarr", "AnimeMetadataParserFixture", "anime"),
+    Fixture("Sonarr/Sonarr", "AnimeVersionFixture", "anime"),
+    Fixture("Sonarr/Sonarr", "SubGroupParserFixture", "anime"),
+    Fixture(
+        "Sonarr/Sonarr",
+        "ReleaseGroupParserFixture",
+        "tv",
+        (("should_parse_anime_release_groups", "anime"),),
+    ),
+    Fixture("Sonarr/Sonarr", "LanguageParserFixture", "tv"),
+    Fixture("Sonarr/Sonarr", "UrlFixture", "tv"),
+    Fixture("Sonarr/Sonarr", "SceneCheckerFixture", "tv"),
+    Fixture("Radarr/Radarr", "ReleaseGroupParserFixture", "movie"),
+    Fixture("Radarr/Radarr", "LanguageParserFixture", "movie"),
+    Fixture("Radarr/Radarr", "EditionParserFixture", "movie"),
+    Fixture("Radarr/Radarr", "AnimeVersionFixture", "movie"),
+    Fixture("Radarr/Radarr", "UrlFixture", "movie"),
+    Fixture("Radarr/Radarr", "SceneCheckerFixture", "movie"),
 )
 
 
@@ -627,11 +776,13 @@ def _tv_marker(text: str) -> bool:
     """Whether a name in a movie fixture is plainly a TV name: SxxEyy, Sxx, NxNN, a daily
     date, an anime episode " - 01 ", or the words Series/Season/Episode.
 
-    Only used to mark Radarr's quality-fixture names as a kind conflict (the
-    fixture files them as movies, the name says TV), so they are measured
-    apart: a scan by character, no regular expression."""
+    Only used to mark Radarr's names as a kind conflict (the fixture files
+    them as movies, the name says TV), so they are measured apart: a scan by
+    character, no regular expression. A bare Sxx inside brackets is not a
+    season ("Movie Name (2020) [2160p x265 10bit S82 Joy]")."""
     low = text.lower()
     words = "".join(c if c.isalnum() else " " for c in low).split()
+    unbracketed = set("".join(c if c.isalnum() else " " for c in _unbracketed(low)).split())
     for w in words:
         if w in ("series", "season", "episode") or w.startswith("season"):
             return True
@@ -639,7 +790,9 @@ def _tv_marker(text: str) -> bool:
             rest = w[1:]
             digits = len(rest) - len(rest.lstrip("0123456789"))
             tail = rest[digits:]
-            if digits <= 2 and (tail == "" or (tail[:1] == "e" and tail[1:2] in _DIGITS)):
+            if digits <= 2 and tail[:1] == "e" and tail[1:2] in _DIGITS:
+                return True
+            if digits <= 2 and tail == "" and w in unbracketed:
                 return True
         x = w.find("x")
         if 0 < x <= 2 and all(c in _DIGITS for c in w[:x]):
@@ -661,6 +814,17 @@ def _tv_marker(text: str) -> bool:
         text[i : i + 3] == " - " and text[i + 3 : i + 5].isascii() and _two_digits(text, i + 3)
         for i in range(len(text))
     )
+
+
+def _unbracketed(text: str) -> str:
+    """text without what stands inside [...]."""
+    out, depth = [], 0
+    for c in text:
+        depth += c == "["
+        if not depth:
+            out.append(c)
+        depth -= c == "]" and depth > 0
+    return "".join(out)
 
 
 def _two_digits(text: str, i: int) -> bool:
@@ -723,11 +887,12 @@ def build(repos: dict[str, Path]) -> dict[str, Any]:
                 "kind": fixture.kind,
             }
         )
-        specs = METHODS[fixture.name]
+        specs = fixture.methods
+        method_kinds = dict(fixture.method_kinds)
         for method in test_methods(text):
             if not method.cases:
                 continue
-            spec = specs.get(method.name)
+            spec = specs.get(method.name, specs.get("*"))
             if spec is None:
                 spec = f"a test method whose arguments are not mapped ({method.name})"
             if isinstance(spec, str):
@@ -741,7 +906,8 @@ def build(repos: dict[str, Path]) -> dict[str, Any]:
                     dropped[f"{fixture.repo} {fixture.name}: {why}"] += 1
                     continue
                 facts = spec(args)
-                row = {"name": name, "source": index, "kind": fixture.kind, **facts}
+                kind = method_kinds.get(method.name, fixture.kind)
+                row = {"name": name, "source": index, "kind": kind, **facts}
                 if fixture.repo == "Sonarr/Sonarr":
                     sonarr_names.add(name)
                 key = (index, name)
@@ -760,7 +926,7 @@ def build(repos: dict[str, Path]) -> dict[str, Any]:
         source = sources[index]
         if (
             source["kind"] == "movie"
-            and source["fixture"] == "QualityParserFixture"
+            and row["kind"] == "movie"
             and (name in sonarr_names or _tv_marker(name))
         ):
             row["kind"] = "tv"
@@ -768,6 +934,8 @@ def build(repos: dict[str, Path]) -> dict[str, Any]:
         expected = category(row["kind"], row.get("quality"))
         if expected is not None:
             row["category"] = expected
+            if row["kind"] == "tv" and name.lstrip().startswith(("[", "\u3010")):
+                row["category_also"] = [5070]
         row["top_level"] = 5000 if row["kind"] in ("tv", "anime") else 2000
     names = [rows[k] for k in sorted(rows)]
     if conflicts:
@@ -781,8 +949,9 @@ def build(repos: dict[str, Path]) -> dict[str, Any]:
             " repository, path, the commit read). Built by bench/corpus/extract.py;"
             " measured by bench/bench_names.py and tests/usenet/test_release_corpus.py.",
             "A row gives a field only where its fixture states it. kind: the fixture's"
-            " (tv for Sonarr, anime for its absolute-numbering fixture, movie for Radarr);"
-            " kind_conflict: a TV name in Radarr's quality fixture, kind tv, measured apart.",
+            " (tv for Sonarr, anime for its anime fixtures and methods, movie for Radarr);"
+            " kind_conflict: a plain TV name (SxxEyy, NxM, a daily date, an anime episode,"
+            " or a name Sonarr's fixtures hold) in a Radarr fixture: kind tv, measured apart.",
             "resolution: 2160, 1080, 720, or 'sd' (below 720 or unstated, for an SD"
             " quality); video_source and quality: the fixture's quality.",
             "Category rule:",
