@@ -78,9 +78,9 @@ def store(rows: list[dict[str, Any]]) -> list[int]:
     return ids
 
 
-# Unmet (2026-12-07): 32 % with main's parser and category rules; 91 % with
-# feat/names' parser and category_from_fields (99c91ba). Most misses are names the
-# parser does not read yet ("Series.Title.S01.Ep.01", "Series S 01", CJK titles).
+# Unmet (2026-12-07, 534 rows): 30 % with main's parser and category rules; 90 %
+# with feat/names' parser and category_from_fields (20571aa). The misses are names
+# the parser does not read yet (docs/newznab.md, "The corpus").
 @pytest.mark.xfail(strict=True, reason="issue 25's 95 % goal is not met yet; see the figure")
 def test_a_sonarr_style_search_finds_the_corpus_episodes(client, settings) -> None:
     settings.NEWZNAB_RATE_LIMIT = 0
