@@ -3,7 +3,10 @@
 Typical queries (one word, common, middling and rare; two words; a season
 and episode; each with and without a category) through the selector the API
 calls (newznab.selectors.search), p50 and p99, beside a bare indexed lookup
-(one release by primary key) in the same run. Method and figures:
+(one release by primary key) in the same run; and the fields' searches
+(tvsearch by title with a season and episode, a season, a daily date; a movie
+by title and year), whose titles are drawn from the loaded releases (a title
+in many releases as often as it is in them). Method and figures:
 docs/performance.md.
 
 Run: .venv/bin/python bench/bench_search.py [--releases 10000000] [--queries 200] [--no-load] [--only KIND]
@@ -17,6 +20,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from datetime import date, timedelta
 
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 
@@ -27,7 +31,13 @@ setup("bench_search")
 from django.db import connection  # noqa: E402
 
 from newznab.categories import expand  # noqa: E402
-from newznab.selectors import Episode, SearchQuery, search  # noqa: E402
+from newznab.selectors import (  # noqa: E402
+    Episode,
+    Fields,
+    SearchQuery,
+    search,
+    title_match_key,
+)
 
 WORDS = 5_000  # title vocabulary; word rank r is picked with probability ~ r^(-2/3)
 SKEW = 3.0  # rank = floor(random()^SKEW * WORDS)
@@ -60,12 +70,24 @@ def _one(name: str) -> str:
 
 # Names: half TV (1-3 title words, SxxEyy), 35% movies (2-4 words and a year),
 # 15% other (music, books, software). Posted one every 3 s, id order = date order.
+# The fields the catalog reads from each name: its title, season and episode
+# (TV) or year (movies); one in fifty is not listed (incomplete).
 LOAD_SQL = f"""
 INSERT INTO catalog_release (key, name, poster, posted, last_posted, size, files_expected,
                              files_seen, segments_present, segments_expected, has_par2, has_nfo,
-                             category, category_version, groups, created_at, updated_at)
+                             category, category_version, groups, created_at, updated_at,
+                             kind, title_key, year, seasons, episodes, listed)
 SELECT decode(md5(n::text), 'hex'), name, 'poster' || (n %% 5000) || '@bench', posted, posted,
-       size, 20, 20, 2000, 2000, true, true, category, 1, ARRAY[grp], now(), now()
+       size, 20, 20, 2000, 2000, true, true, category, 1, ARRAY[grp], now(), now(),
+       CASE category WHEN 5040 THEN 'tv' WHEN 2040 THEN 'movie' ELSE 'other' END,
+       CASE category
+            WHEN 5040 THEN lower(replace(substring(name from '^(.*)[.]S[0-9]{{2}}E'), '.', ' '))
+            WHEN 2040 THEN lower(replace(substring(name from '^(.*)[.][0-9]{{4}}[.]'), '.', ' '))
+            ELSE '' END,
+       CASE WHEN category = 2040 THEN 1950 + n %% 75 END,
+       CASE WHEN category = 5040 THEN ARRAY[1 + n %% 12] ELSE '{{}}' END::smallint[],
+       CASE WHEN category = 5040 THEN ARRAY[1 + (n / 12) %% 24] ELSE '{{}}' END::smallint[],
+       n %% 50 <> 0
   FROM (SELECT n, now() - make_interval(secs => (%(count)s - n) * 3) AS posted,
                (100000000 + (n * 7919) %% 4000000000)::bigint AS size, {_one("groups")} AS grp,
                CASE WHEN kind < 50 THEN
@@ -181,6 +203,49 @@ def cases(words: list[str]) -> dict[str, Callable[[random.Random], SearchQuery]]
     }
 
 
+def field_cases() -> dict[str, Callable[[random.Random], SearchQuery]]:
+    """tvsearch and movie as Sonarr and Radarr send them, titles drawn from the releases."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT title_key, seasons[1], episodes[1], year, kind"
+            " FROM catalog_release TABLESAMPLE SYSTEM (1) WHERE title_key <> '' LIMIT 20000"
+        )
+        sample = cursor.fetchall()
+    shows = [row for row in sample if row[4] == "tv"]
+    movies = [row for row in sample if row[4] == "movie"]
+    tv, film = expand([5000]), expand([2000])
+
+    def tvsearch(title: str, fields: Fields) -> SearchQuery:
+        return SearchQuery(words=title, categories=tv, fields=fields)
+
+    def episode(g: random.Random) -> SearchQuery:
+        title, season, number, _, _ = g.choice(shows)
+        return tvsearch(title, Fields((title_match_key(title),), season=season, episode=number))
+
+    def season_of(g: random.Random) -> SearchQuery:
+        title, season, _, _, _ = g.choice(shows)
+        return tvsearch(title, Fields((title_match_key(title),), season=season))
+
+    def daily(g: random.Random) -> SearchQuery:
+        title = g.choice(shows)[0]
+        day = date(2024, 1, 15)
+        return tvsearch(
+            title, Fields((title_match_key(title),), aired_from=day, aired_until=day + timedelta(1))
+        )
+
+    def movie(g: random.Random) -> SearchQuery:
+        title, _, _, year, _ = g.choice(movies)
+        fields = Fields((title_match_key(title),), year=year)
+        return SearchQuery(words=f"{title} {year}", categories=film, fields=fields)
+
+    return {
+        "fields: tvsearch title S/E, cat 5000": episode,
+        "fields: tvsearch title, season": season_of,
+        "fields: tvsearch title, daily (no match)": daily,
+        "fields: movie title and year, cat 2000": movie,
+    }
+
+
 def bare_lookup(count: int, releases: int) -> list[float]:
     rng = random.Random(5)
     times = []
@@ -218,7 +283,7 @@ def main() -> None:
     print(f"{releases:,} releases; {args.queries} queries of each kind (warm-up: 20)")
     kinds = {
         name: make
-        for name, make in cases(words).items()
+        for name, make in {**cases(words), **field_cases()}.items()
         if not args.only or any(part in name for part in args.only)
     }
     for make in kinds.values():  # warm the caches and the prepared plans

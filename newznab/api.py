@@ -8,10 +8,7 @@ rate limit: 429 with Retry-After).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
-from dataclasses import replace
-from datetime import timedelta
+from collections.abc import Callable
 from email.utils import format_datetime
 from typing import Any
 from urllib.parse import urlencode
@@ -20,17 +17,15 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
-from django.utils.timezone import now
 from django.views.decorators.http import require_GET
 
 from catalog.nzb import CONTENT_TYPE as NZB_CONTENT_TYPE
 from catalog.nzb import content_disposition
 from core.api.errors import RETRY_AFTER_UNAVAILABLE
-from core.errors import MAX_ROW_ID
-from usenet.numbers import NotANumber, ascii_digits, whole_number
+from usenet.numbers import ascii_digits
 
 from . import feed as rss
-from . import params, selectors, services
+from . import guids, params, selectors, services
 from .categories import display_name, expand, parent_of
 from .errors import (
     DATABASE_UNAVAILABLE,
@@ -40,7 +35,6 @@ from .errors import (
     MissingParameter,
     NewznabError,
     NoSuchFunction,
-    NoSuchItem,
     RateLimited,
     Unavailable,
 )
@@ -52,11 +46,11 @@ from .feed import (
     render_caps,
     render_error,
 )
-from .selectors import BEGINNING, Episode, SearchPage, SearchQuery
+from .search_params import movie_query, search_query, titled, tv_query
+from .selectors import SearchPage, SearchQuery
 from .services import ApiCaller
 
 TV, MOVIES = 5000, 2000
-EPISODE_DATE = re.compile(r"[0-9][0-9]/[0-9][0-9]")  # fullmatch; \d takes Arabic-Indic digits
 
 Handler = Callable[[HttpRequest, ApiCaller, bool], HttpResponseBase]
 
@@ -119,8 +113,10 @@ def capabilities(request: HttpRequest) -> Capabilities:
         max_limit=settings.NEWZNAB_MAX_LIMIT,
         searching=(
             ("search", True, "q,group"),
+            # No release carries a TVDB, TVmaze, IMDb or TMDb id yet: offering one would
+            # cost Sonarr and Radarr a request that cannot match before the title search.
             ("tv-search", True, "q,season,ep"),
-            ("movie-search", True, "q,imdbid"),
+            ("movie-search", True, "q"),
             ("audio-search", False, ""),
             ("book-search", False, ""),
         ),
@@ -134,38 +130,6 @@ def caps(request: HttpRequest, as_json: bool) -> HttpResponse:
 
 
 # --- searches ---------------------------------------------------------------
-
-
-def search_query(request: HttpRequest, *, default_categories: Sequence[int] = ()) -> SearchQuery:
-    """The parameters every search takes (q, cat, group, maxage, limit, offset), strictly."""
-    get = request.GET
-    limit = params.integer(get, "limit", settings.NEWZNAB_DEFAULT_LIMIT, low=1, high=2**31 - 1)
-    assert limit is not None
-    categories = params.integer_list(get, "cat") or list(default_categories)
-    maxage = params.integer(get, "maxage", None, high=100_000)
-    group = params.text(get, "group", max_length=255)
-    return SearchQuery(
-        words=params.text(get, "q"),
-        categories=expand(categories) or None,
-        groups=[name.strip() for name in group.split(",") if name.strip()],
-        since=now() - timedelta(days=maxage) if maxage is not None else BEGINNING,
-        limit=min(limit, settings.NEWZNAB_MAX_LIMIT),
-        offset=params.integer(get, "offset", 0) or 0,
-    )
-
-
-def episode_of(request: HttpRequest) -> Episode | None:
-    season = params.integer(request.GET, "season", None, high=9999)
-    episode = params.text(request.GET, "ep", max_length=10)
-    if season is None:
-        if episode:
-            raise MissingParameter("Missing parameter (season: ep needs it)")
-        return None
-    if episode and not (
-        ascii_digits(episode) or (season >= 1000 and EPISODE_DATE.fullmatch(episode))
-    ):
-        raise BadParameter("Incorrect parameter (ep: a number, or MM/DD with a year as season)")
-    return Episode(season, episode)
 
 
 def feed_response(
@@ -193,73 +157,104 @@ def feed_response(
 
 def feed_item(request: HttpRequest, caller: ApiCaller, row: Any, extended: bool) -> rss.FeedItem:
     key = presented_key(request)
-    get = request.build_absolute_uri("/api?" + urlencode({"t": "get", "id": row.id, "apikey": key}))
+    guid = guids.release_guid(selectors.installation(), row.id)
+    get = request.build_absolute_uri("/api?" + urlencode({"t": "get", "id": guid, "apikey": key}))
     details = request.build_absolute_uri(
-        "/api?" + urlencode({"t": "details", "id": row.id, "apikey": key})
+        "/api?" + urlencode({"t": "details", "id": guid, "apikey": key})
     )
     return rss.FeedItem(
         title=row.name,
-        guid=str(row.id),
+        guid=guid,
         link=get,
         comments=details,
         published=row.posted,
         category=display_name(row.category),
         size=row.size,
-        attrs=release_attrs(row, extended),
+        attrs=release_attrs(row, guid, extended),
     )
 
 
-def release_attrs(row: Any, extended: bool) -> list[tuple[str, str]]:
+def completion(row: Any) -> str:
+    """How much of the release the catalog has seen, in percent (a whole number, as
+    clients read it): its segments present over expected, times its files seen over
+    the count its subjects give (a file not seen at all has no segments to miss)."""
+    if not row.segments_expected:
+        return "0"
+    share = min(1.0, row.segments_present / row.segments_expected)
+    if row.files_expected:
+        share *= min(1.0, row.files_seen / row.files_expected)
+    return str(int(100 * share))
+
+
+def release_attrs(row: Any, guid: str, extended: bool) -> list[tuple[str, str]]:
     attrs = [
         ("category", str(cat)) for cat in dict.fromkeys((parent_of(row.category), row.category))
     ]
     attrs.append(("size", str(row.size)))
-    attrs.append(("guid", str(row.id)))
+    attrs.append(("guid", guid))
+    attrs.append(("usenetdate", format_datetime(row.posted)))
+    attrs.append(("completion", completion(row)))
     if not extended:
         return attrs
-    completion = (
-        min(100.0, 100.0 * row.segments_present / row.segments_expected)
-        if row.segments_expected
-        else 0.0
-    )
     attrs += [
         ("files", str(row.files_seen)),
         ("poster", row.poster),
         *(("group", name) for name in row.groups),
-        ("usenetdate", format_datetime(row.posted)),
         ("grabs", str(row.grabs)),
-        ("completion", f"{completion:.1f}"),
     ]
     return attrs
 
 
 def search(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponse:
-    return feed_response(request, caller, as_json, selectors.search(search_query(request)))
+    query = titled(search_query(request))
+    return feed_response(request, caller, as_json, selectors.search(query))
+
+
+# The id parameters clients send (Sonarr, Radarr, Prowlarr, NZBHydra2); caps
+# offers none, because no release carries one.
+ID_PARAMETERS = ("tvdbid", "rid", "tvmazeid", "imdbid", "tmdbid", "traktid", "doubanid")
+
+
+def asks_by_id(request: HttpRequest) -> bool:
+    """Whether the request names a show or movie by an id. The answer is then an
+    empty page: no release carries one, and the releases of the other parameters
+    alone would be unrelated ones. A malformed id is still error 201."""
+    named = False
+    for name in ID_PARAMETERS:
+        value = params.text(request.GET, name, max_length=20)
+        if name == "imdbid":
+            value = value.removeprefix("tt")
+        if value and not ascii_digits(value):
+            raise BadParameter(
+                f"Incorrect parameter ({name}: digits"
+                + (", with or without tt)" if name == "imdbid" else ")")
+            )
+        named = named or bool(value)
+    return named
+
+
+def empty_page(
+    request: HttpRequest, caller: ApiCaller, as_json: bool, query: SearchQuery
+) -> HttpResponse:
+    return feed_response(request, caller, as_json, SearchPage(query.offset, 0))
 
 
 def tvsearch(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponse:
-    query = replace(search_query(request, default_categories=[TV]), episode=episode_of(request))
+    query = tv_query(request, search_query(request, default_categories=[TV]))
+    if asks_by_id(request):
+        return empty_page(request, caller, as_json, query)
     return feed_response(request, caller, as_json, selectors.search(query))
 
 
 def movie(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponse:
-    # imdbid is read and checked, but releases carry no IMDb ids (caps does not offer it):
-    # without q there is nothing to match it to, so the page is empty.
-    imdbid = params.text(request.GET, "imdbid", max_length=12).removeprefix("tt")
-    if imdbid and not ascii_digits(imdbid):
-        raise BadParameter("Incorrect parameter (imdbid: digits, with or without tt)")
-    query = search_query(request, default_categories=[MOVIES])
-    if imdbid and not query.words:
-        return feed_response(request, caller, as_json, SearchPage(query.offset, 0))
+    query = movie_query(search_query(request, default_categories=[MOVIES]))
+    if asks_by_id(request):
+        return empty_page(request, caller, as_json, query)
     return feed_response(request, caller, as_json, selectors.search(query))
 
 
 def release_id_of(request: HttpRequest) -> int:
-    value = params.required(request.GET, "id")
-    try:
-        return whole_number(value, high=MAX_ROW_ID)
-    except NotANumber:
-        raise NoSuchItem(f"No such item ({value[:40]})") from None
+    return guids.release_id_of(params.required(request.GET, "id"), selectors.installation())
 
 
 def details(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponse:
@@ -327,7 +322,9 @@ def newest_feed(request: HttpRequest, as_json: bool) -> HttpResponse:
     limit = params.integer(request.GET, "num", settings.NEWZNAB_DEFAULT_LIMIT, low=1)
     assert limit is not None
     query = SearchQuery(
-        categories=expand(categories) or None, limit=min(limit, settings.NEWZNAB_MAX_LIMIT)
+        categories=expand(categories) or None,
+        limit=min(limit, settings.NEWZNAB_MAX_LIMIT),
+        incomplete=params.flag(request.GET, "incomplete"),
     )
     return feed_response(request, caller, as_json, selectors.newest(query), extended=True)
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 import math
 import re
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 
 from catalog import selectors as catalog
 from core.errors import NotFound
@@ -64,6 +65,39 @@ def words_of(text: str) -> list[str]:
     return _WORD.findall(text.translate(_SEPARATORS).lower())
 
 
+# newznab_title() in sql/schema.sql: the same letters made plain, in the same order.
+_PLAIN = str.maketrans(
+    "àáâãäåāăąçćčďèéêëēėęěìíîïīįłñńňòóôõöøōőřśšşťùúûüūůűųýÿźžż",
+    "aaaaaaaaacccdeeeeeeeeiiiiiilnnnoooooooorssstuuuuuuuuyyzzz",
+)
+
+
+def title_match_key(title: str) -> str:
+    """A title as the fields search compares it: newznab_title() (sql/schema.sql)
+    of the title's words, which a test holds equal. "The Office (US)", "Office US"
+    and "the.office.us" give one key; "" for no words."""
+    key = " ".join(words_of(title))
+    if key.startswith("the "):
+        key = key[4:]
+    return (" " + key + " ").replace(" and ", " ").translate(_PLAIN).replace(" ", "")
+
+
+@dataclass(frozen=True, slots=True)
+class Fields:
+    """What tvsearch and movie ask of the fields of a release's name: one of the
+    titles (title_match_key), and each of the others given (None: any)."""
+
+    titles: tuple[str, ...]
+    year: int | None = None
+    season: int | None = None
+    episode: int | None = None
+    absolute: int | None = None
+    aired_from: date | None = None
+    aired_until: date | None = None  # the day after the last
+    # The season, or an air date in the range (a year as season: "S2014" or daily).
+    season_or_aired: bool = False
+
+
 @dataclass(frozen=True, slots=True)
 class Episode:
     """tvsearch's season and episode: S01E02 or 1x02, a season alone (S01…), or a
@@ -82,6 +116,10 @@ class SearchQuery:
     since: datetime = BEGINNING
     limit: int = 100
     offset: int = 0
+    # Asked of the fields first; the words (and episode) when they match nothing.
+    fields: Fields | None = None
+    # Serve releases that are not listed (incomplete ones) too.
+    incomplete: bool = False
 
     def tsquery(self) -> str:
         return render_tsquery(self.required_terms())
@@ -136,6 +174,7 @@ def _params(query: SearchQuery, tsquery: str = "") -> dict[str, object]:
         "budget": WALK_MAX_ROWS,
         "total_cap": TOTAL_CAP,
         "season": query.season_key(),
+        "incomplete": query.incomplete,
     }
 
 
@@ -235,6 +274,37 @@ def index_tsquery(query: SearchQuery, stats: TermStats | None) -> str:
 
 
 def search(query: SearchQuery) -> SearchPage:
+    """The fields' search when the query has a title; the words' when it has none or
+    the fields match nothing (a query that is not a title: "show 720p")."""
+    if query.fields is not None and any(query.fields.titles):
+        page = search_fields(query, query.fields)
+        if page.total or not query.tsquery():
+            return page
+    return search_words(query)
+
+
+def search_fields(query: SearchQuery, fields: Fields) -> SearchPage:
+    params = {
+        **_params(query),
+        "titles": [title for title in fields.titles if title],
+        "year": fields.year,
+        "season": fields.season,
+        "episode": fields.episode,
+        "absolute": fields.absolute,
+        "aired_from": fields.aired_from,
+        "aired_until": fields.aired_until,
+        "season_or_aired": fields.season_or_aired,
+    }
+    rows = queries.fetchall_planned("search_fields", params)
+    if query.offset == 0 and len(rows) < query.limit:
+        return SearchPage(query.offset, len(rows), rows, "fields")
+    # Planned for its values too: a prepared generic plan cannot fold the NULL tests
+    # away, and scanned the whole table (seconds at 1 M releases).
+    [counted] = queries.fetchall_planned("count_fields", params)
+    return SearchPage(query.offset, counted.total, rows, "fields")
+
+
+def search_words(query: SearchQuery) -> SearchPage:
     """Common words: the date-ordered walk (a season pack: down the season index).
     Others (or a walk that ran out of rows): the GIN bitmap (and the season index's)
     ANDed with a window of the newest releases (BRIN on posted) big enough to hold
@@ -317,6 +387,20 @@ def newest(query: SearchQuery) -> SearchPage:
         counted = queries.fetchone("count_newest", params)
         total = counted.total if counted else 0
     return SearchPage(query.offset, total, rows, "newest")
+
+
+_installation: uuid.UUID | None = None
+
+
+def installation() -> uuid.UUID:
+    """This installation's identity (newznab/guids.py), read once per process: it
+    never changes."""
+    global _installation
+    if _installation is None:
+        row = queries.fetchone("installation_identity", {})
+        assert row is not None, "newznab migration 0005 stores the installation's identity"
+        _installation = row.identity
+    return _installation
 
 
 def release(release_id: int) -> Record:

@@ -37,3 +37,21 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
              WHERE lexeme COLLATE "C" >= 's00' AND lexeme COLLATE "C" < 's:'
                AND substr(lexeme, 3, 1) COLLATE "C" BETWEEN '0' AND '9') AS seasons
 $$;
+
+-- The title a release's name gives (catalog_release.title_key: lower case,
+-- letters and digits, words joined by one space) as tvsearch and movie
+-- searches compare it: a leading "the" and every "and" dropped, the common
+-- accented letters made plain, the spaces removed. Sonarr and Radarr search
+-- by a title cleaned that way ("The Office (US)" -> "Office US", "Law &
+-- Order" -> "Law and Order", "Marvel's Agents of S.H.I.E.L.D." -> "Marvels
+-- Agents of SHIELD"), and names spell the same title with other separators
+-- ("Marvels.Agents.of.S.H.I.E.L.D"). newznab/selectors.py (title_match_key)
+-- does the same to the query, and a test holds the two equal. NULL for no title.
+CREATE OR REPLACE FUNCTION newznab_title(title_key text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT nullif(replace(translate(
+               replace(' ' || CASE WHEN left(title_key, 4) = 'the ' THEN substr(title_key, 5)
+                                   ELSE title_key END || ' ', ' and ', ' '),
+               'àáâãäåāăąçćčďèéêëēėęěìíîïīįłñńňòóôõöøōőřśšşťùúûüūůűųýÿźžż',
+               'aaaaaaaaacccdeeeeeeeeiiiiiilnnnoooooooorssstuuuuuuuuyyzzz'), ' ', ''), '')
+$$;

@@ -8,13 +8,14 @@
 -- each row's stored tsvector, reading at most %(budget)s rows. The outer
 -- LIMIT stops the walk as soon as the page (plus one row, to know there is
 -- more) is found, so a term in every tenth release reads a thousand rows.
-SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.category, w.groups,
-       w.segments_present, w.segments_expected, coalesce(g.grabs, 0) AS grabs
-  FROM (SELECT id, name, poster, posted, size, files_seen, category, groups, segments_present,
-               segments_expected, search_vector
+SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.files_expected, w.category,
+       w.groups, w.segments_present, w.segments_expected, coalesce(g.grabs, 0) AS grabs
+  FROM (SELECT id, name, poster, posted, size, files_seen, files_expected, category, groups,
+               segments_present, segments_expected, search_vector
           FROM catalog_release
          WHERE posted >= %(since)s
            AND (%(categories)s::int[] IS NULL OR category = ANY(%(categories)s::int[]))
+           AND (%(incomplete)s OR listed)
          ORDER BY posted DESC, id DESC
          LIMIT %(budget)s) AS w
   LEFT JOIN newznab_release_grabs AS g ON g.release_id = w.id
@@ -28,20 +29,24 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.category, w.gro
 -- down the season index (migration 0004), with the names of two seasons
 -- ('*') merged in by date, testing each row's stored tsvector and reading at
 -- most %(budget)s rows.
-SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.category, w.groups,
-       w.segments_present, w.segments_expected, coalesce(g.grabs, 0) AS grabs
-  FROM (SELECT s.* FROM ((SELECT id, name, poster, posted, size, files_seen, category, groups,
-                                 segments_present, segments_expected, search_vector
+SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.files_expected, w.category,
+       w.groups, w.segments_present, w.segments_expected, coalesce(g.grabs, 0) AS grabs
+  FROM (SELECT s.* FROM ((SELECT id, name, poster, posted, size, files_seen, files_expected,
+                                 category, groups, segments_present, segments_expected,
+                                 search_vector
                             FROM catalog_release
                            WHERE newznab_season(search_vector) = %(season)s::text
                              AND posted >= %(since)s
+                             AND (%(incomplete)s OR listed)
                            ORDER BY posted DESC, id DESC)
                          UNION ALL
-                         (SELECT id, name, poster, posted, size, files_seen, category, groups,
-                                 segments_present, segments_expected, search_vector
+                         (SELECT id, name, poster, posted, size, files_seen, files_expected,
+                                 category, groups, segments_present, segments_expected,
+                                 search_vector
                             FROM catalog_release
                            WHERE newznab_season(search_vector) = '*'
                              AND posted >= %(since)s
+                             AND (%(incomplete)s OR listed)
                            ORDER BY posted DESC, id DESC)) AS s
           ORDER BY s.posted DESC, s.id DESC
           LIMIT %(budget)s) AS w
@@ -71,6 +76,7 @@ WITH hits AS MATERIALIZED (
      WHERE (%(index_tsquery)s = '' OR search_vector @@ to_tsquery('simple', %(index_tsquery)s))
        AND (search_vector || ''::tsvector) @@ to_tsquery('simple', %(tsquery)s)
        AND posted >= %(since)s
+       AND (%(incomplete)s OR listed)
        AND (%(categories)s::int[] IS NULL OR category + 0 = ANY(%(categories)s::int[]))
        AND groups @> %(groups)s::text[]
        AND (%(season)s::text IS NULL
@@ -78,8 +84,8 @@ WITH hits AS MATERIALIZED (
 ), page AS (
     SELECT id, posted FROM hits ORDER BY posted DESC, id DESC LIMIT %(limit)s OFFSET %(offset)s
 )
-SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.category, r.groups,
-       r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs, t.total
+SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected, r.category,
+       r.groups, r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs, t.total
   FROM (SELECT count(*) AS total FROM (SELECT 1 FROM hits LIMIT %(total_cap)s) AS c) AS t
   LEFT JOIN (page
              JOIN catalog_release AS r ON r.id = page.id
@@ -87,13 +93,81 @@ SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.category, r.gro
  ORDER BY page.posted DESC, page.id DESC;
 
 
+-- name: search_fields
+-- tvsearch and movie by title (docs/newznab.md, "Search"): the title's
+-- releases from the title indexes (migration 0006), each tested for the
+-- season, episode, absolute episode, air date and year asked (a NULL
+-- parameter folds its test away: planned for its values each time); with
+-- %(season_or_aired)s, the season or an air date in the range (a year as
+-- season). The season's clause is the indexes': a release's first season
+-- and episode (the first index's keys), or its several (the second's). It
+-- tests a release of one season and episode by the first alone: a
+-- containment test beside it would make the planner count the season twice
+-- and read every release of the title instead. The season comes with the
+-- episode (search_params.py: an ep without one is an absolute number).
+-- %(titles)s are newznab_title() keys, any of which matches.
+SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected, r.category,
+       r.groups, r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs
+  FROM catalog_release AS r
+  LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id
+ WHERE newznab_title(r.title_key) = ANY(%(titles)s::text[])
+   AND r.title_key <> ''
+   AND (%(year)s::int IS NULL OR r.year = %(year)s::int)
+   AND (%(season)s::int IS NULL
+        OR (r.seasons[1] = %(season)s::int
+            AND (%(episode)s::int IS NULL OR r.episodes[1] = %(episode)s::int))
+        OR ((cardinality(r.seasons) > 1 OR cardinality(r.episodes) > 1)
+            AND r.seasons @> ARRAY[%(season)s::smallint]
+            AND (%(episode)s::int IS NULL OR r.episodes @> ARRAY[%(episode)s::smallint]))
+        OR (%(season_or_aired)s AND r.air_date >= %(aired_from)s::date
+            AND r.air_date < %(aired_until)s::date))
+   AND (%(absolute)s::int IS NULL OR r.absolute_episodes @> ARRAY[%(absolute)s::smallint])
+   AND (%(season_or_aired)s OR %(aired_from)s::date IS NULL
+        OR r.air_date >= %(aired_from)s::date)
+   AND (%(season_or_aired)s OR %(aired_until)s::date IS NULL
+        OR r.air_date < %(aired_until)s::date)
+   AND (%(incomplete)s OR r.listed)
+   AND r.posted >= %(since)s
+   AND (%(categories)s::int[] IS NULL OR r.category = ANY(%(categories)s::int[]))
+   AND r.groups @> %(groups)s::text[]
+ ORDER BY r.posted DESC, r.id DESC
+ LIMIT %(limit)s OFFSET %(offset)s;
+
+-- name: count_fields
+SELECT count(*) AS total
+  FROM (SELECT 1
+          FROM catalog_release AS r
+         WHERE newznab_title(r.title_key) = ANY(%(titles)s::text[])
+           AND r.title_key <> ''
+           AND (%(year)s::int IS NULL OR r.year = %(year)s::int)
+           AND (%(season)s::int IS NULL
+                OR (r.seasons[1] = %(season)s::int
+                    AND (%(episode)s::int IS NULL OR r.episodes[1] = %(episode)s::int))
+                OR ((cardinality(r.seasons) > 1 OR cardinality(r.episodes) > 1)
+                    AND r.seasons @> ARRAY[%(season)s::smallint]
+                    AND (%(episode)s::int IS NULL OR r.episodes @> ARRAY[%(episode)s::smallint]))
+                OR (%(season_or_aired)s AND r.air_date >= %(aired_from)s::date
+                    AND r.air_date < %(aired_until)s::date))
+           AND (%(absolute)s::int IS NULL
+                OR r.absolute_episodes @> ARRAY[%(absolute)s::smallint])
+           AND (%(season_or_aired)s OR %(aired_from)s::date IS NULL
+                OR r.air_date >= %(aired_from)s::date)
+           AND (%(season_or_aired)s OR %(aired_until)s::date IS NULL
+                OR r.air_date < %(aired_until)s::date)
+           AND (%(incomplete)s OR r.listed)
+           AND r.posted >= %(since)s
+           AND (%(categories)s::int[] IS NULL OR r.category = ANY(%(categories)s::int[]))
+           AND r.groups @> %(groups)s::text[]
+         LIMIT %(total_cap)s) AS c;
+
 -- name: newest_releases
 -- No words: the newest releases (t=search without q, the RSS feed).
-SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.category, r.groups,
-       r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs
+SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected, r.category,
+       r.groups, r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs
   FROM catalog_release AS r
   LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id
  WHERE r.posted >= %(since)s
+   AND (%(incomplete)s OR r.listed)
    AND (%(categories)s::int[] IS NULL OR r.category = ANY(%(categories)s::int[]))
    AND r.groups @> %(groups)s::text[]
  ORDER BY r.posted DESC, r.id DESC
@@ -104,6 +178,7 @@ SELECT count(*) AS total
   FROM (SELECT 1
           FROM catalog_release
          WHERE posted >= %(since)s
+           AND (%(incomplete)s OR listed)
            AND (%(categories)s::int[] IS NULL OR category = ANY(%(categories)s::int[]))
            AND groups @> %(groups)s::text[]
          LIMIT %(total_cap)s) AS c;
@@ -145,3 +220,7 @@ SELECT s.most_common_elems::text::text[] AS terms,
     ON k.schemaname = current_schema() AND k.tablename = 'catalog_release'
    AND k.attname = 'category'
  WHERE c.oid = 'catalog_release'::regclass;
+
+-- name: installation_identity
+-- This installation's identity (migration 0005), which release guids carry.
+SELECT identity FROM newznab_installation;

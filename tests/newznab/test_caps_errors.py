@@ -22,7 +22,8 @@ def test_caps_follows_the_spec_example(client: Client) -> None:
     searching = {child.tag: child.attrib for child in root.find("searching")}
     assert searching["search"]["available"] == "yes"
     assert set(searching["tv-search"]["supportedParams"].split(",")) == {"q", "season", "ep"}
-    assert searching["movie-search"]["supportedParams"] == "q,imdbid"
+    # No release carries an id: caps offers none (Radarr then searches by title at once).
+    assert searching["movie-search"]["supportedParams"] == "q"
     categories = {c.get("id"): c for c in root.find("categories")}
     assert {"2000", "3000", "4000", "5000", "7000", "8000"} <= set(categories)
     tv = {s.get("id"): s.get("name") for s in categories["5000"]}

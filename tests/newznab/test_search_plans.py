@@ -24,7 +24,7 @@ def releases() -> None:
             """
             INSERT INTO catalog_release (key, name, poster, posted, last_posted, size,
                 files_seen, segments_present, segments_expected, has_par2, has_nfo, category,
-                category_version, groups)
+                category_version, groups, listed)
             SELECT decode(md5(n::text), 'hex'),
                    concat_ws('.', CASE WHEN n % 2 = 0 THEN 'Alpha' END,
                              CASE WHEN n % 5 = 0 THEN 'Beta' END,
@@ -32,7 +32,7 @@ def releases() -> None:
                              'Show', 'S0' || (1 + n % 3) || 'E0' || (1 + n % 9), '720p-GRP'),
                    'p', now() - make_interval(mins => 2000 - n),
                    now() - make_interval(mins => 2000 - n), n, 1, 1, 1, true, false,
-                   CASE WHEN n % 3 = 0 THEN 5040 ELSE 2040 END, 1, ARRAY['alt.binaries.x']
+                   CASE WHEN n % 3 = 0 THEN 5040 ELSE 2040 END, 1, ARRAY['alt.binaries.x'], true
               FROM generate_series(1, 2000) AS n
             """
         )
@@ -138,9 +138,9 @@ def test_a_season_pack_finds_a_name_of_two_seasons(
             """
             INSERT INTO catalog_release (key, name, poster, posted, last_posted, size,
                 files_seen, segments_present, segments_expected, has_par2, has_nfo, category,
-                category_version, groups)
+                category_version, groups, listed)
             VALUES ('\\x01', 'Omega.S01E09.S02E01.720p-GRP', 'p', now(), now(), 1, 1, 1, 1,
-                    true, false, 5040, 1, ARRAY['alt.binaries.x'])
+                    true, false, 5040, 1, ARRAY['alt.binaries.x'], true)
             """
         )
     monkeypatch.setattr(selectors, "WALK_MAX_ROWS", 0)

@@ -74,9 +74,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("leases/snapshots.py", r"[^A-Za-z0-9._+-]"): (
         f"unsafe characters in a group name, for a file name: {ONE_CLASS}"
     ),
-    ("newznab/api.py", r"[0-9][0-9]/[0-9][0-9]"): (
-        "an episode date from a client, matched whole (fullmatch): fixed length, no repeat"
-    ),
     # --- the project's own text, or the operator's ---
     ("core/sql/__init__.py", r"^--\s*name:\s*(\w+)\s*$"): "the project's own .sql files",
     ("core/sql/__init__.py", r"%%|%\((\w+)\)s"): "the project's own SQL, once at start",

@@ -1,0 +1,32 @@
+"""tvsearch and movie on the fields of a release's name: the title indexes.
+
+Built CONCURRENTLY (a 10M-row catalog is not locked while it builds), so the
+migration is not atomic; a build that failed half-way is dropped and built
+again when the migration is run again.
+"""
+
+from django.db import migrations
+
+from newznab.sql import queries
+
+
+class Migration(migrations.Migration):
+    atomic = False
+
+    dependencies = [
+        ("newznab", "0005_installation"),
+        ("catalog", "0002_release_fields"),
+    ]
+
+    operations = [
+        migrations.RunSQL(queries["create_title_function"], queries["drop_title_function"]),
+        migrations.RunSQL(queries["drop_release_title_index"], migrations.RunSQL.noop),
+        migrations.RunSQL(
+            queries["create_release_title_index"], queries["drop_release_title_index"]
+        ),
+        migrations.RunSQL(queries["drop_release_title_multi_index"], migrations.RunSQL.noop),
+        migrations.RunSQL(
+            queries["create_release_title_multi_index"],
+            queries["drop_release_title_multi_index"],
+        ),
+    ]
