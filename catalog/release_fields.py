@@ -19,10 +19,10 @@ from typing import Any
 
 from django.db import transaction
 
+from usenet import categories
 from usenet.categories import CategoryRules
 from usenet.release_names import FIELDS_VERSION, KINDS, ParsedName, parse_release_name
 
-from .retired_categories import RETIRED_DEFAULT_CATEGORY_RULES
 from .rulesets import category_rules, current_rules
 from .sql import queries
 
@@ -77,24 +77,17 @@ def read_name(name: str) -> NameFields:
     )
 
 
-# Until usenet.categories.category_from_fields (the parser's categories) is
-# merged, the retired default rules decide, on the name: the behaviour before.
-_UNTIL_FIELDS = CategoryRules(RETIRED_DEFAULT_CATEGORY_RULES)
-
-
-def category_from_fields(fields: NameFields, name: str, groups: Sequence[str]) -> int:
+def category_from_fields(fields: NameFields, groups: Sequence[str]) -> int:
     """The newznab category a release's fields give (no operator rule)."""
-    return _UNTIL_FIELDS.categorize(name, groups)
+    return categories.category_from_fields(fields.parsed, groups)
 
 
 def decide_category(
     overrides: CategoryRules, fields: NameFields, name: str, groups: Sequence[str]
 ) -> int:
     """The operator's first matching category rule, else the category of the fields."""
-    for rule in overrides.rules:
-        if rule.matches(name, groups):
-            return rule.category
-    return category_from_fields(fields, name, groups)
+    found = overrides.first_match(name, groups)
+    return category_from_fields(fields, groups) if found is None else found
 
 
 def _array(values: Sequence[int]) -> str:

@@ -49,6 +49,7 @@ SMOKE: dict[str, list[str]] = {
         "1",
     ],
     "bench_held_lane.py": ["--ranges", "2000", "--leases", "3"],
+    "bench_names.py": ["--repeat", "1", "--max-size", "1000"],
 }
 
 

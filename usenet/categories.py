@@ -1,4 +1,11 @@
-"""Release categories: ordered rules mapping a release's name and groups to a newznab id.
+"""Release categories: a newznab id from a release's parsed name, and operators' rules over it.
+
+`category_from_fields(parsed, groups)` decides a category from the fields
+`usenet.release_names` reads from the name (kind, resolution, source, tags),
+the way Sonarr and Radarr tell qualities apart; the newsgroups decide only
+when the name says nothing. `CategoryRules` are the operators' overrides
+from the versioned rule set, tried first (`first_match`), and the default
+rule list that older releases were categorised by.
 
 A rule names a category and up to two conditions: `name`, a list of
 patterns that must all be found in the release name, and `group`, a
@@ -17,15 +24,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from .linear import LinearPattern, PatternError, compile_linear
+from .release_names import ParsedName
 
 # The standard newznab ids this project uses (t=caps lists them).
 CATEGORIES: dict[int, str] = {
     2000: "Movies",
+    2020: "Movies/Other",
     2030: "Movies/SD",
     2040: "Movies/HD",
     2045: "Movies/UHD",
+    2050: "Movies/BluRay",
+    2060: "Movies/3D",
     3000: "Audio",
     3010: "Audio/MP3",
+    3020: "Audio/Video",
     3030: "Audio/Audiobook",
     3040: "Audio/Lossless",
     4000: "PC",
@@ -34,6 +46,9 @@ CATEGORIES: dict[int, str] = {
     5030: "TV/SD",
     5040: "TV/HD",
     5045: "TV/UHD",
+    5050: "TV/Other",
+    5070: "TV/Anime",
+    5080: "TV/Documentary",
     7000: "Books",
     7020: "Books/EBook",
     7030: "Books/Comics",
@@ -171,6 +186,12 @@ class CategoryRules:
         )
 
     def categorize(self, name: str, groups: Sequence[str]) -> int:
+        """The first matching rule's id; OTHER where none matches."""
+        found = self.first_match(name, groups)
+        return OTHER if found is None else found
+
+    def first_match(self, name: str, groups: Sequence[str]) -> int | None:
+        """The first matching rule's id; None where none matches (an override's absence)."""
         # Most of the cost is names no name pattern matches (every rule is
         # tried): one scan with all of them at once settles those.
         if self._any_name is not None and not self._any_name.contains(name):
@@ -180,7 +201,98 @@ class CategoryRules:
         for rule in rules:
             if rule.matches(name, groups):
                 return rule.category
-        return OTHER
+        return None
 
 
-__all__ = ["CATEGORIES", "DEFAULT_CATEGORY_RULES", "OTHER", "CategoryRule", "CategoryRules"]
+# Newsgroups that say what a release is when its name does not: the first of a
+# group's dotted words (after the first, "alt") that is one of these decides.
+_GROUP_WORDS: dict[str, int] = {
+    "anime": 5070,
+    "tv": 5000,
+    "teevee": 5000,
+    "hdtv": 5040,
+    "movies": 2000,
+    "dvdr": 2030,
+    "x264": 2040,
+    "bluray": 2040,
+    "sounds": 3000,
+    "mp3": 3010,
+    "music": 3000,
+    "lossless": 3040,
+    "flac": 3040,
+    "audiobooks": 3030,
+    "ebook": 7020,
+    "ebooks": 7020,
+    "e-book": 7020,
+    "e-books": 7020,
+    "comics": 7030,
+    "warez": 4000,
+    "apps": 4000,
+    "games": 4050,
+    "documentaries": 5080,
+}
+_MAX_GROUPS = 16
+
+
+def _by_resolution(resolution: int | None, uhd: int, hd: int, sd: int) -> int:
+    if resolution is None or resolution < 720:
+        return sd
+    return uhd if resolution >= 2160 else hd
+
+
+def category_from_fields(parsed: ParsedName, groups: Sequence[str] = ()) -> int:
+    """The newznab id of a release from its parsed name; its groups where the name is silent.
+
+    TV: 5070 anime, 5080 documentary, else by resolution 5045 (2160p), 5040
+    (720p-1440p), 5030 (below, or none stated: Sonarr's SD). Movies: 2050 a
+    whole BluRay disc (a 3D one too, as Radarr files it) or a 1080p remux, 2060
+    3D encodes, 2045/2040/2030 by resolution.
+    Audio: 3030 audiobook, 3020 music video, 3040 lossless, 3010 MP3, else
+    3000. Books 7030 comics, 7020 e-books. Software 4050 games, else 4000.
+    """
+    kind = parsed.kind
+    tags = parsed.tags
+    if kind == "anime":
+        return 5070
+    if kind == "tv":
+        if "documentary" in tags:
+            return 5080
+        if "anime" in tags or _group_category(groups) == 5070:
+            return 5070
+        return _by_resolution(parsed.resolution, 5045, 5040, 5030)
+    if kind == "movie":
+        if "disc" in tags or (parsed.source == "remux" and parsed.resolution == 1080):
+            return 2050
+        if "3d" in tags:
+            return 2060
+        return _by_resolution(parsed.resolution, 2045, 2040, 2030)
+    if kind == "audio":
+        for tag, category in (("audiobook", 3030), ("music_video", 3020), ("lossless", 3040)):
+            if tag in tags:
+                return category
+        return 3010 if "mp3" in tags else 3000
+    if kind == "book":
+        return 7030 if "comic" in tags else 7020
+    if kind == "software":
+        return 4050 if "game" in tags else 4000
+    return _group_category(groups) or OTHER
+
+
+def _group_category(groups: Sequence[str]) -> int | None:
+    """The category a release's newsgroups name (alt.binaries.multimedia.anime: 5070)."""
+    for group in groups[:_MAX_GROUPS]:
+        for word in group[:256].lower().split(".")[1:]:
+            found = _GROUP_WORDS.get(word)
+            if found is not None:
+                return found
+    return None
+
+
+__all__ = [
+    "CATEGORIES",
+    "DEFAULT_CATEGORY_RULES",
+    "OTHER",
+    "CategoryRule",
+    "CategoryRules",
+    "category_from_fields",
+]

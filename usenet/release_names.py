@@ -1,40 +1,86 @@
 """Release names read the way Sonarr and Radarr read them: title, year, season, episode, quality.
 
-`parse_release_name(name)` turns a scene or p2p release name into a
-`ParsedName`. It is Django-free, uses no regular expressions, and costs time
-linear in the name: the name is cut to `MAX_NAME_LENGTH` characters and into
-at most `MAX_TOKENS` tokens, and each token is looked at a bounded number of
-times.
+`parse_release_name(name)` turns a scene, p2p or fansub release name into a
+`ParsedName`. It is Django-free and uses no regular expressions: the name is
+cut to `MAX_NAME_LENGTH` characters, split once into at most `MAX_TOKENS`
+tokens (one translate, one split), and each token is classified by a
+dictionary lookup or, for the few that hold digits, by a scan bounded by
+its length. Every token is looked at a bounded number of times and a range
+lists at most `MAX_RANGE` numbers, so a name costs time linear in its
+length, and a 10 KB name costs what its first `MAX_NAME_LENGTH` characters
+cost.
+
+How a name is read (the rules Sonarr's and Radarr's parsers follow, written
+as one pass over tokens instead of backtracking patterns):
+
+- Tags around the name go first: a file extension (`.mkv`, `.nzb`), a
+  site's tag glued after the group (`-GROUP[rarbg]`), a poster's suffix
+  (`-Obfuscated`), a fansub's `[Group]` at the start (or, after a space, at
+  the end), then the `-GROUP` suffix.
+- The title is every token before the first marker: an episode marker
+  (`S01E02`, `1x02`, `Season 1`, a date), a quality tag (`720p`, `BluRay`,
+  `x264`), or, for a movie, the last year before those (`2001.A.Space.Odyssey
+  .1968` is "2001 A Space Odyssey", 1968); tags at its end (`German DL`,
+  `EXTENDED`) are trimmed off. A TV title keeps its year (`Show.2010.S01E01`
+  is "Show 2010", the key Sonarr searches for a series named "Show (2010)").
+- Numbering: `S01E02`, `S01E02E03`, `S01E01-E03` (a range), `S6E02`,
+  `s03.e05`, `S01EP01`, `1x02`, `1x02x03`, `2x09-2x10`, `Season 01 Episode
+  05`, `Saison3`, `S01`, `S01-S03`, three to five digits after the title
+  (`Title.103.720p` is S01E03, never a year or a resolution), dates
+  (`2011.04.12`, `2011-04-12`, `12.04.2011`, `20110412`, `110412`, `23rd Feb
+  2024`), absolute numbers (`[Group] Show - 13 [1080p]`, `Show - 013`,
+  `Show Ep08`, `第05话`) and specials (`S00E05`, `OVA`, `NCOP`). A number that
+  reads two ways is given both: `Show E05` and `Show - 130 - Title` carry the
+  absolute number and S01E05 / S01E30, so a search by either finds them.
+- Kind: an episode makes TV, and anime when its numbering is absolute or
+  its name is a fansub's; a year, an edition or a video quality alone makes
+  a movie; audio, book and software tags decide only where nothing says
+  video, so `AAC`, `FLAC` or `v2` in an anime name keep it anime.
+- Quality as Sonarr and Radarr settle it: a source without a resolution has
+  the one they assume (BluRay 720p, HDTV and WEB-DL SD), a camera copy is SD,
+  a BluRay with a disc's codec and no encoder is a whole disc (`disc` tag).
+
+Numbers are ASCII digits 0-9 only ("²" and Arabic-Indic digits are letters
+here); they are read through `usenet.numbers.ascii_digits` (full-width
+digits, which CJK names use, are mapped to ASCII ones first).
 
 The interface (`ParsedName`, `parse_release_name`, `KINDS`, `FIELDS_VERSION`)
 is what the catalog stores and searches on; bump `FIELDS_VERSION` whenever a
 change to the parser can change a stored field, so the backfill command
 (`manage.py parse_release_names`) knows which releases to parse again.
+`title_key(text)` is the key a title is matched on; a search applies it to
+the query the client sent (Sonarr's cleaned series title) to match it.
+`usenet.categories.category_from_fields` decides a category from the fields.
 """
 
 from __future__ import annotations
 
 import datetime
+import unicodedata
 from dataclasses import dataclass
+from typing import Any
 
 from .numbers import ascii_digits
 
 # Bump when the parser changes what it returns for some name.
-FIELDS_VERSION = 1
+FIELDS_VERSION = 2
 
 MAX_NAME_LENGTH = 512
 MAX_TOKENS = 64
+# Longer tokens are words to this parser (never a number or a marker).
+MAX_TOKEN_LENGTH = 32
+# A range such as S01E01-E99 or S01-S30 lists at most this many numbers.
+MAX_RANGE = 250
 
 KINDS = ("tv", "movie", "anime", "audio", "book", "software", "other")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ParsedName:
     """The fields of one release name; absent fields are None or empty."""
 
     kind: str = "other"
-    # The title as a person writes it ("The Show"), and its search key: lower
-    # case, letters and digits only, words joined by one space ("the show").
+    # The title as a person writes it ("The Show"), and its search key (see title_key).
     title: str = ""
     title_key: str = ""
     year: int | None = None
@@ -49,7 +95,9 @@ class ParsedName:
     # A whole season (or several), no episode numbers.
     full_season: bool = False
     special: bool = False
-    # Vertical resolution: 480, 576, 720, 1080, 2160.
+    # Vertical resolution: 480, 576, 720, 1080, 1440, 2160. Where the name
+    # gives a source but no resolution, the one Sonarr assumes for it
+    # (BluRay 720, HDTV/WEB-DL/DVD 480).
     resolution: int | None = None
     source: str | None = None
     codec: str | None = None
@@ -58,157 +106,1421 @@ class ParsedName:
     group: str | None = None
     proper: bool = False
     repack: bool = False
+    # Added in FIELDS_VERSION 2.
+    # What the name says about its category beyond the kind: "3d", "disc"
+    # (a whole BluRay disc), "documentary", "audiobook", "lossless", "mp3",
+    # "music_video", "ebook", "comic", "game".
+    tags: tuple[str, ...] = ()
+    # A fansub's version ("- 09v2"): 2 and up is a fixed release.
+    version: int | None = None
 
 
 _DIGITS = frozenset("0123456789")
-_SEPARATORS = str.maketrans({c: " " for c in "._[](){}+,;"})
+# What splits a name into words: ASCII separators, CJK brackets (lenticular, corner,
+# full-width, tortoise-shell and angle), spaces nobody sees (a zero-width one must
+# not glue two words). "~" joins a range (01~10); full-width digits (CJK names) are
+# written as the ASCII ones they are, and no other digits are read.
+_SEPARATOR_MAP: dict[str, str] = {
+    **{c: " " for c in '._[](){}+,;_"|/\\*?:<>\t\r\n\x00'},
+    **{c: " " for c in "\u3010\u3011\u300c\u300d\u300e\u300f\uff08\uff09\u3014\u3015\u300a\u300b"},
+    **{c: " " for c in "\u00a0\u200b\u200c\u200d\u2060\ufeff\u3000"},
+    "~": "-",
+    **{chr(0xFF10 + n): str(n) for n in range(10)},
+}
+_NON_ASCII_SEPARATORS = tuple((k, v) for k, v in _SEPARATOR_MAP.items() if not k.isascii())
+# The same table for ASCII text, as bytes (bytes.translate is several times faster).
+_ASCII_SEPARATORS = bytes.maketrans(
+    "".join(k for k in _SEPARATOR_MAP if k.isascii()).encode("ascii"),
+    "".join(v for k, v in _SEPARATOR_MAP.items() if k.isascii()).encode("ascii"),
+)
+_APOSTROPHES = frozenset("'\u2019`\u00b4")
+_KEY_DROPPED = frozenset(("and", "&"))
 
-_RESOLUTIONS = {
-    "480p": 480,
-    "576p": 576,
-    "720p": 720,
-    "1080p": 1080,
-    "1080i": 1080,
-    "2160p": 2160,
-    "4k": 2160,
-    "uhd": 2160,
-}
-_SOURCES = {
-    "bluray": "bluray",
-    "blu-ray": "bluray",
-    "bdrip": "bluray",
-    "brrip": "bluray",
-    "remux": "remux",
-    "web-dl": "webdl",
-    "webdl": "webdl",
-    "webrip": "webrip",
-    "web": "webdl",
-    "hdtv": "hdtv",
-    "pdtv": "hdtv",
-    "sdtv": "hdtv",
-    "dvdrip": "dvd",
-    "dvdr": "dvd",
-    "dvd": "dvd",
-}
-_CODECS = {
-    "x264": "h264",
-    "h264": "h264",
-    "avc": "h264",
-    "x265": "h265",
-    "h265": "h265",
-    "hevc": "h265",
-    "xvid": "xvid",
-    "divx": "xvid",
-}
+# What a token means, looked up once per token. (field, value).
+_RES = "res"
+_SRC = "src"
+_CODEC = "codec"
+_AUDIO = "audio"  # an audio track's format: AAC, AC3, DTS; says nothing about the kind
+_LANG = "lang"
+_EDITION = "edition"
+_FLAG = "flag"  # proper, repack, and words that end a title but carry no field
+_TAG = "tag"  # a category hint (see ParsedName.tags)
+_SEASON_WORD = "season"
+_EPISODE_WORD = "episode"
+_SPECIAL = "special"
+_PART = "part"
+
+# A word's field and value: the value is an int (a resolution) or a str.
+_WORDS: dict[str, tuple[str, Any]] = {}
 
 
-def _title_key(words: list[str]) -> str:
-    out = []
+def _add(field: str, words: str, value: Any = None) -> None:
+    for word in words.split():
+        _WORDS[word] = (field, word if value is None else value)
+
+
+for _res, _words in (
+    (480, "480p 480i 360p 540p sd 640x480 848x480 720x480 704x480"),
+    (576, "576p 576i 720x576"),
+    (720, "720p 720i 960p 1280x720 hd720p"),
+    (1080, "1080p 1080i fhd 1920x1080 1920x800 1920x816 1920x1040 hd1080p 4kto1080p"),
+    (1440, "1440p 2560x1440"),
+    (2160, "2160p 4k uhd 3840x2160 4096x2160 2160i"),
+):
+    _add(_RES, _words, _res)
+_add(_SRC, "bluray blu-ray bd bdmux hddvd hd-dvd uhdbd mbluray", "bluray")
+_add(_SRC, "bdremux uhdremux bd-remux", "remux")
+_add(_SRC, "bdrip bdlight brrip bd-rip br-rip uhdbdrip", "bdrip")
+_add(_SRC, "remux", "remux")
+_add(
+    _SRC,
+    "web-dl webdl web webdlrip web-dlrip webdlmux amazonhd amazonsd itunes ituneshd netflixhd"
+    " netflixuhd webhd maxdomehd hbomaxhd disneyhd",
+    "webdl",
+)
+_add(_SRC, "webrip web-rip webmux hdrip", "webrip")
+_add(_SRC, "hdtv hdtvrip ahdtv uhdtv", "hdtv")
+_add(_SRC, "pdtv sdtv dsr dsrip tvrip satrip dthrip dvb", "sdtv")
+_add(_SRC, "dvdrip dvd dvdr dvd-r dvd5 dvd9 dvdscr ntsc pal xvidvd r5 dvd-rip mdvdr", "dvd")
+_add(
+    _SRC,
+    "cam camrip hdcam hqcam hdcamrip hqcamrip newcam ts tsrip telesync telesynch hdts tc"
+    " telecine workprint scr screener",
+    "cam",
+)
+_add(_SRC, "rawhd raw-hd", "rawhd")
+_add(_CODEC, "x264 h264 avc x.264 h.264", "h264")
+_add(_CODEC, "x265 h265 hevc", "h265")
+_add(_CODEC, "xvid divx xvidhd", "xvid")
+_add(_CODEC, "mpeg2 mpeg-2", "mpeg2")
+_add(_CODEC, "mvc", "mvc")
+_add(_CODEC, "vc1 vc-1", "vc1")
+_add(_CODEC, "av1", "av1")
+_add(_CODEC, "vp9", "vp9")
+_add(
+    _AUDIO,
+    "aac aac2 aac5 ac3 eac3 e-ac3 dd dd2 dd5 ddp ddp2 ddp5 dd+ dts dts-hd dtshd dts-x dtsx dts-ma"
+    " truehd atmos flac2 lpcm pcm opus dual-audio dualaudio",
+)
+_add(
+    _FLAG,
+    "ws internal limited readnfo nfofix subbed subs hardsub hardsubs hc dubbed dub"
+    " hdr hdr10 hdr10+ dv dovi sdr 10bit 10-bit 8bit hi10p hi10 10bits"
+    " amzn nf dsnp hmax atvp hulu pcok stan it ma cr funi vrv"
+    " multisubs multi-subs sub vostfr vosten mkv mp4 avi rarbg eztv ettv"
+    " 3ch 6ch 2ch 60fps 50fps 24fps nordic dl ml hr incl",
+)
+_add(_FLAG, "proper real", "proper")
+_add(_FLAG, "repack rerip repack2 rerip2", "repack")
+_add(_TAG, "3d hsbs h-sbs sbs hou h-ou half-sbs half-ou", "3d")
+_add(
+    _TAG,
+    "bdmv bd25 bd50 bd66 bd100 bd-25 bd-50 bd-66 bdiso br-disk brdisk avchd complete-bluray",
+    "disc",
+)
+_add(_TAG, "documentary docu doku documental docuseries", "documentary")
+_add(_TAG, "audiobook audiobooks abook m4b unabridged abridged", "audiobook")
+_add(_TAG, "flac alac ape wav lossless 24bit 16bit 24-bit 16-bit cdda vinyl hi-res", "lossless")
+_add(
+    _TAG,
+    "mp3 320kbps 256kbps 192kbps 128kbps v0 cbr320 320 m4a ogg 320k vbr discography album cdm cds",
+    "mp3",
+)
+_add(_TAG, "mvid musicvideo", "music_video")
+_add(_TAG, "epub mobi azw azw3 ebook e-book ebooks pdf retail", "ebook")
+_add(_TAG, "cbr cbz comic comics", "comic")
+_add(_TAG, "codex skidrow plaza reloaded flt fitgirl tenoke rune empress dodi razor1911", "game")
+_add(_TAG, "iso exe msi dmg x64 x86 win64 win32 macos osx linux keygen portable setup", "software")
+_add(_TAG, "anime", "anime")
+_add(_TAG, "batch", "batch")
+for _lang, _words in (
+    ("english", "english eng"),
+    ("german", "german ger deutsch"),
+    ("french", "french fre truefrench vff vf vfq vf2"),
+    ("spanish", "spanish spa esp castellano latino"),
+    ("italian", "italian ita"),
+    ("dutch", "dutch nl flemish"),
+    ("russian", "russian rus"),
+    ("japanese", "japanese jap jpn"),
+    ("korean", "korean kor"),
+    ("chinese", "chinese chs cht mandarin cantonese"),
+    ("portuguese", "portuguese por"),
+    ("swedish", "swedish swe"),
+    ("danish", "danish dan"),
+    ("norwegian", "norwegian nor"),
+    ("finnish", "finnish fin"),
+    ("polish", "polish pol pl"),
+    ("hungarian", "hungarian hun"),
+    ("czech", "czech cze"),
+    ("turkish", "turkish tur"),
+    ("hindi", "hindi"),
+    ("arabic", "arabic ara"),
+    ("greek", "greek"),
+    ("hebrew", "hebrew heb"),
+    ("multi", "multi multilang multilanguage dual"),
+):
+    _add(_LANG, _words, _lang)
+for _edition, _words in (
+    ("Extended", "extended"),
+    ("Unrated", "unrated"),
+    ("Uncut", "uncut"),
+    ("Uncensored", "uncensored"),
+    ("Remastered", "remastered"),
+    ("Theatrical", "theatrical"),
+    ("IMAX", "imax"),
+    ("Criterion", "criterion"),
+    ("Directors Cut", "directors"),
+    ("Restored", "restored"),
+):
+    _add(_EDITION, _words, _edition)
+_add(
+    _SEASON_WORD,
+    "season seasons saison saisons staffel temporada stagione se sezon series",
+    "season",
+)
+_add(_EPISODE_WORD, "episode episodes ep episodio folge cap afl bolum bölüm blm", "episode")
+_add(_SPECIAL, "special specials ova oad ovas oads ncop nced", "special")
+_add(_PART, "part pt", "part")
+_add(_TAG, "complete completa completo", "complete")
+
+# Tags that end a title wherever they stand (but as its first word).
+_STRONG = frozenset((_RES, _SRC, _CODEC))
+# Numbering words, read after the pass.
+_MARKS = frozenset((_SEASON_WORD, _EPISODE_WORD, _PART))
+# Tags trimmed off a title's end ("Movie German DL", "Show EXTENDED").
+_TRIMMED = frozenset((_AUDIO, _LANG, _EDITION, _FLAG))
+_TRIMMED_TAGS = frozenset(("complete", "batch"))
+# Tags that count even as a title's word ("Nature Documentary", "BD25 Movie").
+_TITLE_TAGS = frozenset(("disc", "documentary"))
+# A later source that says more than an earlier one (WEB then WEBRip is a WEBRip).
+_BETTER_SOURCE = {
+    "webdl": ("webrip",),
+    "bluray": ("bdrip", "remux"),
+    "dvd": ("bluray", "bdrip", "remux", "webdl", "webrip", "hdtv"),
+    "sdtv": ("hdtv", "webdl", "webrip", "bluray", "bdrip", "remux"),
+}
+_CODEC_NUMBERS = {"264": "h264", "265": "h265"}
+_RESOLUTION_ALIASES = frozenset(("4k", "uhd", "fhd", "sd"))
+# A disc's own codecs; x264, H.265, XviD are an encoder's.
+_DISC_CODECS = frozenset(("avc", "hevc", "vc1", "vc-1", "mpeg2", "mpeg-2", "mvc"))
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+# Words after their number: "60.Bolum" (Turkish), "1.Bölüm".
+_EPISODE_AFTER = frozenset(("bolum", "bölüm", "blm"))
+# A CJK episode's mark after its number: 話/话 (episode), 集 (part), 完 (the last).
+_CJK_EPISODE = frozenset("話话集完")
+_GLUED_SEASON = ("saison", "season", "staffel", "temporada", "stagione", "series", "sezon")
+# Resolutions that are never an episode number ("Show.720.HDTV").
+_RESOLUTION_NUMBERS = frozenset((360, 480, 540, 576, 720, 1080, 1440, 2160))
+# Glued forms: "Bluray720p", "WEB1080p", "x264-720p" read their resolution from the end.
+# The resolution a source implies when the name gives none (Sonarr's defaults).
+_SOURCE_RESOLUTION = {
+    "bluray": 720,
+    "remux": 1080,
+    "bdrip": 480,
+    "webdl": 480,
+    "webrip": 480,
+    "hdtv": 480,
+    "sdtv": 480,
+    "dvd": 480,
+    "cam": 480,
+    "rawhd": 1080,
+}
+# File extensions and poster's suffixes taken off before the group is read.
+_VIDEO_EXTENSIONS = frozenset("mkv mp4 avi m4v wmv mov mpg mpeg ts m2ts webm flv ogm".split())
+_EXTENSIONS = _VIDEO_EXTENSIONS | frozenset("nzb par2 nfo rar zip srt sub idx".split())
+_POSTER_SUFFIXES = frozenset(
+    "obfuscated scrambled postbot xpost asrequested rp sample rakuv rakuvfinhel".split()
+)
+_SITE_TAGS = frozenset(
+    "rarbg eztv ettv tgx eztv.re eztv.io rartv vtv publichd ettv.to 1337x yts yts.mx yify".split()
+)
+_DOMAIN_ENDS = (".com", ".org", ".net", ".to", ".me", ".info", ".re", ".io", ".cc", ".tv")
+
+_THIS_YEAR = datetime.date.today().year
+
+
+def _fold(word: str) -> str:
+    """Letters without their accents ("é" → "e"), for a key a plain-ASCII query matches."""
+    decomposed = unicodedata.normalize("NFKD", word)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def title_key(text: str) -> str:
+    """The key a title is matched on: lower-case words of letters and digits, one space apart.
+
+    It is built so that a release name and Sonarr's cleaned search title for
+    the same series meet (Sonarr drops a leading "The", writes "&" as "and",
+    deletes apostrophes and dots, and sends the rest as words): a leading
+    "the" is dropped; "&" and "and" are dropped, so "Law & Order", "Law and
+    Order" and "Law.and.Order" meet; apostrophes join their word ("Grey's" is
+    "greys"); single letters in a row join ("S.H.I.E.L.D." is "shield", as
+    Sonarr's "SHIELD"); accents fold ("Pokémon" is "pokemon"); years and
+    country codes stay words ("Doctor Who 2005", "The Office US" are "doctor
+    who 2005", "office us"). A search applies it to the query to compare.
+    """
+    words = _split(text[:MAX_NAME_LENGTH].lower())
+    del words[MAX_TOKENS:]
+    return _key(words)
+
+
+def _key(lows: list[str]) -> str:
+    """title_key of words already split and in lower case."""
+    joined = " ".join(lows)
+    if joined.isascii() and joined.replace(" ", "").isalnum():
+        kept = lows  # letters and digits only, the common case
+    else:
+        kept = []
+        for word in lows:
+            if not (word.isalnum() and word.isascii()):
+                if not word.isascii():
+                    word = _fold(word)
+                # Apostrophes join ("grey's"), anything else that is no letter or digit splits.
+                word = "".join(
+                    "" if c in _APOSTROPHES else c if c.isalnum() else " "
+                    for c in word[:MAX_TOKEN_LENGTH]
+                )
+                kept.extend(word.split())
+            else:
+                kept.append(word)
+    if "and" in kept or "&" in kept:
+        kept = [word for word in kept if word not in _KEY_DROPPED]
+    if len(kept) > 1 and kept[0] == "the":
+        kept = kept[1:]
+    if len(kept) > 1 and 1 in map(len, kept):
+        kept = _join_letters(kept)
+    return " ".join(kept)
+
+
+def _join_letters(words: list[str]) -> list[str]:
+    """S H I E L D is "shield": single letters in a row are one word (a lone one stays)."""
+    out: list[str] = []
+    run = ""
     for word in words:
-        kept = "".join(c for c in word.lower() if c.isalnum())
-        if kept:
-            out.append(kept)
-    return " ".join(out)
+        if len(word) == 1 and word.isalpha():
+            run += word
+            continue
+        if run:
+            out.append(run)
+            run = ""
+        out.append(word)
+    if run:
+        out.append(run)
+    return out
 
 
-def _season_episode(token: str) -> tuple[int, tuple[int, ...]] | None:
-    """`s01e02` / `s01e02e03` / `s01` (episodes empty) → (season, episodes)."""
-    if len(token) < 2 or token[0] != "s" or token[1] not in _DIGITS:
+def _lead_number(token: str, start: int, digits: int = 4) -> tuple[int | None, int]:
+    """The number of 1 to `digits` digits at token[start:], and where it ends (None: none)."""
+    end = start
+    limit = start + digits + 1
+    if limit > len(token):
+        limit = len(token)
+    while end < limit and token[end] in _DIGITS:
+        end += 1
+    if end == start or end - start > digits:
+        return None, end
+    return int(token[start:end]), end
+
+
+def _span(first: int, last: int) -> tuple[int, ...]:
+    if first <= last and last - first < MAX_RANGE:
+        return tuple(range(first, last + 1))
+    return (first, last) if first != last else (first,)
+
+
+def _season_episode(token: str) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """`s01e02`, `s01e02e03`, `s01e01-e03`, `s01e01-03`, `s01ep01`, `s01e05v2`, `s06e01b`,
+    `s01`, `s01-s03`: (seasons, episodes), episodes empty for a season pack; None: not this form.
+    """
+    size = len(token)
+    if size == 6 and token[3] == "e" and _DIGITS.issuperset(token[1:3] + token[4:]):
+        return (int(token[1:3]),), (int(token[4:]),)  # s01e05, the common form
+    season, i = _lead_number(token, 1)
+    if season is None:
         return None
-    i = 1
-    while i < len(token) and token[i] in _DIGITS:
-        i += 1
-    if i - 1 > 4:
-        return None
-    season = int(token[1:i])
+    if i == size:
+        return (season,), ()
+    if token[i] == "-":
+        # s01-s03, s01-03: a multi-season pack.
+        j = i + 2 if i + 1 < size and token[i + 1] == "s" else i + 1
+        last, end = _lead_number(token, j)
+        if last is None or end != size:
+            return None
+        return _span(season, last), ()
     episodes: list[int] = []
-    while i < len(token):
-        if token[i] != "e":
+    while i < size:
+        char = token[i]
+        if char == "e":
+            i += 2 if token.startswith("ep", i) else 1
+            number, i = _lead_number(token, i, 5)
+            if number is None:
+                return None
+            episodes.append(number)
+        elif char == "-" and episodes:
+            # e01-e03, e01-03, e01-s01e03: a range to the next number.
+            i += 1
+            if token.startswith("s", i):
+                _again, i = _lead_number(token, i + 1)
+            if token.startswith("e", i):
+                i += 2 if token.startswith("ep", i) else 1
+            number, i = _lead_number(token, i, 5)
+            if number is None:
+                return None
+            episodes[-1:] = _span(episodes[-1], number)
+        elif episodes and i == size - 1 and char in "abcd":
+            break  # s06e01b: the second half of a split episode
+        elif char == "v" and episodes and ascii_digits(token[i + 1 :]):
+            break  # s01e05v2: a fansub's version
+        else:
             return None
-        j = i + 1
-        while j < len(token) and token[j] in _DIGITS:
-            j += 1
-        if j == i + 1 or j - i - 1 > 4:
+    if not episodes:
+        return None
+    return (season,), tuple(episodes[:MAX_RANGE])
+
+
+def _cross(token: str) -> tuple[int, tuple[int, ...]] | None:
+    """`2x4`, `01x04`, `1x02x03`, `1x02-03`, `2x09-2x10`, `1x01-x03`, `2009x09`:
+    (season, episodes); None: not this form (`1280x720` is a resolution)."""
+    season, i = _lead_number(token, 0)
+    if season is None or i >= len(token) or token[i] != "x":
+        return None
+    if i > 2 and not 1900 <= season <= _THIS_YEAR + 1:
+        return None
+    episodes: list[int] = []
+    size = len(token)
+    while i < size:
+        char = token[i]
+        if char not in "x-":
             return None
-        episodes.append(int(token[i + 1 : j]))
-        i = j
-    return season, tuple(episodes)
+        i += 1
+        if char == "-" and token.startswith("x", i):
+            i += 1  # 1x01-x03
+        number, end = _lead_number(token, i, 3)
+        if number is None:
+            return None
+        if char == "-" and end < size and token[end] == "x":
+            # 2x09-2x10: the season again, then the episode.
+            number, end = _lead_number(token, end + 1, 3)
+            if number is None:
+                return None
+        if char == "x" or not episodes:
+            episodes.append(number)
+        else:
+            episodes[-1:] = _span(episodes[-1], number)
+        i = end
+    if season == 1920 and episodes[0] >= 200:
+        return None  # 1280x534: a picture's size
+    return season, tuple(episodes[:MAX_RANGE])
+
+
+def _date(year: int, month: int, day: int) -> datetime.date | None:
+    if not 1950 <= year <= _THIS_YEAR + 1 or not 1 <= month <= 12 or not 1 <= day <= 31:
+        return None
+    try:
+        return datetime.date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _compact_date(token: str) -> datetime.date | None:
+    """`20110412` or `110412` (yymmdd) as a date; None: not a date."""
+    if len(token) == 8 and token[:2] in ("19", "20"):
+        return _date(int(token[:4]), int(token[4:6]), int(token[6:]))
+    if len(token) == 6:
+        return _date(2000 + int(token[:2]), int(token[2:4]), int(token[4:]))
+    return None
+
+
+def _resolution_suffix(low: str) -> tuple[int, str | None] | None:
+    """`bluray720p`, `web1080p`, `hdtv-720p`: the resolution at the end, and the source before it."""
+    if low[-1:] not in ("p", "i") or low[-2:-1] not in _DIGITS:
+        return None
+    start = len(low) - 2
+    while start > 0 and len(low) - start < 6 and low[start - 1] in _DIGITS:
+        start -= 1
+    resolution = _WORDS.get(low[start:])
+    if resolution is None or resolution[0] != _RES or start == 0:
+        return None
+    head = low[:start].rstrip("-")
+    found = _WORDS.get(head)
+    if found is None or found[0] not in (_SRC, _CODEC):
+        return None
+    return resolution[1], found[1] if found[0] == _SRC else None
+
+
+def _strip_tags(text: str) -> tuple[str, str | None, str]:
+    """The name without extension, site tags and poster's suffixes; its fansub group; its
+    video file's extension ("" where none)."""
+    video_file = ""
+    for _ in range(4):
+        dot = text.rfind(".", len(text) - 6)  # extensions are at most 4 letters, with a space
+        extension = text[dot + 1 :].strip().lower() if dot > 0 else ""
+        if extension in _EXTENSIONS:
+            if extension in _VIDEO_EXTENSIONS and not video_file:
+                video_file = extension
+            text = text[:dot]
+            continue
+        if text.endswith("]"):
+            opening = text.rfind("[")
+            tag = text[opening + 1 : -1].strip().lower()
+            if opening > 0 and (
+                tag in _SITE_TAGS or tag.startswith("www.") or tag.endswith(_DOMAIN_ENDS)
+            ):
+                text = text[:opening].rstrip(" .-_")
+                continue
+        dash = text.rfind("-", len(text) - 14)  # a poster's suffix is at most 12 letters
+        if dash > 0 and text[dash + 1 :].lower() in _POSTER_SUFFIXES:
+            text = text[:dash]
+            continue
+        break
+    leading = None
+    stripped = text.lstrip()
+    low = stripped[:6].lower()
+    if low.startswith(("www.", "[ www", "[www.")):
+        # "www.site.com - Show.S01E01", "[ www.site.org ] - Show.S01E01"
+        close = stripped.find("]") if low[0] == "[" else -1
+        cut = stripped.find(" - ")
+        if close > 0:
+            text = stripped[close + 1 :].lstrip(" -")
+        elif cut > 0:
+            text = stripped[cut + 3 :]
+    elif low[:1] in ("[", "【"):
+        close = stripped.find("]" if low[0] == "[" else "】", 1, 64)
+        inner = stripped[1:close].strip() if close > 0 else ""
+        if inner and not _is_quality(inner.lower()) and not ascii_digits(inner):
+            leading = inner
+            text = stripped[close + 1 :]
+    elif text.endswith("]"):
+        # "Show - S01E01 - (BD 1080p) [Group]": a fansub's group at the end, after a space.
+        opening = text.rfind("[", len(text) - 34)
+        inner = text[opening + 1 : -1]
+        if (
+            opening > 0
+            and text[opening - 1] in " ._"
+            and inner.isalnum()
+            and not ascii_digits(inner)
+        ):
+            if not _is_quality(inner.lower()) and not _is_marker(inner.lower()):
+                leading = inner
+                text = text[:opening]
+    return text, leading, video_file
+
+
+def _is_quality(low: str) -> bool:
+    found = _WORDS.get(low)
+    return (found is not None and found[0] in _STRONG) or _resolution_suffix(low) is not None
+
+
+def _group_of(word: str) -> tuple[str, str | None]:
+    """The last word without its `-GROUP` suffix, and the group; (word, None) where it has none."""
+    head, dash, group = word.rpartition("-")
+    if not dash or not group or len(group) > 30 or not group.isalnum():
+        return word, None
+    low = group.lower()
+    # "WEB-DL", "S01E01-E03", "2011-04-12", "x264-720p" end in something that is no group.
+    glued = head.rpartition("-")[2].lower() + "-" + low if head else ""
+    if (
+        low in _WORDS
+        or ascii_digits(group)
+        or _is_marker(low)
+        or (glued and (glued in _WORDS or _is_marker(glued)))
+        or _resolution_suffix(low) is not None
+    ):
+        return word, None
+    return head, group
+
+
+def _is_marker(low: str) -> bool:
+    """S01E02, S01, E02, Ep02, 1x02: numbering, never a group."""
+    first = low[:1]
+    if first == "s" and low[1:2] in _DIGITS:
+        return _season_episode(low) is not None
+    if first == "e":
+        start = 2 if low[1:2] == "p" else 1
+        return ascii_digits(low[start:])
+    if first in _DIGITS:
+        return _cross(low) is not None
+    return False
+
+
+def _split(text: str) -> list[str]:
+    """The words of a text split at separators: one translate and one split."""
+    if text.isascii():
+        # bytes.translate is several times faster than str.translate.
+        return text.encode("ascii").translate(_ASCII_SEPARATORS).decode("ascii").split()
+    # str.translate looks each character up in a dict (16 us for 100 Cyrillic
+    # letters). ASCII bytes never occur inside a UTF-8 sequence, so the ASCII
+    # separators go as bytes; the few others are replaced where they occur.
+    data = text.encode("utf-8", "surrogatepass").translate(_ASCII_SEPARATORS)
+    text = data.decode("utf-8", "surrogatepass")
+    for char, replacement in _NON_ASCII_SEPARATORS:
+        if char in text:
+            text = text.replace(char, replacement)
+    return text.split()
+
+
+def _tokens(words: list[str]) -> list[str]:
+    """The tokens of a name's words, at most MAX_TOKENS: a dashed word splits where it joins
+    tags or numbers ("x264-720p", "Title-01", "Show-S07E12-Title"), not where it joins
+    words ("Series-Title", "300-nen") or is a tag or a marker itself ("WEB-DL", "S01E01-E03")."""
+    tokens: list[str] = []
+    for word in words:
+        if "-" in word and len(word) > 1:
+            low = word.lower()
+            if low not in _WORDS and not _is_dashed_marker(low):
+                parts = low.split("-")
+                if not all(p.isalpha() for p in parts[1:]) or any(p in _WORDS for p in parts):
+                    tokens.extend(part for part in word.split("-") if part)
+                    continue
+        tokens.append(word)
+    del tokens[MAX_TOKENS:]
+    return tokens
+
+
+def _is_dashed_marker(low: str) -> bool:
+    """A dashed word read whole: S01E01-E03, S01-S03, 1x02-03, 2011-04-12, 01-25 (a range)."""
+    first = low[0]
+    if low[-1] in _CJK_EPISODE:
+        return _glued_episode(low) is not None  # 01-24完
+    if first == "s" and low[1:2] in _DIGITS:
+        return _season_episode(low) is not None
+    if first == "e" and (low[1:2] in _DIGITS or (low[1:2] == "p" and low[2:3] in _DIGITS)):
+        return _season_episode("s0" + low) is not None  # E01-E03, Ep01-12
+    if first in _DIGITS:
+        return (
+            _cross(low) is not None or _numbers_of(low) is not None or _dashed_date(low) is not None
+        )
+    return False
+
+
+def _dashed_date(low: str) -> datetime.date | None:
+    """2011-04-12 or 12-04-2011."""
+    parts = low.split("-")
+    if len(parts) != 3 or not all(ascii_digits(part) for part in parts):
+        return None
+    if len(parts[0]) == 4 and len(parts[1]) <= 2 and len(parts[2]) <= 2:
+        return _date(int(parts[0]), int(parts[1]), int(parts[2]))
+    if len(parts[2]) == 4 and len(parts[0]) <= 2 and len(parts[1]) <= 2:
+        return _date(int(parts[2]), int(parts[1]), int(parts[0]))
+    return None
+
+
+@dataclass(slots=True)
+class _Numbering:
+    """The numbering one name states, and where its first marker stands."""
+
+    marker: int = -1  # index of the first numbering token (the title ends before it)
+    seasons: tuple[int, ...] = ()
+    episodes: tuple[int, ...] = ()
+    absolute: tuple[int, ...] = ()
+    air_date: datetime.date | None = None
+    special: bool = False
+    absolute_at: int = -1  # the number after a title's season ("Show S2 - 07")
+    season_at: int = -1  # where the season was read
+
+    def mark(self, index: int) -> None:
+        if self.marker < 0 or index < self.marker:
+            self.marker = index
+
+    def season(self, seasons: tuple[int, ...], index: int, episodes: tuple[int, ...] = ()) -> None:
+        if self.seasons:
+            if episodes and self.seasons == seasons:
+                # S01E01.S01E02 written apart, or "S03 ... Season 3 Episode 10".
+                self.add_episodes(episodes)
+            return
+        self.seasons = seasons
+        self.episodes = episodes
+        self.season_at = index
+        self.mark(index)
+
+    def add_episodes(self, episodes: tuple[int, ...]) -> None:
+        """More episodes of the season, at most MAX_RANGE in all (a name cannot make it grow
+        past that, however many ranges it writes)."""
+        if len(self.episodes) < MAX_RANGE:
+            known = set(self.episodes)
+            more = tuple(e for e in episodes if e not in known)
+            self.episodes = (self.episodes + more)[:MAX_RANGE]
+
+
+def _scan_digits(
+    low: str, index: int, lows: list[str], found: _Numbering, years: list[int], numbers: list[int]
+) -> bool:
+    """A token that starts with a digit: a date, a year, NxM, 5of9, a number. False: a title word."""
+    if ascii_digits(low):
+        size = len(low)
+        following = lows[index + 1 : index + 3]
+        if size == 4 and 1890 <= int(low) <= _THIS_YEAR + 2:
+            # 2011.04.12 (or 2012.13.02, day before month) is a date; 23rd Feb 2024
+            # too; otherwise a year.
+            if found.air_date is None:
+                start, date = index, None
+                if len(following) == 2 and _short_numbers(following):
+                    date = _date_either_way(int(low), int(following[0]), int(following[1]))
+                elif index >= 2:
+                    start, date = index - 2, _month_name_date(int(low), *lows[index - 2 : index])
+                if date is not None:
+                    found.air_date = date
+                    found.mark(start)
+                    return True
+            years.append(index)
+        elif size <= 2 and found.air_date is None and len(following) == 2:
+            # 12.04.2011 (day, month, year) or 04.28.2014 (month, day, year).
+            middle, year = following
+            if len(middle) <= 2 and len(year) == 4 and ascii_digits(middle) and ascii_digits(year):
+                date = _date_either_way(int(year), int(middle), int(low))
+                if date is not None:
+                    found.air_date = date
+                    found.mark(index)
+                    return True
+        elif size in (6, 8) and found.air_date is None:
+            date = _compact_date(low)
+            if date is not None:
+                found.air_date = date
+                found.mark(index)
+                return True
+        if size <= 5:
+            numbers.append(index)
+        return True
+    cross = _cross(low)
+    if cross is not None:
+        found.season((cross[0],), index, cross[1])
+        return True
+    if "-" in low:
+        date = _dashed_date(low)
+        if date is not None and found.air_date is None:
+            found.air_date = date
+            found.mark(index)
+            return True
+        if _numbers_of(low) is not None:
+            numbers.append(index)
+            return True
+        return False
+    head, of, tail = low.partition("of")
+    if of and ascii_digits(head) and ascii_digits(tail) and len(head) <= 2 and len(tail) <= 2:
+        found.season((1,), index, (int(head),))  # 5of9: a mini-series' fifth part
+        return True
+    head, vee, tail = low.partition("v")
+    if vee and ascii_digits(head) and len(head) <= 4 and ascii_digits(tail) and len(tail) == 1:
+        numbers.append(index)  # 09v2: a number with a fansub's version
+        return True
+    return False
+
+
+def _date_either_way(year: int, month: int, day: int) -> datetime.date | None:
+    """The date, or with month and day swapped where the month cannot be one (2012.13.02)."""
+    if month > 12:
+        month, day = day, month
+    return _date(year, month, day)
+
+
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (
+            "jan january",
+            "feb february",
+            "mar march",
+            "apr april",
+            "may",
+            "jun june",
+            "jul july",
+            "aug august",
+            "sep sept september",
+            "oct october",
+            "nov november",
+            "dec december",
+        ),
+        start=1,
+    )
+    for name in names.split()
+}
+
+
+def _month_name_date(year: int, first: str, second: str) -> datetime.date | None:
+    """23rd Feb 2024, Feb 23 2024: a date with the month's name."""
+    if first in _MONTHS:
+        month, day = _MONTHS[first], second
+    elif second in _MONTHS:
+        month, day = _MONTHS[second], first
+    else:
+        return None
+    if day[-2:] in ("st", "nd", "rd", "th"):
+        day = day[:-2]
+    if not 1 <= len(day) <= 2 or not ascii_digits(day):
+        return None
+    return _date(year, month, int(day))
+
+
+def _short_numbers(pair: list[str]) -> bool:
+    return all(len(p) <= 2 and ascii_digits(p) for p in pair)
+
+
+def _scan_season(low: str, index: int, lows: list[str], found: _Numbering, title_end: int) -> bool:
+    """s01e02 and its kin; s01 then e02 in the next token (s03.e05, S01.E.01)."""
+    parsed = _season_episode(low)
+    if parsed is None:
+        return False
+    seasons, episodes = parsed
+    if not episodes and index > title_end:
+        return True  # "[2160p x265 S82 Joy]": a word among the tags, no season
+    if not episodes and index + 1 < len(lows):
+        following = lows[index + 1]
+        if following == "e" and index + 2 < len(lows):
+            following = "e" + lows[index + 2]
+        if (following[:1] == "e" and following[1:2] != "p") or following[:3] == "ep0":
+            more = _season_episode("s0" + following)
+            if more is not None and more[1]:
+                episodes = more[1]
+        elif len(following) == 2 and ascii_digits(following):
+            episodes = (int(following),)  # s06.01
+        else:
+            follows = _absolute_follows(lows, index + 1)
+            if follows is not None:
+                # "Show S2 - 07", "Show S3 - Episode 4", "Show S21 999": the season is
+                # part of the title, the numbering after it absolute.
+                if follows >= 0:
+                    found.absolute_at = follows
+                return False
+    found.season(seasons, index, episodes)
+    return True
+
+
+def _absolute_follows(lows: list[str], index: int) -> int | None:
+    """Where an absolute number follows a title's season (-1: in an episode word); None: none."""
+    if index < len(lows) and lows[index] == "-":
+        index += 1
+    if index >= len(lows):
+        return None
+    low = lows[index]
+    if lows[index - 1] == "-" and (
+        _WORDS.get(low, ("",))[0] == _EPISODE_WORD or (low[:2] == "ep" and ascii_digits(low[2:]))
+    ):
+        return -1  # "S3 - EP14"; "S42 Ep10688" is a season and its episode
+    numbered = _numbers_of(low)
+    if numbered is None or _is_year_like(low):
+        return None
+    return index if lows[index - 1] == "-" or len(low) >= 3 else None
+
+
+def _is_year_like(low: str) -> bool:
+    return len(low) == 4 and ascii_digits(low) and 1890 <= int(low) <= _THIS_YEAR + 2
+
+
+def _scan_words(
+    lows: list[str],
+    found: _Numbering,
+    marks: dict[str, list[int]],
+    numbers: list[int],
+    years: list[int],
+    title_end: int,
+    fansub: bool,
+) -> None:
+    """Markers in words and numbers alone, read once the pass has found the rest.
+
+    Where a number can be read two ways it is given both: "Show E05" and
+    "Show - 130 - Title" carry the absolute number and S01E05 / S01E30, so a
+    search by season and episode and one by absolute number both find them.
+    """
+    size = len(lows)
+    # "Season 01", "Season 01 Episode 05", "Saison 3", "Seasons 1-3".
+    for index in marks["season"]:
+        if lows[index] == "series" and lows[index - 1 : index] != ["-"]:
+            continue  # "Series Title - Series 1": only after a dash is it a season
+        numbered = _numbers_of(lows[index + 1]) if index + 1 < size else None
+        if numbered is not None and all(n < 100 for n in numbered):
+            episodes: tuple[int, ...] = ()
+            after = index + 2
+            while after < size and lows[after] == "-":
+                after += 1
+            if after + 1 < size and _WORDS.get(lows[after], ("",))[0] == _EPISODE_WORD:
+                episodes = _numbers_of(lows[after + 1]) or ()
+            found.season(numbered, index, episodes)
+            break
+    # "Episode 05", "Ep08", "E05", "E01-E03", "Cap.201", "60.Bolum".
+    following = found.season_at + 1  # where more episodes of S01E01 may stand (S01E01.E02)
+    for index in marks["episode"]:
+        at = -index - 1 if index < 0 else index
+        low = lows[at]
+        if index < 0:
+            numbered = _glued_episode(low)
+        elif low in _EPISODE_AFTER:
+            numbered = _numbers_of(lows[at - 1]) if at > 0 else None
+            at -= 1
+        else:
+            numbered = _numbers_of(lows[at + 1]) if at + 1 < size else None
+        if not numbered:
+            continue
+        if low == "cap" and numbered[0] >= 100:
+            # Cap.201 is S02E01, whatever season the name said before.
+            found.seasons = ()
+            found.season((numbered[0] // 100,), at, tuple(n % 100 for n in numbered))
+            return
+        if found.seasons:
+            if not found.episodes and at <= found.season_at + 5:
+                found.episodes = numbered
+                following = at + 1
+            elif index < 0 and found.episodes and at == following + 1 and lows[following] == "-":
+                found.episodes = _span(found.episodes[0], numbered[-1])  # Ep10688 - Ep10692
+                following = at + 1
+            elif found.episodes and at == following:
+                found.add_episodes(numbered)
+                following = at + 1
+            continue
+        if not found.absolute:
+            found.absolute = numbered
+            found.mark(at)
+            if not fansub and low not in _EPISODE_AFTER and all(n < 1000 for n in numbered):
+                found.season((1,), at, numbered)  # E05 alone: also a mini-series' fifth
+    if found.seasons or found.absolute:
+        if fansub and not found.absolute:
+            _fansub_absolute(lows, found, numbers, years, before_marker=True)
+        _read_after_episode(lows, found)
+        return
+    # "Part01", "Part 2", "Part Two": a mini-series' part, unless a year follows ("Movie Part 2 2011").
+    if marks["part"]:
+        index = marks["part"][0]
+        at = -index - 1 if index < 0 else index
+        low = lows[at]
+        if index < 0:
+            numbered = _numbers_of(low[4:] if low.startswith("part") else low[2:])
+        elif at + 1 < size:
+            word = _NUMBER_WORDS.get(lows[at + 1])
+            numbered = (word,) if word else _numbers_of(lows[at + 1])
+        else:
+            numbered = None
+        if (
+            numbered is not None
+            and all(n < 100 for n in numbered)
+            and not any(y > at for y in years)
+        ):
+            found.season((1,), at, numbered)
+            return
+    if found.air_date is not None:
+        return
+    if found.absolute_at >= 0:
+        found.absolute = _numbers_of(lows[found.absolute_at]) or ()
+        found.mark(found.absolute_at)
+        return
+    # "Show - 13", "Show - 013", "Show - 01-12", "Show - 130 - Title": numbers after a dash.
+    for position, index in enumerate(numbers):
+        if 0 < index < title_end and lows[index - 1] == "-" and not _is_year_like(lows[index][:4]):
+            low = lows[index]
+            numbered = _numbers_of(low)
+            if numbered is None:
+                continue
+            later = numbers[position + 1] if position + 1 < len(numbers) else -1
+            # "Show 01 - 119" (a padded first number): a batch; "Show 2 - 05" is season 2's fifth.
+            before = (
+                _numbers_of(lows[index - 2]) if index >= 2 and lows[index - 2][0] == "0" else None
+            )
+            if before and len(numbered) == 1 and before[0] < numbered[0] < before[0] + MAX_RANGE:
+                numbered = _span(before[0], numbered[0])  # "Show 01 - 119": a batch
+                index -= 2
+            elif later == index + 2 and lows[index + 1] == "-" and len(numbered) == 1:
+                last = _numbers_of(lows[later])
+                if last and numbered[0] < last[0] < numbered[0] + MAX_RANGE:
+                    numbered = _span(numbered[0], last[0])  # "01 - 10" (from 01~10)
+            elif later > index and index + 1 < size and _is_title_word(lows[index + 1]):
+                continue  # "Show - 100 Years Quest - 01": the number is the title's
+            found.absolute = numbered
+            found.mark(index - 1)
+            if len(low) == 3 and low[0] != "0" and not fansub and numbered[0] % 100:
+                found.season((numbered[0] // 100,), index, (numbered[0] % 100,))
+            return
+    if fansub:
+        _fansub_absolute(lows, found, numbers, years, before_marker=False)
+        if found.absolute:
+            return
+    # "Series S 01": a season pack, the S apart.
+    for index in numbers:
+        if (
+            index > 1
+            and lows[index - 1] == "s"
+            and len(lows[index]) == 2
+            and ascii_digits(lows[index])
+        ):
+            found.season((int(lows[index]),), index - 1)
+            return
+    # "Title.103.720p" is S01E03, "Title.1013" S10E13, "Title.103.104" S01E03E04,
+    # "Title.10708" S01E07E08: three to five digits right after the title, never a
+    # year or a resolution; "Title 04 VOSTFR 1080p", two digits there, is S01E04.
+    for position, index in enumerate(numbers):
+        low = lows[index]
+        if index == 0 or index > title_end or index in years:
+            continue
+        if len(low) == 5 and ascii_digits(low):
+            first, second = int(low[1:3]), int(low[3:])
+            if second == first + 1 and first:
+                found.season((int(low[0]),), index, (first, second))
+                return
+            continue
+        if (
+            len(low) == 2
+            and ascii_digits(low)
+            and all(year < index for year in years)
+            and _ends_title(lows, index, title_end)
+        ):
+            found.season((1,), index, (int(low),))
+            return
+        if len(low) not in (3, 4) or not ascii_digits(low):
+            numbered = _numbers_of(low)
+            if numbered is not None and len(numbered) > 1 and index <= title_end:
+                found.absolute = numbered  # "Show 1-13 [720p]": a batch
+                found.mark(index)
+                return
+            continue
+        value = int(low)
+        if value < 100 or value in _RESOLUTION_NUMBERS or value % 100 == 0 or 1900 <= value <= 2099:
+            continue
+        run = [value % 100]
+        for later in numbers[position + 1 : position + 4]:
+            other = lows[later]
+            if (
+                later == index + len(run)
+                and len(other) == len(low)
+                and ascii_digits(other)
+                and int(other) // 100 == value // 100
+            ):
+                run.append(int(other) % 100)
+        found.season((value // 100,), index, tuple(run))
+        return
+
+
+def _ends_title(lows: list[str], index: int, title_end: int) -> bool:
+    """Whether only tags (a language, a flag) stand between lows[index] and the quality."""
+    return title_end < len(lows) and all(_is_weak(low, True) for low in lows[index + 1 : title_end])
+
+
+def _read_after_episode(lows: list[str], found: _Numbering) -> None:
+    """What may follow S01E01: "of 8" (S1E1-8 of 8: the whole season), "_02" (8x01_02)."""
+    after = found.season_at + 1
+    if not found.episodes or after <= 0 or after >= len(lows):
+        return
+    low = lows[after]
+    if (
+        low == "of"
+        and after + 1 < len(lows)
+        and _numbers_of(lows[after + 1]) == found.episodes[-1:]
+    ):
+        if found.episodes[0] == 1 and len(found.episodes) > 1:
+            found.episodes = ()  # every episode of the season: a pack
+    elif len(low) == 2 and ascii_digits(low) and int(low) == found.episodes[-1] + 1:
+        found.add_episodes((int(low),))
+
+
+def _is_title_word(low: str) -> bool:
+    return low.isalpha() and low not in _WORDS
+
+
+def _fansub_absolute(
+    lows: list[str], found: _Numbering, numbers: list[int], years: list[int], *, before_marker: bool
+) -> None:
+    """A fansub's absolute number: "[Group] Show 13 [1080p]", "[Group] Show 214 10x14"."""
+    for index in numbers:
+        low = lows[index]
+        if index == 0 or index in years or len(low) < 2 or _is_year_like(low[:4]):
+            continue
+        if len(lows[index - 1]) <= 2 and ascii_digits(lows[index - 1]):
+            continue  # "Evangelion 1.11": the number after a point is no episode
+        if before_marker and found.marker >= 0 and index > found.marker + 1:
+            if index != found.marker + 2 or lows[found.marker + 1] != "-":
+                return  # "S01E01-02 - 001-002": the absolute numbers right after
+        numbered = _numbers_of(low)
+        if numbered is not None and not (numbered[0] in _RESOLUTION_NUMBERS and len(low) > 2):
+            found.absolute = numbered
+            found.mark(index - 1 if lows[index - 1] == "-" else index)
+            return
+
+
+def _numbers_of(low: str) -> tuple[int, ...] | None:
+    """A number of 1-4 digits, `09v2`, or a range `01-25`, `01-02-03`; None: none of those."""
+    if ascii_digits(low):
+        return (int(low),) if len(low) <= 4 else None
+    head, dash, tail = low.partition("-")
+    if dash:
+        last = tail.rpartition("-")[2]
+        if ascii_digits(head) and ascii_digits(last) and len(head) <= 4 and len(last) <= 4:
+            if tail == last or ascii_digits(tail.replace("-", "")):
+                return _span(int(head), int(last))
+        return None
+    head, vee, tail = low.partition("v")
+    if vee and ascii_digits(head) and len(head) <= 4 and ascii_digits(tail):
+        return (int(head),)
+    return None
 
 
 def parse_release_name(name: str) -> ParsedName:
     """The fields of a release name (see the module docstring)."""
-    text = name[:MAX_NAME_LENGTH]
+    text, leading_group, extension = _strip_tags(name[:MAX_NAME_LENGTH])
+    words = _split(text)
+    del words[MAX_TOKENS:]
     group = None
-    dash = text.rfind("-")
-    if dash > 0 and " " not in text[dash:].strip() and 0 < len(text) - dash - 1 <= 30:
-        group = text[dash + 1 :].strip() or None
-        text = text[:dash]
-    tokens = text.translate(_SEPARATORS).split()[:MAX_TOKENS]
-    title_words: list[str] = []
-    title_done = False
-    year = None
-    seasons: tuple[int, ...] = ()
-    episodes: tuple[int, ...] = ()
+    if words and "-" in words[-1]:
+        words[-1], group = _group_of(words[-1])
+        if not words[-1]:
+            words.pop()
+    # A fansub's name opens with its [Group] and has no -GROUP suffix
+    # ("[Dolby Vision] Show.S07.REMUX-NoTag" is a scene name with a tag).
+    fansub = leading_group is not None and group is None
+    if group is None:
+        group = leading_group
+    tokens = _tokens(words) if "-" in text and "-" in " ".join(words) else words
+    # One lower() and one split (lower() makes no spaces, so the tokens stay aligned).
+    lows = " ".join(tokens).lower().split()
+
     resolution = source = codec = None
-    proper = repack = False
-    for token in tokens:
-        low = token.lower()
-        if low in _RESOLUTIONS:
-            resolution = resolution or _RESOLUTIONS[low]
-            title_done = True
+    tagged: list[tuple[int, str, str]] = []  # (index, field, value) of weak tags
+    title_end = len(lows)  # the first quality tag (a title ends there at the latest)
+    years: list[int] = []
+    numbers: list[int] = []
+    marks: dict[str, list[int]] = {"season": [], "episode": [], "part": []}
+    found = _Numbering()
+    version = None
+    encoded = False  # an encoder's codec (x264, XviD), not a disc's (AVC, VC-1)
+    alias = None  # a resolution's name: 4K, UHD, FHD
+    for index, low in enumerate(lows):
+        known = _WORDS.get(low)
+        if known is not None:
+            field, value = known
+            if field in _STRONG:
+                # A title may open with one ("Web Therapy", "HD Show").
+                if index > 0 and title_end > index:
+                    title_end = index
+                if field == _RES:
+                    if low in _RESOLUTION_ALIASES:
+                        # "4K BluRay Remux 1080p": a number, where there is one, says more.
+                        alias = alias or value
+                    else:
+                        resolution = resolution or value
+                elif field == _SRC:
+                    if source is None or value in _BETTER_SOURCE.get(source, ()):
+                        source = value
+                else:
+                    codec = codec or value
+                    encoded = encoded or low not in _DISC_CODECS
+            elif field in _MARKS:
+                marks[field].append(index)
+            elif field == _SPECIAL:
+                found.special = True
+            else:
+                tagged.append((index, field, value))
             continue
-        if low in _SOURCES:
-            source = source or _SOURCES[low]
-            title_done = True
+        if low.isalpha() or len(low) > MAX_TOKEN_LENGTH or low == "-":
             continue
-        if low in _CODECS:
-            codec = codec or _CODECS[low]
-            title_done = True
-            continue
-        if low == "proper":
-            proper = title_done = True
-            continue
-        if low == "repack":
-            repack = title_done = True
-            continue
-        found = _season_episode(low)
-        if found is not None and not seasons:
-            seasons, episodes = (found[0],), found[1]
-            title_done = True
+        first = low[0]
+        if first in _DIGITS:
+            if not _scan_digits(low, index, lows, found, years, numbers):
+                glued = _resolution_suffix(low)
+                if glued is not None:
+                    resolution = resolution or glued[0]
+                    title_end = min(title_end, index) if index else title_end
+                elif _glued_episode(low):
+                    marks["episode"].append(-index - 1)
             continue
         if (
-            len(low) == 4
-            and ascii_digits(low)
-            and 1900 <= int(low) <= 2099
-            and title_words
-            and year is None
+            first == "s"
+            and low[1:2] in _DIGITS
+            and _scan_season(low, index, lows, found, title_end)
         ):
-            year = int(low)
-            title_done = True
             continue
-        if not title_done:
-            title_words.append(token)
-    if seasons:
-        kind = "tv"
-    elif year is not None or resolution is not None or source is not None:
-        kind = "movie"
-    else:
-        kind = "other"
-    return ParsedName(
-        kind=kind,
-        title=" ".join(title_words),
-        title_key=_title_key(title_words),
-        year=year,
-        seasons=seasons,
-        episodes=episodes,
-        full_season=bool(seasons) and not episodes,
-        resolution=resolution,
-        source=source,
-        codec=codec,
-        group=group,
-        proper=proper,
-        repack=repack,
+        if (first == "e" and low[1:2] in _DIGITS) or (low[:2] == "ep" and low[2:3] in _DIGITS):
+            marks["episode"].append(-index - 1)  # the number is in the token
+            continue
+        if first in "xh" and low[1:] in _CODEC_NUMBERS:
+            codec = codec or _CODEC_NUMBERS[low[1:]]
+            encoded = True
+            continue
+        if first == "v" and len(low) <= 3 and ascii_digits(low[1:]):
+            version = int(low[1:])
+            continue
+        glued = _resolution_suffix(low)
+        if glued is not None:
+            resolution = resolution or glued[0]
+            source = source or glued[1]
+            if index and title_end > index:
+                title_end = index
+            continue
+        _scan_glued_word(low, index, found, marks)
+    # "H.264" split into its parts: a codec, not an episode 264.
+    if "264" in lows or "265" in lows:
+        for index in range(1, len(lows)):
+            if lows[index] in _CODEC_NUMBERS and lows[index - 1] in ("h", "x"):
+                codec = codec or _CODEC_NUMBERS[lows[index]]
+                encoded = True
+                numbers[:] = [i for i in numbers if i != index]
+    resolution = resolution or alias
+    if numbers or marks["season"] or marks["episode"] or marks["part"]:
+        _scan_words(lows, found, marks, numbers, years, title_end, fansub)
+
+    # The title: tokens before the first marker; a movie's last year closes it.
+    end = title_end if found.marker < 0 else min(found.marker, title_end)
+    year_index = _year_index(lows, years, end, found) if years else -1
+    start = 0  # where the title starts: after a year in brackets that opens the name
+    if years == [0] and year_index < 0 and end > 1 and text.lstrip()[:1] == "(":
+        year_index, start = 0, 1  # "(1995) Movie Name"
+    year = int(lows[year_index]) if year_index >= 0 else None
+    numbered = bool(found.seasons or found.absolute or found.air_date)
+    if year_index >= start and not numbered and year_index < end:
+        end = year_index
+    video = resolution is not None or source is not None or codec is not None
+    while end > 1 and (
+        lows[end - 1] == "-"
+        or _is_weak(lows[end - 1], video)
+        or (lows[end - 1] == "cut" and end > 2 and _is_weak(lows[end - 2], video))
+    ):
+        end -= 1  # "Movie German DL", "World Movie Z EXTENDED 2013": tags before the year
+    if end == 1 and lows and lows[0] == "-":
+        end = 0
+    title = " ".join(tokens[start:end])
+    if found.air_date is not None and year is None:
+        year = found.air_date.year
+
+    languages: list[str] = []
+    edition = None
+    tags: list[str] = []
+    proper = repack = False
+    for index, field, value in tagged:
+        if index < end and value not in _TITLE_TAGS:
+            continue  # a title's own word ("The Italian Job"); "BD25 Movie" is a disc
+        if field == _LANG:
+            if value not in languages:
+                languages.append(value)
+        elif field == _EDITION:
+            edition = edition or value
+        elif field == _FLAG:
+            proper = proper or value == "proper"
+            repack = repack or value == "repack"
+        elif field == _TAG and value not in tags:
+            tags.append(value)
+    stated = resolution
+    resolution, source = _quality(
+        name, lows[end:], resolution, source, codec, encoded, extension, tags
     )
+    if group is not None and _WORDS.get(group.lower()) == (_TAG, "game") and "game" not in tags:
+        tags.append("game")  # "Game.Title-CODEX": a game's cracking group
+    if resolution is None and numbered and codec == "h264":
+        resolution = 480  # Sonarr: x264 alone is SDTV
+    for index in numbers:
+        low = lows[index]
+        if "v" in low and ascii_digits(low[-1]):
+            version = version or int(low[-1])
+    if version is not None and version >= 2:
+        proper = True
+
+    kind = _kind(
+        found,
+        fansub,
+        year,
+        stated,
+        source,
+        codec,
+        tags,
+        extension in _VIDEO_EXTENSIONS,
+        edition,
+    )
+    return _build(
+        {
+            "kind": kind,
+            "title": title,
+            "title_key": _key(lows[start:end]),
+            "year": year,
+            "seasons": found.seasons,
+            "episodes": found.episodes,
+            "absolute_episodes": found.absolute,
+            "air_date": found.air_date,
+            "full_season": bool(found.seasons) and not found.episodes,
+            "special": found.special or 0 in found.seasons,
+            "resolution": resolution,
+            "source": source,
+            "codec": codec,
+            "edition": edition,
+            "languages": tuple(languages),
+            "group": group,
+            "proper": proper,
+            "repack": repack,
+            "tags": tuple(tags),
+            "version": version,
+        }
+    )
+
+
+def _quality(
+    name: str,
+    lows: list[str],
+    resolution: int | None,
+    source: str | None,
+    codec: str | None,
+    encoded: bool,
+    extension: str,
+    tags: list[str],
+) -> tuple[int | None, str | None]:
+    """Resolution and source as Sonarr and Radarr settle them from the tokens after the
+    title; "disc" added to tags for a whole BluRay disc (Radarr's BR-DISK: a BluRay with a
+    disc's codec and no encode)."""
+    if source == "cam":
+        return 480, source  # a camera copy is SD whatever size it is scaled to
+    if source == "dvd":
+        if "hd" in lows and lows.index("hd") + 1 == lows.index("dvd"):
+            source = "bluray"  # HD DVD: a disc of BluRay's kind
+    elif source is None:
+        if "ray" in lows and lows.index("ray") and lows[lows.index("ray") - 1] == "blu":
+            source = "bluray"  # Blu.ray
+        elif "tv" in lows:
+            at = lows.index("tv")
+            if at and lows[at - 1] in ("hd", "sd"):
+                source = "hdtv" if lows[at - 1] == "hd" else "sdtv"  # "HD TV", "SD TV"
+                resolution = resolution or (720 if source == "hdtv" else 480)
+    if "3d" in tags and source == "bluray":
+        at = lows.index("3d")
+        if at + 1 < len(lows) and lows[at + 1] == "bd":
+            tags.append("disc")  # 3D BD: Radarr's name for a 3D disc
+    if source == "bluray" and "disc" not in tags and not encoded and extension != "mkv":
+        if (codec is not None or "iso" in lows or "bdmv" in lows or "complete" in lows) and (
+            resolution != 720 and not (resolution == 1080 and codec == "h265")
+        ):
+            if "german" in lows and ("dl" in lows or "ml" in lows):
+                source = "remux"  # a German scene BluRay with its disc's codec: a remux
+            else:
+                tags.append("disc")
+    if resolution is None:
+        if source == "sdtv" and "hr" in lows:
+            resolution = 720  # HR.WS.PDTV: a high-resolution capture
+        elif source in ("hdtv", "webdl") and (
+            "[HDTV]" in name or "[WEBDL]" in name or "[web]" in name.lower()
+        ):
+            resolution = 720  # Sonarr's naming of a 720p file, a fansub's web release
+        elif source == "bluray" and codec == "xvid":
+            resolution = 480
+        elif source is not None:
+            resolution = _SOURCE_RESOLUTION.get(source)
+        elif extension in ("mkv", "m2ts"):
+            resolution = 720  # Sonarr: an .mkv is HDTV 720p, an .m2ts BluRay 720p
+            source = "bluray" if extension == "m2ts" else None
+    if "disc" in tags and resolution is None:
+        resolution = 1080
+    return resolution, source
+
+
+def _glued_episode(low: str) -> tuple[int, ...] | None:
+    """E05, Ep05, E01-E03, #17, 第05话, 857集, 13完, 12END: an episode word glued to its number."""
+    if low[0] in "e#":
+        glued = _season_episode("s0" + low) if low[0] == "e" else None
+        return glued[1] if glued is not None else _numbers_of(low[1:])
+    if low[0] == "第":
+        low = low[1:]
+    if low[-1:] in _CJK_EPISODE:
+        return _numbers_of(low[:-1])
+    if low.endswith("end"):
+        return _numbers_of(low[:-3])
+    return None
+
+
+def _scan_glued_word(low: str, index: int, found: _Numbering, marks: dict[str, list[int]]) -> None:
+    """Saison3, Season1, Part01, 第05话: a marker word glued to its number."""
+    for prefix in _GLUED_SEASON:
+        if low.startswith(prefix):
+            number = _numbers_of(low[len(prefix) :])
+            if number is not None:
+                found.season(number, index)
+                return
+    if low.startswith(("part", "pt")) and _numbers_of(low[4:] if low[1] == "a" else low[2:]):
+        marks["part"].append(-index - 1)
+    elif (low[0] in "#第" or low[-1] in _CJK_EPISODE or low.endswith("end")) and _glued_episode(
+        low
+    ):
+        marks["episode"].append(-index - 1)
+    else:
+        # "TheSeriesS06E11", "zoos01e11": a title word glued to its S01E01.
+        at = low.rfind("s", 1)
+        while at > 0:
+            if low[at + 1 : at + 2] in _DIGITS:
+                glued = _season_episode(low[at:])
+                if glued is not None and glued[1]:
+                    found.season(glued[0], index, glued[1])
+                    return
+            at = low.rfind("s", 1, at)
+
+
+def _year_index(lows: list[str], years: list[int], end: int, found: _Numbering) -> int:
+    """Which year-like token is the year: the last one in the title (never its first
+    word unless a year follows: "1917.2019"), else the first after it."""
+    chosen = -1
+    for index in years:
+        if index < end or (index == end and found.marker != index):
+            if index > 0 or (len(years) > 1 and years[1] == 1):
+                chosen = index
+        elif chosen < 0 and index > end and not found.air_date:
+            return index
+    return chosen
+
+
+def _is_weak(low: str, video: bool) -> bool:
+    """A tag trimmed off a title's end: languages, editions, flags; a category's tag
+    ("Album FLAC", "Book EPUB") where nothing says video, where it could be a title's word."""
+    known = _WORDS.get(low)
+    if known is None:
+        return False
+    return known[0] in _TRIMMED or (known[0] == _TAG and (not video or known[1] in _TRIMMED_TAGS))
+
+
+def _build(fields: dict[str, object]) -> ParsedName:
+    # A frozen dataclass's __init__ sets each field through object.__setattr__
+    # one by one, a tenth of the parse on its own; the instance takes its dict at once.
+    parsed = object.__new__(ParsedName)
+    object.__setattr__(parsed, "__dict__", fields)
+    return parsed
+
+
+def _kind(
+    found: _Numbering,
+    fansub: bool,
+    year: int | None,
+    resolution: int | None,
+    source: str | None,
+    codec: str | None,
+    tags: list[str],
+    video_file: bool,
+    edition: str | None,
+) -> str:
+    """tv, anime, movie, or what the tags say where nothing says video (`resolution`:
+    the one the name states, not the one its source implies)."""
+    if found.absolute:
+        return "anime"
+    if found.seasons or found.air_date:
+        return "anime" if fansub or "anime" in tags else "tv"
+    if "batch" in tags or ("complete" in tags and year is None and "disc" not in tags):
+        return "anime" if fansub else "tv"  # a season's or a series' episodes together
+    if fansub and found.special:
+        return "anime"  # "[Group] Show - NCOP", "[Group] Show OVA"
+    if "disc" in tags or "3d" in tags:
+        return "movie"
+    # A source alone ("WEB", "CD") is no video where an audio tag says what it is:
+    # "Artist-Album-24BIT-WEB-FLAC-2011-GRP" is an album.
+    audio = "lossless" in tags or "mp3" in tags or "audiobook" in tags
+    if resolution is not None or codec is not None or video_file or (source and not audio):
+        if "music_video" in tags:
+            return "audio"
+        if "documentary" in tags and year is None:
+            return "tv"  # a documentary series' release without its numbering
+        return "movie"
+    for tag, kind in _KIND_OF_TAG:
+        if tag in tags:
+            return kind
+    if fansub and year is None:
+        return "anime"  # "[Group] Show": a fansub's series
+    # An edition ("Extended Cut") is a film's.
+    return "movie" if year is not None or edition is not None else "other"
+
+
+_KIND_OF_TAG = (
+    ("audiobook", "audio"),
+    ("music_video", "audio"),
+    ("lossless", "audio"),
+    ("mp3", "audio"),
+    ("ebook", "book"),
+    ("comic", "book"),
+    ("game", "software"),
+    ("software", "software"),
+)
 
 
 __all__ = [
@@ -218,4 +1530,5 @@ __all__ = [
     "MAX_TOKENS",
     "ParsedName",
     "parse_release_name",
+    "title_key",
 ]

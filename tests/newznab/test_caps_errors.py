@@ -25,8 +25,16 @@ def test_caps_follows_the_spec_example(client: Client) -> None:
     assert searching["movie-search"]["supportedParams"] == "q,imdbid"
     categories = {c.get("id"): c for c in root.find("categories")}
     assert {"2000", "3000", "4000", "5000", "7000", "8000"} <= set(categories)
-    assert {s.get("id") for s in categories["5000"]} == {"5030", "5040", "5045"}
-    assert {s.get("id") for s in categories["2000"]} == {"2030", "2040", "2045"}
+    tv = {s.get("id"): s.get("name") for s in categories["5000"]}
+    assert tv == {
+        "5030": "SD", "5040": "HD", "5045": "UHD", "5050": "Other", "5070": "Anime",
+        "5080": "Documentary",
+    }  # fmt: skip
+    movies = {s.get("id"): s.get("name") for s in categories["2000"]}
+    assert movies == {
+        "2020": "Other", "2030": "SD", "2040": "HD", "2045": "UHD", "2050": "BluRay",
+        "2060": "3D",
+    }  # fmt: skip
 
 
 def test_caps_as_json(client: Client) -> None:

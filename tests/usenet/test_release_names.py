@@ -1,0 +1,422 @@
+"""usenet.release_names: what a release name says (issue 25), read in bounded linear time.
+
+The misses issue 25 lists, one case each; the interface the catalog codes
+against; title_key, the key a Sonarr search meets a name on; the categories
+decided from the fields; and the bounds: a 10 KB name, 10,000 tokens, hostile
+Unicode, digits that are not ASCII, and a hypothesis test that no text makes
+the parser raise or do more than a bounded amount of work.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from usenet.categories import CATEGORIES, CategoryRules, category_from_fields
+from usenet.release_names import (
+    FIELDS_VERSION,
+    KINDS,
+    MAX_NAME_LENGTH,
+    MAX_RANGE,
+    MAX_TOKENS,
+    ParsedName,
+    parse_release_name,
+    title_key,
+)
+
+# ---------------------------------------------------------------- the interface
+
+
+def test_the_fields_the_catalog_stores_keep_their_names():
+    names = {f.name for f in dataclasses.fields(ParsedName)}
+    assert {
+        "kind", "title", "title_key", "year", "seasons", "episodes", "absolute_episodes",
+        "air_date", "full_season", "special", "resolution", "source", "codec", "edition",
+        "languages", "group", "proper", "repack",
+    } <= names  # fmt: skip
+    assert KINDS == ("tv", "movie", "anime", "audio", "book", "software", "other")
+    assert isinstance(FIELDS_VERSION, int) and FIELDS_VERSION >= 2
+
+
+def test_a_parsed_name_is_a_frozen_dataclass_equal_to_one_built_by_hand():
+    parsed = parse_release_name("Series.Title.S01E05.720p.HDTV.x264-DIMENSION")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        parsed.kind = "movie"  # type: ignore[misc]
+    assert parsed == ParsedName(**dataclasses.asdict(parsed))
+    assert dataclasses.replace(parsed, kind="anime").kind == "anime"
+    assert hash(parsed) == hash(ParsedName(**dataclasses.asdict(parsed)))
+    assert parsed.kind in KINDS
+
+
+def test_an_ordinary_episode_reads_whole():
+    parsed = parse_release_name("Series.Title.S01E05.720p.HDTV.x264-DIMENSION")
+    assert parsed == ParsedName(
+        kind="tv",
+        title="Series Title",
+        title_key="series title",
+        seasons=(1,),
+        episodes=(5,),
+        resolution=720,
+        source="hdtv",
+        codec="h264",
+        group="DIMENSION",
+    )
+
+
+# ---------------------------------------------------------------- issue 25's misses
+
+# (name, the fields it must read). Each line is a pattern the issue lists.
+MISSES = [
+    # Anime and absolute numbering.
+    (
+        "[HorribleSubs] Some Show - 13 [1080p].mkv",
+        dict(
+            kind="anime",
+            absolute_episodes=(13,),
+            title="Some Show",
+            group="HorribleSubs",
+            resolution=1080,
+        ),
+    ),
+    ("Some Show - 013", dict(kind="anime", absolute_episodes=(13,), title="Some Show")),
+    (
+        "[SubsPlease] Some Show S2 - 07 (1080p) [ABCD1234]",
+        dict(kind="anime", absolute_episodes=(7,), title="Some Show S2"),
+    ),
+    # Episode numbers without S/E, never a year or a resolution.
+    ("Title.103.720p.HDTV", dict(kind="tv", seasons=(1,), episodes=(3,), title="Title")),
+    ("Title.1013.720p.HDTV.x264-GRP", dict(seasons=(10,), episodes=(13,))),
+    ("Title.103.104.720p.HDTV", dict(seasons=(1,), episodes=(3, 4))),
+    ("Title.2011.720p.HDTV.x264-GRP", dict(kind="movie", year=2011, seasons=())),
+    ("Title.720.HDTV.x264-GRP", dict(seasons=())),
+    # Multi-episode names and ranges.
+    ("Show.S01E02E03.720p.HDTV", dict(seasons=(1,), episodes=(2, 3))),
+    ("Show.S07E22E23.720p.HDTV", dict(seasons=(7,), episodes=(22, 23))),
+    ("Show.S01E01-E03.720p.HDTV", dict(seasons=(1,), episodes=(1, 2, 3))),
+    ("Show.S01E01-03.720p.HDTV", dict(seasons=(1,), episodes=(1, 2, 3))),
+    ("Show.1x02x03.HDTV", dict(seasons=(1,), episodes=(2, 3))),
+    ("Show.S01E01.S01E02.720p", dict(seasons=(1,), episodes=(1, 2))),
+    # Spelled-out episodes and seasons.
+    ("Show Season 01 Episode 05 720p", dict(kind="tv", seasons=(1,), episodes=(5,), title="Show")),
+    ("Show - Season 1 - Episode 01 (720p).avi", dict(seasons=(1,), episodes=(1,))),
+    # NxM numbering.
+    ("Show.2x4.HDTV.XviD-LOL", dict(seasons=(2,), episodes=(4,))),
+    ("Show.01x04.HDTV.XviD-LOL", dict(seasons=(1,), episodes=(4,))),
+    ("Show.1920x1080.x264-GRP", dict(seasons=(), resolution=1080)),
+    # Dates in every common form.
+    (
+        "Daily.Show.2011.04.12.HDTV.x264-LOL",
+        dict(kind="tv", air_date=datetime.date(2011, 4, 12), title="Daily Show"),
+    ),
+    ("Daily.Show.2011-04-12.HDTV.x264-LOL", dict(air_date=datetime.date(2011, 4, 12))),
+    ("Daily.Show.12.04.2011.HDTV.x264-LOL", dict(air_date=datetime.date(2011, 4, 12))),
+    ("Daily Show 140722 720p", dict(air_date=datetime.date(2014, 7, 22))),
+    ("Daily.Show.20140722.720p", dict(air_date=datetime.date(2014, 7, 22))),
+    ("Daily Show 23rd Feb 2024", dict(air_date=datetime.date(2024, 2, 23))),
+    # Unpadded or split forms.
+    ("Show.S6E02.720p.HDTV", dict(seasons=(6,), episodes=(2,))),
+    ("Show.s03.e05.720p.HDTV", dict(seasons=(3,), episodes=(5,))),
+    ("Show.S01EP01.720p.HDTV", dict(seasons=(1,), episodes=(1,))),
+    # Season packs.
+    ("Show.Season.04.720p.BluRay", dict(kind="tv", seasons=(4,), episodes=(), full_season=True)),
+    ("Show Saison3 FRENCH 720p", dict(seasons=(3,), full_season=True)),
+    ("Show.S1.720p.WEB-DL", dict(seasons=(1,), full_season=True)),
+    ("Show.S01-S03.720p.BluRay", dict(seasons=(1, 2, 3), full_season=True)),
+    ("Show Season 1 1080p", dict(seasons=(1,), full_season=True)),
+    # Specials.
+    ("Show.S00E05.720p.HDTV", dict(seasons=(0,), episodes=(5,), special=True)),
+    # Resolutions written together or as sizes.
+    ("Show.S01E01.Bluray720p.x264", dict(resolution=720, source="bluray")),
+    ("Show.S01E01.[Bluray1080p]", dict(resolution=1080, source="bluray")),
+    ("Movie.Title.2016.1920x1080.x264", dict(resolution=1080, year=2016)),
+    ("Movie.Title.2016.1440p.WEB-DL", dict(resolution=1440)),
+    ("Movie.Title.2016.4K.HDR", dict(resolution=2160)),
+    ("Movie.Title.2016.UHD.BluRay.x265", dict(resolution=2160)),
+    # Audio words inside a video name do not make it audio.
+    (
+        "[Group] Show - 09v2 [720p][AAC]",
+        dict(kind="anime", absolute_episodes=(9,), version=2, proper=True),
+    ),
+    ("[Group] Show - 12 (BD 1080p FLAC) [ABCD1234]", dict(kind="anime", absolute_episodes=(12,))),
+    # Movies with only a year.
+    ("Movie.Title.2016", dict(kind="movie", year=2016, title="Movie Title")),
+    ("Movie (1897) [DVD]", dict(kind="movie", year=1897, title="Movie")),
+    ("2001.A.Space.Odyssey.1968.1080p.BluRay", dict(title="2001 A Space Odyssey", year=1968)),
+    ("1917.2019.1080p.BluRay", dict(title="1917", year=2019)),
+    # A TV title keeps its year, a movie's does not.
+    (
+        "Series.Title.2010.S02E14.HDTV.XviD-LOL",
+        dict(title="Series Title 2010", year=2010, seasons=(2,)),
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "expected"), MISSES, ids=[m[0] for m in MISSES])
+def test_each_pattern_issue_25_lists_is_read(name, expected):
+    parsed = parse_release_name(name)
+    got = {field: getattr(parsed, field) for field in expected}
+    assert got == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "group"),
+    [
+        ("Show.S01E01.720p.HDTV.x264-DIMENSION", "DIMENSION"),
+        ("Show.S01E01.720p.HDTV.x264-DIMENSION.mkv", "DIMENSION"),
+        ("Show.S01E01.720p.HDTV.x264-DIMENSION.nzb", "DIMENSION"),
+        ("Movie.2016.1080p.BluRay.x264-SPARKS[rarbg]", "SPARKS"),
+        ("Movie.2016.1080p.BluRay.x264-SPARKS-Obfuscated", "SPARKS"),
+        ("[HorribleSubs] Show - 13 [1080p].mkv", "HorribleSubs"),
+        ("Show - S01E01 - (BD 1080p) [Group]", "Group"),
+        ("Show.S01E01.720p.WEB-DL", None),
+        ("Show.S01E01-E03", None),
+        ("Daily.Show.2011-04-12", None),
+        ("Show - S01E01 - Title", None),
+    ],
+)
+def test_the_release_group_is_its_suffix_or_a_fansubs_bracket(name, group):
+    assert parse_release_name(name).group == group
+
+
+def test_a_dashed_tag_splits_whoever_the_group_is():
+    # The leading group's length once decided whether the name was looked at for dashes.
+    parsed = parse_release_name("[SomeLongGroupName] Show 05 [720p-HEVC]")
+    assert (parsed.codec, parsed.resolution, parsed.absolute_episodes) == ("h265", 720, (5,))
+
+
+def test_quality_words_fill_their_fields():
+    parsed = parse_release_name(
+        "Movie.Title.2010.EXTENDED.GERMAN.DL.1080p.BluRay.REPACK.PROPER.x265-GRP"
+    )
+    assert (parsed.title, parsed.year, parsed.edition) == ("Movie Title", 2010, "Extended")
+    assert ("german" in parsed.languages, parsed.proper, parsed.repack) == (True, True, True)
+    assert (parsed.source, parsed.codec, parsed.resolution) == ("bluray", "h265", 1080)
+
+
+def test_a_title_word_that_is_also_a_tag_stays_in_the_title():
+    assert parse_release_name("The.Italian.Job.2003.1080p.BluRay").title == "The Italian Job"
+    assert parse_release_name("The.Italian.Job.2003.1080p.BluRay").languages == ()
+    assert parse_release_name("Web.Therapy.S01E01.720p").title == "Web Therapy"
+
+
+# ---------------------------------------------------------------- title_key
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("The Office (US)", "office us"),
+        ("Law & Order", "law order"),
+        ("Law and Order", "law order"),
+        ("Grey's Anatomy", "greys anatomy"),
+        ("Doctor Who (2005)", "doctor who 2005"),
+        ("Pokémon", "pokemon"),
+        ("Marvel's Agents of S.H.I.E.L.D.", "marvels agents of shield"),
+        ("Marvels Agents of SHIELD", "marvels agents of shield"),
+        ("Malcolm X", "malcolm x"),
+        ("The", "the"),
+    ],
+)
+def test_title_key_is_the_key_of_sonarrs_cleaned_search_title(text, key):
+    assert title_key(text) == key
+
+
+def test_a_release_and_the_query_sonarr_sends_for_it_meet_on_the_key():
+    # Sonarr searches "Greys Anatomy" and "Law Order" (no "The", "&", apostrophes).
+    assert parse_release_name("Greys.Anatomy.S01E01.720p").title_key == title_key("Grey's Anatomy")
+    assert parse_release_name("Law.and.Order.S01E01.720p").title_key == title_key("Law & Order")
+    assert parse_release_name("The.Office.US.S01E01.720p").title_key == title_key("Office US")
+    shield = parse_release_name("Marvels.Agents.of.S.H.I.E.L.D.S07E13.720p.HDTV.x264-AVS")
+    assert shield.title_key == title_key("Marvels Agents of SHIELD")
+    assert parse_release_name("Law.and.Order.S01E01").title_key == title_key("Law and Order")
+
+
+# ---------------------------------------------------------------- categories
+
+
+@pytest.mark.parametrize(
+    ("name", "category"),
+    [
+        ("Show.S01E01.2160p.WEB-DL.x265-GRP", 5045),
+        ("Show.S01E01.1080p.WEB-DL.x264-GRP", 5040),
+        ("Show.S01E01.720p.HDTV.x264-GRP", 5040),
+        ("Show.S01E01.HDTV.XviD-GRP", 5030),
+        ("Show.S01E01.480p.WEB-DL.x264-GRP", 5030),
+        ("[HorribleSubs] Show - 13 [1080p].mkv", 5070),
+        ("Nature.Documentary.S01E01.720p.HDTV.x264-GRP", 5080),
+        ("Movie.2016.2160p.UHD.BluRay.x265-GRP", 2045),
+        ("Movie.2016.1080p.BluRay.x264-GRP", 2040),
+        ("Movie.2016.DVDRip.XviD-GRP", 2030),
+        ("Movie.2016.1080p.HDCAM.x264-GRP", 2030),
+        ("Movie.2016.1080p.BluRay.AVC.DTS-HD.MA.5.1-GRP", 2050),
+        ("Movie.2016.COMPLETE.BLURAY-GRP", 2050),
+        ("Movie.2016.1080p.BluRay.REMUX.AVC-GRP", 2050),
+        ("Movie.2016.1080p.3D.HSBS.BluRay.x264-GRP", 2060),
+        ("Artist-Album-2016-FLAC", 3040),
+        ("Artist_Name-Album_Name-(Remastered)-24BIT-WEB-FLAC-2011-GRP", 3040),
+        ("Artist-Album-WEB-2023-MP3-GRP", 3010),
+        ("National.Geographic.Documentary.The.Universe.720p.HDTV.x264-GRP", 5080),
+        ("Artist-Album-320kbps-2016-MP3", 3010),
+        ("Author - Book Title (Unabridged) M4B", 3030),
+        ("Artist-Song-MVID-2016", 3020),
+        ("Author - Book Title (2016) EPUB", 7020),
+        ("Comic Title 001 (2016) CBR", 7030),
+        ("Program.v1.2.x64.Incl.Keygen-GRP", 4000),
+        ("Game.Title-CODEX", 4050),
+        ("some words nobody files", 8010),
+    ],
+)
+def test_the_category_follows_from_the_fields(name, category):
+    assert category_from_fields(parse_release_name(name)) == category
+
+
+def test_every_category_it_gives_is_a_standard_one_with_its_standard_name():
+    assert CATEGORIES[5070] == "TV/Anime"
+    assert CATEGORIES[5080] == "TV/Documentary"
+    assert CATEGORIES[5050] == "TV/Other"
+    assert CATEGORIES[2050] == "Movies/BluRay"
+    assert CATEGORIES[2060] == "Movies/3D"
+    assert CATEGORIES[2020] == "Movies/Other"
+    assert CATEGORIES[3020] == "Audio/Video"
+
+
+def test_groups_decide_only_where_the_name_says_nothing():
+    nothing = parse_release_name("some words nobody files")
+    assert category_from_fields(nothing, ["alt.binaries.multimedia.anime"]) == 5070
+    assert category_from_fields(nothing, ["alt.binaries.teevee"]) == 5000
+    assert category_from_fields(nothing, ["alt.binaries.boneless"]) == 8010
+    movie = parse_release_name("Movie.2016.1080p.BluRay.x264-GRP")
+    assert category_from_fields(movie, ["alt.binaries.teevee"]) == 2040
+    episode = parse_release_name("Show.S01E01.720p.HDTV.x264-GRP")
+    assert category_from_fields(episode, ["alt.binaries.anime"]) == 5070
+
+
+def test_an_operators_rule_overrides_and_its_absence_says_so():
+    rules = CategoryRules([{"category": 2060, "name": [r"(?i)\bsbs\b"]}])
+    assert rules.first_match("Movie.2016.SBS.1080p", []) == 2060
+    assert rules.first_match("Movie.2016.1080p", []) is None
+    assert rules.categorize("Movie.2016.1080p", []) == 8010
+
+
+# ---------------------------------------------------------------- bounds
+
+
+def _events(name: str) -> int:
+    """Python calls (and C calls) one parse makes: its work, counted, not timed."""
+    count = 0
+
+    def profile(frame, event, arg):
+        nonlocal count
+        count += 1
+
+    sys.setprofile(profile)
+    try:
+        parse_release_name(name)
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+# Every token is looked at a bounded number of times: the work of any name is
+# at most this (the most a name of real tokens costs is about 10,000).
+MOST_EVENTS = 250 * MAX_TOKENS + 1_000
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Series.Title.S01E05.720p.HDTV.x264-DIMENSION" * 250,  # 11 KB
+        "S01E01-E250." * 1_000,
+        "1x02x03-04x05." * 1_000,
+        "第1-250集 " * 1_300,
+        "ep1-ep250 - " * 1_000,
+        "a " * 10_000,  # 10,000 tokens
+        "[" * 10_000,
+        "-" * 10_000,
+        "2011.04.12." * 1_000,
+        "x" * 10_000,
+    ],
+)
+def test_a_long_hostile_name_is_cut_and_costs_a_bounded_amount(name):
+    assert len(name) >= 10_000
+    parsed = parse_release_name(name)
+    assert parsed == parse_release_name(name[:MAX_NAME_LENGTH])
+    assert _events(name) <= MOST_EVENTS
+    assert len(parsed.episodes) <= MAX_RANGE and len(parsed.absolute_episodes) <= MAX_RANGE
+    assert len(parsed.title) <= MAX_NAME_LENGTH
+
+
+def test_ten_thousand_tokens_are_read_up_to_max_tokens():
+    name = "Show " + "word " * 10_000 + "S01E01"
+    assert len(parse_release_name(name).title.split()) <= MAX_TOKENS
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Show.S\u00b2E\u00b3.720p",  # superscript two and three
+        "Show.S\u0661\u0662E\u0660\u0661.720p",  # Arabic-Indic 12 and 01
+        "Show.\u0661\u0660\u0663.720p",  # Arabic-Indic 103
+        "Movie.\u0662\u0660\u0661\u0666.1080p",  # Arabic-Indic 2016
+        "Show.S01E\u0b67\u0b68.720p",  # Oriya digits
+    ],
+)
+def test_digits_other_than_ascii_are_not_numbers(name):
+    parsed = parse_release_name(name)
+    assert parsed.seasons in ((), (1,)) and parsed.episodes == ()
+    assert parsed.year is None and parsed.absolute_episodes == ()
+
+
+def test_full_width_digits_are_read_as_the_digits_they_are():
+    # CJK names write numbers in full-width digits (U+FF10-FF19): an explicit mapping.
+    assert parse_release_name(
+        "[Subz] My Series - \uff11\uff15\uff18 [1080p]"
+    ).absolute_episodes == (158,)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\u202eShow.S01E01\u202c.720p",  # right-to-left override
+        "Show\u200b.S01E01.\u200b720p",  # zero-width spaces
+        "Sho\u0301w.S01E01.720p",  # a combining accent
+        "\ud800Show.S01E01",  # a lone surrogate
+        "Show.S01E01.\x00\x01\x7f.720p",
+        "İstanbul.S01E01.720p",  # lower() makes two characters of one
+    ],
+)
+def test_hostile_unicode_is_read_without_error(name):
+    parsed = parse_release_name(name)
+    assert parsed.kind in KINDS
+    assert parsed.title_key == parsed.title_key.strip()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=2_000))
+def test_no_text_makes_it_raise_or_work_past_the_bound(name):
+    assert _events(name) <= MOST_EVENTS
+    assert parse_release_name(name).kind in KINDS
+
+
+TOKENS = st.sampled_from(
+    [
+        "S01E01", "s1", "E02", "-", "1x02", "2011", "04", "12", "720p", "1080p", "x264",
+        "BluRay", "WEB-DL", "HDTV", "[Group]", "(2010)", "Season", "Episode", "Part", "13",
+        "103", "v2", "01-12", "第05话", "#17", "Title", "The", "and", "&", "German", "DL",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TOKENS, max_size=400), st.sampled_from([".", " ", "_", "-"]))
+def test_names_of_real_tokens_never_raise_and_stay_bounded(tokens, separator):
+    name = separator.join(tokens)
+    assert _events(name) <= MOST_EVENTS
+    parsed = parse_release_name(name)
+    assert category_from_fields(parsed) in CATEGORIES
+    assert len(parsed.episodes) <= MAX_RANGE
