@@ -21,7 +21,7 @@ from .sql import queries
 
 SETTLE_BATCH = 1000
 # One upkeep run settles at most this many batches; the rest waits for the next.
-SETTLE_ROUNDS = 50
+SETTLE_ROUNDS = 20
 
 
 @dataclass
