@@ -35,8 +35,7 @@ class Command(BaseCommand):
     help = (
         "Run the periodic upkeep (retire quiet range leases, fold rollup hours, prune old "
         "rollup minutes, remove stale snapshot parts, list settled releases): once, or "
-        "every N seconds until "
-        "SIGTERM or Ctrl-C."
+        "every N seconds until SIGTERM or Ctrl-C."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
