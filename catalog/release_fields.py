@@ -131,19 +131,21 @@ class ParseSummary:
 def parse_release_names(
     batch_size: int = 1000,
     progress: Callable[[ParseSummary], None] | None = None,
+    *,
+    after: int = 0,
 ) -> ParseSummary:
     """Read again the fields (and the category) of every release read under an older FIELDS_VERSION.
 
     Keyset by id, one short transaction per batch of `batch_size`, whose rows
     are locked in id order. A release records the FIELDS_VERSION it was read
     under, so a run that is killed resumes where it was and a second run
-    finds nothing to do.
+    finds nothing to do. `after`: start past this id (a resumed run need not
+    walk the ids read already).
     """
     rule_version = current_rules().version
     overrides = category_rules(rule_version)
-    row = queries.fetchone("count_releases_to_parse", {"version": FIELDS_VERSION})
+    row = queries.fetchone("count_releases_to_parse", {"version": FIELDS_VERSION, "after": after})
     summary = ParseSummary(FIELDS_VERSION, rule_version, total=int(row.releases) if row else 0)
-    after = 0
     while rows := queries.fetchall(
         "releases_to_parse", {"version": FIELDS_VERSION, "after": after, "limit": batch_size}
     ):

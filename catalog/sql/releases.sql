@@ -103,7 +103,9 @@ UPDATE catalog_release AS r
  WHERE r.id = t.id;
 
 -- name: count_releases_to_parse
-SELECT count(*) AS releases FROM catalog_release WHERE fields_version < %(version)s;
+SELECT count(*) AS releases
+  FROM catalog_release
+ WHERE fields_version < %(version)s AND id > %(after)s;
 
 -- name: releases_to_parse
 -- The next releases whose fields were read under an older parser (keyset by
