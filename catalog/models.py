@@ -25,8 +25,10 @@ class RuleSetVersion(models.Model):
     version = columns.IntegerField(unique=True)
     # RuleSet.to_dict() without "version" (the column is the version).
     rules = models.JSONField()
-    # The category rules of this version (usenet.categories); NULL: the
-    # default ones. Apart from `rules` because nodes never need them.
+    # The operator's category rules of this version (usenet.categories),
+    # overrides of the category a release's parsed name gives; NULL: none
+    # (copies of the retired default rules are no overrides either:
+    # catalog.rulesets.category_rules). Apart from `rules`: nodes never need them.
     categories = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.CharField(max_length=150, blank=True, default="")

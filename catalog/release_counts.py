@@ -21,7 +21,7 @@ from .sql import queries
 
 SETTLE_BATCH = 1000
 # One upkeep run settles at most this many batches; the rest waits for the next.
-SETTLE_ROUNDS = 50
+SETTLE_ROUNDS = 20
 
 
 @dataclass
@@ -51,8 +51,10 @@ def recount_releases(
     floor = int(settings.RELEASE_MIN_COMPLETION)
     while True:
         with transaction.atomic():
-            ids = [r.id for r in queries.fetchall("lock_releases_to_recount",
-                                                   {"after": after, "limit": batch_size})]  # fmt: skip
+            locked = queries.fetchall(
+                "lock_releases_to_recount", {"after": after, "limit": batch_size}
+            )
+            ids = [r.id for r in locked]
             if not ids:
                 break
             counted = queries.fetchone("recount_releases", {"ids": ids, "floor": floor})

@@ -19,10 +19,10 @@ from typing import Any
 
 from django.db import transaction
 
+from usenet import categories
 from usenet.categories import CategoryRules
 from usenet.release_names import FIELDS_VERSION, KINDS, ParsedName, parse_release_name
 
-from .retired_categories import RETIRED_DEFAULT_CATEGORY_RULES
 from .rulesets import category_rules, current_rules
 from .sql import queries
 
@@ -77,24 +77,17 @@ def read_name(name: str) -> NameFields:
     )
 
 
-# Until usenet.categories.category_from_fields (the parser's categories) is
-# merged, the retired default rules decide, on the name: the behaviour before.
-_UNTIL_FIELDS = CategoryRules(RETIRED_DEFAULT_CATEGORY_RULES)
-
-
-def category_from_fields(fields: NameFields, name: str, groups: Sequence[str]) -> int:
+def category_from_fields(fields: NameFields, groups: Sequence[str]) -> int:
     """The newznab category a release's fields give (no operator rule)."""
-    return _UNTIL_FIELDS.categorize(name, groups)
+    return categories.category_from_fields(fields.parsed, groups)
 
 
 def decide_category(
     overrides: CategoryRules, fields: NameFields, name: str, groups: Sequence[str]
 ) -> int:
     """The operator's first matching category rule, else the category of the fields."""
-    for rule in overrides.rules:
-        if rule.matches(name, groups):
-            return rule.category
-    return category_from_fields(fields, name, groups)
+    found = overrides.first_match(name, groups)
+    return category_from_fields(fields, groups) if found is None else found
 
 
 def _array(values: Sequence[int]) -> str:
@@ -138,19 +131,21 @@ class ParseSummary:
 def parse_release_names(
     batch_size: int = 1000,
     progress: Callable[[ParseSummary], None] | None = None,
+    *,
+    after: int = 0,
 ) -> ParseSummary:
     """Read again the fields (and the category) of every release read under an older FIELDS_VERSION.
 
     Keyset by id, one short transaction per batch of `batch_size`, whose rows
     are locked in id order. A release records the FIELDS_VERSION it was read
     under, so a run that is killed resumes where it was and a second run
-    finds nothing to do.
+    finds nothing to do. `after`: start past this id (a resumed run need not
+    walk the ids read already).
     """
     rule_version = current_rules().version
     overrides = category_rules(rule_version)
-    row = queries.fetchone("count_releases_to_parse", {"version": FIELDS_VERSION})
+    row = queries.fetchone("count_releases_to_parse", {"version": FIELDS_VERSION, "after": after})
     summary = ParseSummary(FIELDS_VERSION, rule_version, total=int(row.releases) if row else 0)
-    after = 0
     while rows := queries.fetchall(
         "releases_to_parse", {"version": FIELDS_VERSION, "after": after, "limit": batch_size}
     ):

@@ -103,7 +103,9 @@ UPDATE catalog_release AS r
  WHERE r.id = t.id;
 
 -- name: count_releases_to_parse
-SELECT count(*) AS releases FROM catalog_release WHERE fields_version < %(version)s;
+SELECT count(*) AS releases
+  FROM catalog_release
+ WHERE fields_version < %(version)s AND id > %(after)s;
 
 -- name: releases_to_parse
 -- The next releases whose fields were read under an older parser (keyset by
@@ -214,7 +216,9 @@ SELECT count(*) AS changed,
 -- rows and releases are taken with SKIP LOCKED, so a batch is never waited
 -- for: a release a batch holds keeps its row (the batch moves its
 -- touched_at). The ones at the completion floor are listed; the rows taken
--- are dropped, with those of releases deleted since.
+-- are dropped, with those of releases deleted since. Every read of
+-- catalog_release is by its primary key (`= ANY(ARRAY(…))`: an IN over the
+-- CTE would be planned as a hash join over the whole table).
 WITH due AS (
     SELECT release_id
       FROM catalog_release_settling
@@ -225,7 +229,7 @@ WITH due AS (
 ), held AS (
     SELECT r.id
       FROM catalog_release AS r
-     WHERE r.id IN (SELECT release_id FROM due)
+     WHERE r.id = ANY (ARRAY(SELECT release_id FROM due))
      ORDER BY r.id
        FOR UPDATE SKIP LOCKED
 ), listed AS (
@@ -237,12 +241,18 @@ WITH due AS (
        AND catalog_release_settles(r.files_seen, r.files_expected, r.segments_present,
                                    r.segments_expected, %(floor)s)
     RETURNING r.id
+), skipped AS (
+    -- Releases that exist but a batch holds: their rows stay queued.
+    SELECT r.id
+      FROM catalog_release AS r
+     WHERE r.id = ANY (ARRAY(SELECT release_id FROM due))
+    EXCEPT
+    SELECT id FROM held
 ), dropped AS (
     DELETE FROM catalog_release_settling AS s
-     USING due
-     WHERE s.release_id = due.release_id
-       AND (due.release_id IN (SELECT id FROM held)
-            OR NOT EXISTS (SELECT 1 FROM catalog_release AS r WHERE r.id = due.release_id))
+     WHERE s.release_id = ANY (ARRAY(SELECT release_id FROM due
+                                     EXCEPT
+                                     SELECT id FROM skipped))
     RETURNING 1
 )
 SELECT (SELECT count(*) FROM due) AS taken, (SELECT count(*) FROM dropped) AS dropped,

@@ -257,7 +257,7 @@ RETURNS void LANGUAGE sql AS $$
           FROM copies AS c
           JOIN catalog_file AS f
             ON f.release_id = c.r AND hashtext(f.name) = hashtext(c.name) AND f.name = c.name
-         WHERE NOT EXISTS (SELECT 1 FROM unnest(n_id) AS x(id) WHERE x.id = f.id)
+         WHERE f.id NOT IN (SELECT x.id FROM unnest(n_id) AS x(id))  -- a hashed subplan
          GROUP BY c.r, c.name
     ), deltas AS (
         SELECT c.r,

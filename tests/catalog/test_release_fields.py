@@ -174,7 +174,20 @@ def test_a_killed_backfill_resumes_where_it_stopped():
         release_fields.parse_release_names(batch_size=1, progress=killed)
     done = set(Release.objects.filter(fields_version=FIELDS_VERSION).values_list("id", flat=True))
     assert done == {first_id}
-    summary = release_fields.parse_release_names(batch_size=3)
+    summary = release_fields.parse_release_names(batch_size=3)  # from the start: skips it
     assert (summary.total, summary.releases) == (3, 3)
     assert not Release.objects.filter(fields_version__lt=FIELDS_VERSION).exists()
     assert set(Release.objects.values_list("kind", flat=True)) == {"tv"}
+
+
+def test_a_resumed_backfill_can_start_past_the_ids_it_read():
+    group = GroupFactory()
+    for i in range(3):
+        store(group, *release_files(f"After.This.S01E{i + 1:02d}.1080p.WEB-GRP"))
+    unread()
+    first, *rest = Release.objects.order_by("id").values_list("id", flat=True)
+    out = StringIO()
+    call_command("parse_release_names", "--after", str(first), stdout=out)
+    assert "2 releases read under parser" in out.getvalue()
+    read = set(Release.objects.filter(fields_version=FIELDS_VERSION).values_list("id", flat=True))
+    assert read == set(rest)

@@ -23,6 +23,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--batch-size", type=int, default=1000, help="releases per transaction")
+        parser.add_argument(
+            "--after", type=int, default=0, help="start after this release id (to resume a run)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> str:
         bar = ProgressBar(self.stderr._out, unit="releases")
@@ -32,7 +35,9 @@ class Command(BaseCommand):
             bar.update(summary.releases)
 
         try:
-            summary = parse_release_names(max(1, options["batch_size"]), progress)
+            summary = parse_release_names(
+                max(1, options["batch_size"]), progress, after=max(0, options["after"])
+            )
         finally:
             bar.finish()
         return (

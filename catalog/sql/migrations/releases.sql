@@ -6,6 +6,18 @@
 -- Migration 0004: a file counted once per release across the groups that
 -- hold it; `listed` set by the batch that completes a release; the settling
 -- queue fed by the triggers (docs/catalog.md, "Releases").
+
+-- The queue's rows move their touched_at with each batch (a new index entry
+-- each time) and the upkeep reads from the oldest: vacuum it early and
+-- unthrottled, never skipping index cleanup (as seed_range's claim index).
+ALTER TABLE catalog_release_settling SET (
+    autovacuum_vacuum_scale_factor = 0,
+    autovacuum_vacuum_threshold = 5000,
+    autovacuum_vacuum_cost_delay = 0,
+    autovacuum_analyze_scale_factor = 0.02,
+    vacuum_index_cleanup = on
+);
+
 -- The batch sets each file's release_id in its own INSERT (store_files finds
 -- or creates the releases first); these triggers add what the statement
 -- wrote to its releases, from the transition tables, in the same
@@ -115,7 +127,7 @@ RETURNS void LANGUAGE sql AS $$
           FROM copies AS c
           JOIN catalog_file AS f
             ON f.release_id = c.r AND hashtext(f.name) = hashtext(c.name) AND f.name = c.name
-         WHERE NOT EXISTS (SELECT 1 FROM unnest(n_id) AS x(id) WHERE x.id = f.id)
+         WHERE f.id NOT IN (SELECT x.id FROM unnest(n_id) AS x(id))  -- a hashed subplan
          GROUP BY c.r, c.name
     ), deltas AS (
         SELECT c.r,
