@@ -87,7 +87,7 @@ class TestColumns:
         assert cell(doc, TV, "category_label") == "5040 TV/HD"
         assert cell(doc, TV, "episode") == "S01E02"
         assert cell(doc, MOVIE, "episode") == "2019"
-        assert cell(doc, ALBUM, "episode") == "-"
+        assert cell(doc, ALBUM, "episode") == "2024"  # an album names its year
         assert cell(doc, TV, "size_label") == filesizeformat(3_410_391) == "3.3\xa0MB"
         assert cell(doc, MOVIE, "size_label") == "4.7\xa0GB"
         assert cell(doc, TV, "files_label") == "10/5"
