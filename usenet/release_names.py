@@ -1359,7 +1359,8 @@ def _quality(
     if source == "cam":
         return 480, source  # a camera copy is SD whatever size it is scaled to
     if source == "dvd":
-        if "hd" in lows and lows.index("hd") + 1 == lows.index("dvd"):
+        at = lows.index("hd") if "hd" in lows else -1
+        if 0 <= at < len(lows) - 1 and lows[at + 1] == "dvd":
             source = "bluray"  # HD DVD: a disc of BluRay's kind
     elif source is None:
         if "ray" in lows and lows.index("ray") and lows[lows.index("ray") - 1] == "blu":

@@ -420,3 +420,16 @@ def test_names_of_real_tokens_never_raise_and_stay_bounded(tokens, separator):
     parsed = parse_release_name(name)
     assert category_from_fields(parsed) in CATEGORIES
     assert len(parsed.episodes) <= MAX_RANGE
+
+
+@pytest.mark.parametrize(
+    ("name", "source"),
+    [
+        # "HD" and a DVD source that is not the word "DVD" (a held-out name raised here).
+        ("Masala (2013) Telugu Movie HD DVDScr XviD - Exclusive.avi", "dvd"),
+        ("Movie.2013.DVDRip.HD", "dvd"),
+        ("Movie.2007.HD.DVD.1080p.x264-GRP", "bluray"),
+    ],
+)
+def test_hd_beside_a_dvd_source_reads_without_error(name, source):
+    assert parse_release_name(name).source == source
