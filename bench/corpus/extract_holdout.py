@@ -39,7 +39,9 @@ says whether they are TV or a movie).
 What a row states, from the source's expectations:
 
 - kind: guessit's type (episode: tv, movie: movie); for parse-torrent-name,
-  tv where it states a season or an episode, else movie (it states a year).
+  tv where it states a season or an episode or the name has a TV mark
+  (extract._tv_marker: a daily date, SxxEyy...; PTN reads no dates), else
+  movie (it states a year).
   Neither source states anime, so a bracket-opening TV name (the fansub
   convention) also accepts 5070, as in release_names.json.
 - season: the first season; several seasons or a season with no episode is
@@ -302,7 +304,9 @@ def ptn_rows(
             dropped[f"{label}: states neither numbering nor year (TV or movie unknown)"] += 1
             continue
         row: dict[str, Any] = {"name": name, "source": source}
-        row["kind"] = "tv" if seasons or episodes else "movie"
+        # PTN reads no dates: a year-only row is a movie unless a TV mark (a daily date
+        # "2014 11 10", SxxEyy...) says otherwise (extract._tv_marker, as for Radarr's names).
+        row["kind"] = "tv" if seasons or episodes or extract._tv_marker(name) else "movie"
         row["title"] = expected["title"]
         _numbering(row, [int(s) for s in seasons], [int(e) for e in episodes])
         if "year" in expected:
