@@ -59,9 +59,10 @@ What a row states, from the source's expectations:
   whatever the name says (DVD, VHS, analog or digital TV, a camera, a
   telesync or telecine: 2030 for a movie). Beyond that rule, two ids the
   sources state and the rule's tools do not: a 3D movie expects 2060 and a
-  TV documentary 5080 (category_from_fields files them so). A 1080p BluRay
-  movie the source does not call a rip, re-encode or remux also accepts
-  2050: the name may be a whole disc.
+  TV documentary 5080 (category_from_fields files them so). A 1080p or
+  2160p BluRay movie the source does not call a rip, re-encode or remux also
+  accepts 2050: the name may be a whole disc (Radarr reads "2160p UHD
+  Blu-ray ... HEVC" as BR-DISK, which release_names.json files under 2050).
 """
 
 from __future__ import annotations
@@ -195,8 +196,8 @@ def _category(
         also.append(5070)
     if (
         kind == "movie"
-        and expected == 2040
-        and row.get("resolution") == 1080
+        and expected in (2040, 2045)
+        and row.get("resolution") in (1080, 2160)
         and row.get("video_source", "").lower() in BLURAY_SOURCES
         and not {"Rip", "Reencoded"} & set(others)
     ):
@@ -398,8 +399,8 @@ def build(guessit: Path, ptn: Path) -> dict[str, Any]:
             "Category rule: release_names.json's (bench/corpus/extract.py CATEGORY_RULE)"
             " from the quality the stated resolution and source make (quality); a"
             " category only where that quality is stated. Beyond it: 2060 for a 3D movie,"
-            " 5080 for a TV documentary; a 1080p BluRay movie not called a rip,"
-            " re-encode or remux also accepts 2050 (it may be a whole disc).",
+            " 5080 for a TV documentary; a 1080p or 2160p BluRay movie not called a"
+            " rip, re-encode or remux also accepts 2050 (it may be a whole disc).",
         ],
         "dropped": dict(sorted(dropped.items())),
         "sources": sources,
