@@ -433,3 +433,64 @@ def test_names_of_real_tokens_never_raise_and_stay_bounded(tokens, separator):
 )
 def test_hd_beside_a_dvd_source_reads_without_error(name, source):
     assert parse_release_name(name).source == source
+
+
+# The general patterns the held-out corpus (tests/usenet/data/release_names_holdout.json,
+# names from guessit's and parse-torrent-name's tests) found missing; names of that shape.
+HELD_OUT_PATTERNS = [
+    # A month-first date with dashes (was absolute numbers 3 and 2012).
+    ("Date.Show.03-29-2012.HDTV.XViD-GRP", dict(kind="tv", air_date=datetime.date(2012, 3, 29))),
+    # A season's discs or extras: a season pack.
+    ("Show.Name.S07D1.NTSC.DVDR-GRP", dict(kind="tv", seasons=(7,), full_season=True)),
+    ("Show.Name.S07D1-3&5.NTSC.DVDR-GRP", dict(seasons=(7,), full_season=True)),
+    ("Show.Name.S01Extras.-.Title.DVDRip.XviD", dict(seasons=(1,), full_season=True)),
+    # An x between the season and its episode.
+    ("Show - S06xE01.avi", dict(kind="tv", seasons=(6,), episodes=(1,))),
+    ("Show_Name-s03-x02-Title.mkv", dict(seasons=(3,), episodes=(2,))),
+    ("Show.1xAll-GRP", dict(kind="tv", seasons=(1,), full_season=True)),
+    # Season words in Dutch, season numbers in Roman numerals.
+    ("Show.Seizoen.4.1080p.Web.NLsubs", dict(kind="tv", seasons=(4,), title="Show")),
+    ("Show Saison VII FRENCH.BDRip.XviD-GRP", dict(kind="tv", seasons=(7,), full_season=True)),
+    # N of M: a mini-series' part, or after a season word the season, then its episode.
+    ("Show Title 1 of 6 - Part Title HDTV x264 720p mkv", dict(kind="tv", episodes=(1,))),
+    ("Show.14.of.21.Title.Here.720p.HDTV.x264-GRP", dict(seasons=(1,), episodes=(14,))),
+    ("Show.Season.3of5.Complete.HDTV", dict(seasons=(3,), full_season=True)),
+    ("Show.Season.2.1of4.Ep.Title.HDTV", dict(seasons=(2,), episodes=(1,))),
+    ("Show.Season.2of5.3of9.Ep.Title.HDTV", dict(seasons=(2,), episodes=(3,))),
+    # A padded number after the title, then an episode title or tags.
+    ("Show.05.Episode.Title.avi", dict(kind="tv", seasons=(1,), episodes=(5,), title="Show")),
+    ("Show.Name.02.FRENCH.LD.DVDRip.XviD-GRP", dict(kind="tv", episodes=(2,))),
+    ("Show.07v4.PDTV-GRP", dict(kind="tv", episodes=(7,))),
+    # A padded number that opens the name.
+    ("003. Show Name - Episode Title.avi", dict(absolute_episodes=(3,), title="Show Name")),
+    ("[Group] 01 - Show Title [BD][720p][AAC].mp4", dict(kind="anime", title="Show Title")),
+    ("[Group] 06 Show Title II (720p 8bit AAC).mp4", dict(absolute_episodes=(6,))),
+    # Resolutions written bare beside a quality tag or a width, or with a frame rate.
+    ("Show S16 - E29 - 1280*720 HDTV VF.mkv", dict(resolution=720)),
+    ("Show.Name.2016.05.18.720.HDTV.x264-GRP", dict(resolution=720)),
+    ("Movie Title (2009) BRrip 720 AAC x264.mkv", dict(resolution=720, year=2009)),
+    ("[Group].Show.Name.-.06.[1080.Hi10p][1F5578AC]", dict(resolution=1080)),
+    ("Movie Title (1996) Blu-Ray 1080p24 H.264 TrueHD 5.1", dict(resolution=1080, year=1996)),
+]
+
+# Names of the same shapes that must keep their reading.
+NOT_THOSE_PATTERNS = [
+    ("007.Movie.2012.1080p.BluRay", dict(kind="movie", year=2012, absolute_episodes=())),
+    ("007 Movie 1080p BluRay", dict(kind="movie", absolute_episodes=())),
+    ("Movie.2.720p.BluRay", dict(kind="movie", title="Movie 2", episodes=())),
+    ("Apollo.13.1995.1080p", dict(kind="movie", title="Apollo 13", year=1995)),
+    ("Show.29-04-2012.HDTV", dict(air_date=datetime.date(2012, 4, 29))),
+    ("Show.720.HDTV", dict(resolution=720, episodes=())),
+    ("Movie 1080 2019 720p", dict(resolution=720)),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    HELD_OUT_PATTERNS + NOT_THOSE_PATTERNS,
+    ids=[n for n, _ in HELD_OUT_PATTERNS + NOT_THOSE_PATTERNS],
+)
+def test_each_pattern_the_held_out_corpus_found_is_read(name, expected):
+    parsed = parse_release_name(name)
+    got = {field: getattr(parsed, field) for field in expected}
+    assert got == expected
