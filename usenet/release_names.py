@@ -32,10 +32,19 @@ as one pass over tokens instead of backtracking patterns):
   `Show Ep08`, `第05话`) and specials (`S00E05`, `OVA`, `NCOP`). A number that
   reads two ways is given both: `Show E05` and `Show - 130 - Title` carry the
   absolute number and S01E05 / S01E30, so a search by either finds them.
+  Also (forms the held-out corpus found): a season's discs or extras
+  (`S07D1`, `S01Extras`: packs), `S06xE01`, `s03-x01`, `1xAll`, `5of9` and
+  `5 of 9` (after a season word `Season.3of5` is the season, and
+  `Season.2.1of4` its episode), `03-29-2012`, `Seizoen 4`, `Saison VII`, a
+  padded number after the title (`Show.05.Episode.Title`) or opening the
+  name (`003. Show - Title`, `[Group] 01 - Show`; never with a year).
 - Kind: an episode makes TV, and anime when its numbering is absolute or
   its name is a fansub's; a year, an edition or a video quality alone makes
   a movie; audio, book and software tags decide only where nothing says
   video, so `AAC`, `FLAC` or `v2` in an anime name keep it anime.
+- Resolutions are read glued (`Bluray720p`), as sizes (`1920x1080`), with a
+  frame rate (`1080p24`), or bare beside a quality tag or a width (`720.HDTV`,
+  `1280*720`, `[1080.Hi10p]`).
 - Quality as Sonarr and Radarr settle it: a source without a resolution has
   the one they assume (BluRay 720p, HDTV and WEB-DL SD), a camera copy is SD,
   a BluRay with a disc's codec and no encoder is a whole disc (`disc` tag).
