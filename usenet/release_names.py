@@ -288,7 +288,7 @@ _add(
     "season",
 )
 _add(_EPISODE_WORD, "episode episodes ep episodio folge cap afl bolum bölüm blm", "episode")
-_add(_SPECIAL, "special specials ova oad ovas oads ncop nced", "special")
+_add(_SPECIAL, "special specials ova oad ona ovas oads onas ncop nced", "special")
 _add(_PART, "part pt", "part")
 _add(_TAG, "complete completa completo", "complete")
 
@@ -992,6 +992,10 @@ def _scan_words(
         numbered = _numbers_of(lows[index + 1]) if index + 1 < size else None
         if numbered is None and index + 1 < size and lows[index + 1] in _ROMAN:
             numbered = (_ROMAN[lows[index + 1]],)  # "Saison VII"
+        elif numbered is None and index + 1 < size and "&" in lows[index + 1]:
+            parts = lows[index + 1].split("&")  # "Season.1&3": seasons 1 and 3
+            if all(len(part) <= 2 and ascii_digits(part) for part in parts):
+                numbered = tuple(int(part) for part in parts)
         if numbered is not None and all(n < 100 for n in numbered):
             episodes: tuple[int, ...] = ()
             after = index + 2
@@ -1016,7 +1020,12 @@ def _scan_words(
         if not numbered:
             continue
         if low == "cap" and numbered[0] >= 100:
-            # Cap.201 is S02E01, whatever season the name said before.
+            # Cap.201 is S02E01, whatever season the name said before; Cap.102_104 is
+            # S01E02-E04 (the last number of the same season).
+            closing = lows[at + 2] if at + 2 < size else ""
+            if len(numbered) == 1 and len(closing) == len(lows[at + 1]) and ascii_digits(closing):
+                if int(closing) // 100 == numbered[0] // 100 and int(closing) > numbered[0]:
+                    numbered = _span(numbered[0], int(closing))
             found.seasons = ()
             found.season((numbered[0] // 100,), at, tuple(n % 100 for n in numbered))
             return
@@ -1394,6 +1403,8 @@ def parse_release_name(name: str) -> ParsedName:
     title = " ".join(tokens[start:end])
     if found.air_date is not None and year is None:
         year = found.air_date.year
+    if year is None and found.seasons and 1900 <= found.seasons[0] <= _THIS_YEAR + 1:
+        year = found.seasons[0]  # S2014E18, 1940x01: a season named by its year
 
     languages: list[str] = []
     edition = None

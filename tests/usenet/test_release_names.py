@@ -471,6 +471,15 @@ HELD_OUT_PATTERNS = [
     ("Movie Title (2009) BRrip 720 AAC x264.mkv", dict(resolution=720, year=2009)),
     ("[Group].Show.Name.-.06.[1080.Hi10p][1F5578AC]", dict(resolution=1080)),
     ("Movie Title (1996) Blu-Ray 1080p24 H.264 TrueHD 5.1", dict(resolution=1080, year=1996)),
+    # Seasons joined by &, Spanish Cap. ranges, a season named by its year, ONA.
+    ("Show.Other.Season.1&3.avi", dict(kind="tv", seasons=(1, 3), full_season=True)),
+    (
+        "Show.-.Temporada.15.720p.HDTV.x264[Cap.1503_1506]SPANISH.AUDIO-GRP",
+        dict(seasons=(15,), episodes=(3, 4, 5, 6)),
+    ),
+    ("Show.Name.S2014E18.720p.HDTV.x264-GRP", dict(seasons=(2014,), episodes=(18,), year=2014)),
+    ("Show 1940x01 Episode Title.mkv", dict(seasons=(1940,), year=1940)),
+    ("[Group] Show ONA v2 [540p][128BAC43].mkv", dict(kind="anime", special=True)),
 ]
 
 # Names of the same shapes that must keep their reading.
@@ -482,6 +491,8 @@ NOT_THOSE_PATTERNS = [
     ("Show.29-04-2012.HDTV", dict(air_date=datetime.date(2012, 4, 29))),
     ("Show.720.HDTV", dict(resolution=720, episodes=())),
     ("Movie 1080 2019 720p", dict(resolution=720)),
+    ("Show.Cap.102.HDTV", dict(seasons=(1,), episodes=(2,))),
+    ("Show.S03E18.720p.HDTV", dict(year=None)),
 ]
 
 
