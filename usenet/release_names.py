@@ -1101,9 +1101,10 @@ def _scan_words(
             if len(low) == 3 and low[0] != "0" and not fansub and numbered[0] % 100:
                 found.season((numbered[0] // 100,), index, (numbered[0] % 100,))
             return
-    # "003. Show Name - Title", "[Group] 01 - Show [720p]": a padded number opening the
-    # name, then the title; never with a year ("007.Skyfall.2012" is a film).
-    if numbers and numbers[0] == 0 and size > 2 and lows[0][0] == "0" and not years:
+    # "003. Show Name - Title", "[Group] 12 - Show [720p]": a number opening the name
+    # (padded, or after a fansub's [Group]), then the title; never with a year
+    # ("007.Skyfall.2012" is a film).
+    if numbers and numbers[0] == 0 and size > 2 and (fansub or lows[0][0] == "0") and not years:
         numbered = _numbers_of(lows[0])
         if numbered is not None and 2 <= len(lows[0].partition("-")[0]) <= 3:
             at = 2 if lows[1] == "-" else 1

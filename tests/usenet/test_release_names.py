@@ -465,6 +465,7 @@ HELD_OUT_PATTERNS = [
     ("003. Show Name - Episode Title.avi", dict(absolute_episodes=(3,), title="Show Name")),
     ("[Group] 01 - Show Title [BD][720p][AAC].mp4", dict(kind="anime", title="Show Title")),
     ("[Group] 06 Show Title II (720p 8bit AAC).mp4", dict(absolute_episodes=(6,))),
+    ("[Group] 12 - Show Title [720p].mp4", dict(absolute_episodes=(12,), title="Show Title")),
     # Resolutions written bare beside a quality tag or a width, or with a frame rate.
     ("Show S16 - E29 - 1280*720 HDTV VF.mkv", dict(resolution=720)),
     ("Show.Name.2016.05.18.720.HDTV.x264-GRP", dict(resolution=720)),
@@ -492,6 +493,7 @@ NOT_THOSE_PATTERNS = [
     ("Show.720.HDTV", dict(resolution=720, episodes=())),
     ("Movie 1080 2019 720p", dict(resolution=720)),
     ("Show.Cap.102.HDTV", dict(seasons=(1,), episodes=(2,))),
+    ("[Group] 86 - Title Six - 01 [1080p]", dict(absolute_episodes=(1,), title="86 - Title Six")),
     ("Show.S03E18.720p.HDTV", dict(year=None)),
 ]
 
