@@ -15,6 +15,9 @@ measure counts only the rows that state its field:
   Every one of them the row states is read right: the season (the first of
   the parsed seasons), the episode numbers (as a sorted tuple), the absolute
   numbers, the air date, and for a season pack (`full_season`) the pack flag.
+  `episodes_or_absolute` (the held-out corpus: an episode its source states
+  without a season) is right if the parsed episodes or the absolute numbers
+  equal it.
 - year: rows with `year`. The parsed year equals it.
 - resolution: rows with `resolution`, compared by class: 2160, 1080, 720, or
   "sd" for anything below 720 and for none at all (an SD quality's name often
@@ -22,6 +25,10 @@ measure counts only the rows that state its field:
 
 Rows marked `kind_conflict` (plain TV names in Radarr's fixtures) are scored
 in a group of their own and left out of the totals the goals are set on.
+
+The held-out corpus (HOLDOUT, tests/usenet/data/release_names_holdout.json,
+built by bench/corpus/extract_holdout.py from other parsers' tests) has the
+same format and is scored by the same code: `score(corpus=HOLDOUT)`.
 
 The category of a parsed name comes from `usenet.categories.category_from_fields`
 (a ParsedName in, a newznab id out) once it exists; until then from the
