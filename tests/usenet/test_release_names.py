@@ -408,6 +408,8 @@ TOKENS = st.sampled_from(
         "S01E01", "s1", "E02", "-", "1x02", "2011", "04", "12", "720p", "1080p", "x264",
         "BluRay", "WEB-DL", "HDTV", "[Group]", "(2010)", "Season", "Episode", "Part", "13",
         "103", "v2", "01-12", "第05话", "#17", "Title", "The", "and", "&", "German", "DL",
+        "HD", "DVDScr", "of", "3of5", "1xAll", "S07D1", "S06xE01", "x01", "Cap", "1280", "720",
+        "1080p24", "VII", "1&3", "003", "Seizoen", "ONA", "03-29-2012",
     ]
 )  # fmt: skip
 
