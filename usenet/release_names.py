@@ -1116,7 +1116,7 @@ def _scan_words(
                 found.title_at = at
                 if not fansub:
                     found.season((1,), 0, numbered)
-                    found.marker = -1
+                    found.marker = -1  # the title follows the number: no marker ends it
                 return
     if fansub:
         _fansub_absolute(lows, found, numbers, years, before_marker=False)
