@@ -15,6 +15,11 @@ linearity: the time to parse names of 1 KB to 100 KB built from real names,
 as a ratio against a normal name (a bounded parser cuts them: the ratio
 stays near 1; an unbounded but linear one grows with the length, never faster).
 
+Then the same tables for the held-out corpus,
+tests/usenet/data/release_names_holdout.json: names from other parsers' tests
+(guessit, parse-torrent-name; bench/corpus/extract_holdout.py builds it),
+which the parser was not tuned on: how well its rules generalise.
+
 Run: ``.venv/bin/python bench/bench_names.py [--repeat 20] [--json]``
 """
 
@@ -33,6 +38,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.support.name_corpus import (
+    HOLDOUT,
     MEASURES,
     Score,
     category_decider,
@@ -156,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
 
     names = [row["name"] for row in load()["names"]]
     new, old = score(), score_old_rules()
+    held, held_old = score(corpus=HOLDOUT), score_old_rules(corpus=HOLDOUT)
     decided_by, decide = category_decider()
 
     def full(name: str) -> int:
@@ -172,7 +179,14 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.json:
         json.dump(
-            {"new": new.as_json(), "old": old.as_json(), "speed": speed, "linearity": linear},
+            {
+                "new": new.as_json(),
+                "old": old.as_json(),
+                "holdout": held.as_json(),
+                "holdout_old": held_old.as_json(),
+                "speed": speed,
+                "linearity": linear,
+            },
             sys.stdout,
             indent=1,
         )
@@ -187,6 +201,10 @@ def main(argv: list[str] | None = None) -> int:
         before, after = old.total.share(measure), new.total.share(measure)
         if before is not None and after is not None:
             print(f"  {measure:<10} {100 * before:5.1f}% -> {100 * after:5.1f}%")
+    print(f"\n{len(load(HOLDOUT)['names'])} held-out names (tests/usenet/data/{HOLDOUT.name}):")
+    print("other parsers' test names, which the parser was not tuned on")
+    print_table("usenet.release_names, held out", held, MEASURES)
+    print_table("baseline: the old category rules, held out", held_old, ("category", "top_level"))
     print(f"\nspeed on one core, best of {args.repeat} passes over {len(names)} names:")
     print(f"  parse_release_name           {speed['parse_per_second']:>11,.0f} names/s")
     print(f"  parse + category ({decided_by.split()[0]})")

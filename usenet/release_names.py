@@ -32,10 +32,19 @@ as one pass over tokens instead of backtracking patterns):
   `Show Ep08`, `第05话`) and specials (`S00E05`, `OVA`, `NCOP`). A number that
   reads two ways is given both: `Show E05` and `Show - 130 - Title` carry the
   absolute number and S01E05 / S01E30, so a search by either finds them.
+  Also (forms the held-out corpus found): a season's discs or extras
+  (`S07D1`, `S01Extras`: packs), `S06xE01`, `s03-x01`, `1xAll`, `5of9` and
+  `5 of 9` (after a season word `Season.3of5` is the season, and
+  `Season.2.1of4` its episode), `03-29-2012`, `Seizoen 4`, `Saison VII`, a
+  padded number after the title (`Show.05.Episode.Title`) or opening the
+  name (`003. Show - Title`, `[Group] 01 - Show`; never with a year).
 - Kind: an episode makes TV, and anime when its numbering is absolute or
   its name is a fansub's; a year, an edition or a video quality alone makes
   a movie; audio, book and software tags decide only where nothing says
   video, so `AAC`, `FLAC` or `v2` in an anime name keep it anime.
+- Resolutions are read glued (`Bluray720p`), as sizes (`1920x1080`), with a
+  frame rate (`1080p24`), or bare beside a quality tag or a width (`720.HDTV`,
+  `1280*720`, `[1080.Hi10p]`).
 - Quality as Sonarr and Radarr settle it: a source without a resolution has
   the one they assume (BluRay 720p, HDTV and WEB-DL SD), a camera copy is SD,
   a BluRay with a disc's codec and no encoder is a whole disc (`disc` tag).
@@ -63,7 +72,7 @@ from typing import Any
 from .numbers import ascii_digits
 
 # Bump when the parser changes what it returns for some name.
-FIELDS_VERSION = 2
+FIELDS_VERSION = 3
 
 MAX_NAME_LENGTH = 512
 MAX_TOKENS = 64
@@ -275,11 +284,11 @@ for _edition, _words in (
     _add(_EDITION, _words, _edition)
 _add(
     _SEASON_WORD,
-    "season seasons saison saisons staffel temporada stagione se sezon series",
+    "season seasons saison saisons staffel temporada stagione se sezon series seizoen",
     "season",
 )
 _add(_EPISODE_WORD, "episode episodes ep episodio folge cap afl bolum bölüm blm", "episode")
-_add(_SPECIAL, "special specials ova oad ovas oads ncop nced", "special")
+_add(_SPECIAL, "special specials ova oad ona ovas oads onas ncop nced", "special")
 _add(_PART, "part pt", "part")
 _add(_TAG, "complete completa completo", "complete")
 
@@ -300,15 +309,29 @@ _BETTER_SOURCE = {
     "sdtv": ("hdtv", "webdl", "webrip", "bluray", "bdrip", "remux"),
 }
 _CODEC_NUMBERS = {"264": "h264", "265": "h265"}
+# What follows a season's disc number: S07D1, S07D1-3&5.
+_DISC_TAIL = frozenset("d0123456789-&")
 _RESOLUTION_ALIASES = frozenset(("4k", "uhd", "fhd", "sd"))
 # A disc's own codecs; x264, H.265, XviD are an encoder's.
 _DISC_CODECS = frozenset(("avc", "hevc", "vc1", "vc-1", "mpeg2", "mpeg-2", "mvc"))
+# A season's number in Roman numerals ("Saison VII"), read only after a season word.
+_ROMAN = {
+    numeral: value
+    for value, numeral in enumerate(
+        "i ii iii iv v vi vii viii ix x xi xii xiii xiv xv xvi xvii xviii xix xx".split(), start=1
+    )
+}
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 # Words after their number: "60.Bolum" (Turkish), "1.Bölüm".
 _EPISODE_AFTER = frozenset(("bolum", "bölüm", "blm"))
 # A CJK episode's mark after its number: 話/话 (episode), 集 (part), 完 (the last).
 _CJK_EPISODE = frozenset("話话集完")
-_GLUED_SEASON = ("saison", "season", "staffel", "temporada", "stagione", "series", "sezon")
+_GLUED_SEASON = (
+    "saison", "season", "staffel", "temporada", "stagione", "series", "sezon", "seizoen",
+)  # fmt: skip
+# Heights read as a resolution when bare beside a quality tag or a width ("1280*720").
+_BARE_RESOLUTIONS = frozenset(("480", "576", "720", "1080", "2160"))
+_WIDTHS = frozenset(("640", "704", "720", "848", "854", "960", "1024", "1280", "1920", "3840"))
 # Resolutions that are never an episode number ("Show.720.HDTV").
 _RESOLUTION_NUMBERS = frozenset((360, 480, 540, 576, 720, 1080, 1440, 2160))
 # Glued forms: "Bluray720p", "WEB1080p", "x264-720p" read their resolution from the end.
@@ -439,6 +462,12 @@ def _season_episode(token: str) -> tuple[tuple[int, ...], tuple[int, ...]] | Non
         return None
     if i == size:
         return (season,), ()
+    if token.startswith("extras", i) or (
+        token[i] == "d" and token[i + 1 : i + 2] in _DIGITS and _DISC_TAIL.issuperset(token[i:])
+    ):
+        return (season,), ()  # s01extras, s07d1, s07d1-3&5: a season's extras or discs
+    if token[i] == "x" and token[i + 1 : i + 2] == "e":
+        i += 1  # s06xe01
     if token[i] == "-":
         # s01-s03, s01-03: a multi-season pack.
         j = i + 2 if i + 1 < size and token[i + 1] == "s" else i + 1
@@ -528,6 +557,15 @@ def _compact_date(token: str) -> datetime.date | None:
     if len(token) == 6:
         return _date(2000 + int(token[:2]), int(token[2:4]), int(token[4:]))
     return None
+
+
+def _frame_rate_resolution(low: str) -> int | None:
+    """`1080p24`, `720p50`: a resolution with its frame rate glued on."""
+    at = low.find("p")
+    if at < 3 or not 1 <= len(low) - at - 1 <= 3 or not ascii_digits(low[at + 1 :]):
+        return None
+    found = _WORDS.get(low[: at + 1])
+    return found[1] if found is not None and found[0] == _RES else None
 
 
 def _resolution_suffix(low: str) -> tuple[int, str | None] | None:
@@ -693,14 +731,14 @@ def _is_dashed_marker(low: str) -> bool:
 
 
 def _dashed_date(low: str) -> datetime.date | None:
-    """2011-04-12 or 12-04-2011."""
+    """2011-04-12, 12-04-2011, or 03-29-2012 (month first, where the day cannot be a month)."""
     parts = low.split("-")
     if len(parts) != 3 or not all(ascii_digits(part) for part in parts):
         return None
     if len(parts[0]) == 4 and len(parts[1]) <= 2 and len(parts[2]) <= 2:
         return _date(int(parts[0]), int(parts[1]), int(parts[2]))
     if len(parts[2]) == 4 and len(parts[0]) <= 2 and len(parts[1]) <= 2:
-        return _date(int(parts[2]), int(parts[1]), int(parts[0]))
+        return _date_either_way(int(parts[2]), int(parts[1]), int(parts[0]))
     return None
 
 
@@ -716,6 +754,8 @@ class _Numbering:
     special: bool = False
     absolute_at: int = -1  # the number after a title's season ("Show S2 - 07")
     season_at: int = -1  # where the season was read
+    # Where the title starts after an episode number that opens the name ("01 - Title").
+    title_at: int = 0
 
     def mark(self, index: int) -> None:
         if self.marker < 0 or index < self.marker:
@@ -784,6 +824,9 @@ def _scan_digits(
     if cross is not None:
         found.season((cross[0],), index, cross[1])
         return True
+    if low.endswith("xall") and 1 <= len(low) - 4 <= 2 and ascii_digits(low[:-4]):
+        found.season((int(low[:-4]),), index)  # 1xAll: every episode of season 1
+        return True
     if "-" in low:
         date = _dashed_date(low)
         if date is not None and found.air_date is None:
@@ -796,13 +839,32 @@ def _scan_digits(
         return False
     head, of, tail = low.partition("of")
     if of and ascii_digits(head) and ascii_digits(tail) and len(head) <= 2 and len(tail) <= 2:
-        found.season((1,), index, (int(head),))  # 5of9: a mini-series' fifth part
+        _of_total(int(head), index, lows, found)
         return True
     head, vee, tail = low.partition("v")
     if vee and ascii_digits(head) and len(head) <= 4 and ascii_digits(tail) and len(tail) == 1:
         numbers.append(index)  # 09v2: a number with a fansub's version
         return True
     return False
+
+
+def _of_total(number: int, index: int, lows: list[str], found: _Numbering) -> None:
+    """`5of9`, `5 of 9` at lows[index]: a mini-series' fifth part; after a season word the
+    season ("Season.3of5"), after a season's number its episode ("Season.2.1of4",
+    "Season.2of5.3of9")."""
+    before = lows[index - 1] if index else ""
+    if _WORDS.get(before, ("",))[0] == _SEASON_WORD:
+        found.season((number,), index - 1)
+    elif found.seasons and not found.episodes and found.season_at >= index - 2:
+        found.episodes = (number,)
+    elif (
+        index >= 2
+        and _WORDS.get(lows[index - 2], ("",))[0] == _SEASON_WORD
+        and (len(before) <= 2 and ascii_digits(before))
+    ):
+        found.season((int(before),), index - 2, (number,))
+    else:
+        found.season((1,), index, (number,))
 
 
 def _date_either_way(year: int, month: int, day: int) -> datetime.date | None:
@@ -872,6 +934,8 @@ def _scan_season(low: str, index: int, lows: list[str], found: _Numbering, title
                 episodes = more[1]
         elif len(following) == 2 and ascii_digits(following):
             episodes = (int(following),)  # s06.01
+        elif following[:1] == "x" and 2 <= len(following) <= 4 and ascii_digits(following[1:]):
+            episodes = (int(following[1:]),)  # s03-x01
         else:
             follows = _absolute_follows(lows, index + 1)
             if follows is not None:
@@ -926,6 +990,12 @@ def _scan_words(
         if lows[index] == "series" and lows[index - 1 : index] != ["-"]:
             continue  # "Series Title - Series 1": only after a dash is it a season
         numbered = _numbers_of(lows[index + 1]) if index + 1 < size else None
+        if numbered is None and index + 1 < size and lows[index + 1] in _ROMAN:
+            numbered = (_ROMAN[lows[index + 1]],)  # "Saison VII"
+        elif numbered is None and index + 1 < size and "&" in lows[index + 1]:
+            parts = lows[index + 1].split("&")  # "Season.1&3": seasons 1 and 3
+            if all(len(part) <= 2 and ascii_digits(part) for part in parts):
+                numbered = tuple(int(part) for part in parts)
         if numbered is not None and all(n < 100 for n in numbered):
             episodes: tuple[int, ...] = ()
             after = index + 2
@@ -950,7 +1020,12 @@ def _scan_words(
         if not numbered:
             continue
         if low == "cap" and numbered[0] >= 100:
-            # Cap.201 is S02E01, whatever season the name said before.
+            # Cap.201 is S02E01, whatever season the name said before; Cap.102_104 is
+            # S01E02-E04 (the last number of the same season).
+            closing = lows[at + 2] if at + 2 < size else ""
+            if len(numbered) == 1 and len(closing) == len(lows[at + 1]) and ascii_digits(closing):
+                if int(closing) // 100 == numbered[0] // 100 and int(closing) > numbered[0]:
+                    numbered = _span(numbered[0], int(closing))
             found.seasons = ()
             found.season((numbered[0] // 100,), at, tuple(n % 100 for n in numbered))
             return
@@ -1026,10 +1101,34 @@ def _scan_words(
             if len(low) == 3 and low[0] != "0" and not fansub and numbered[0] % 100:
                 found.season((numbered[0] // 100,), index, (numbered[0] % 100,))
             return
+    # "003. Show Name - Title", "[Group] 12 - Show [720p]": a number opening the name
+    # (padded, or after a fansub's [Group]), then the title; never with a year
+    # ("007.Skyfall.2012" is a film).
+    if numbers and numbers[0] == 0 and size > 2 and (fansub or lows[0][0] == "0") and not years:
+        numbered = _numbers_of(lows[0])
+        if numbered is not None and 2 <= len(lows[0].partition("-")[0]) <= 3:
+            at = 2 if lows[1] == "-" else 1
+            # Without a fansub's [Group], only a file's "NN - Show" or "NNN. Show - Title"
+            # ("007 Skyfall 1080p" is a film).
+            dashed = at == 2 or "-" in lows[at:title_end]
+            if _is_title_word(lows[at]) and (fansub or dashed):
+                found.absolute = numbered
+                found.title_at = at
+                if not fansub:
+                    found.season((1,), 0, numbered)
+                    found.marker = -1  # the title follows the number: no marker ends it
+                return
     if fansub:
         _fansub_absolute(lows, found, numbers, years, before_marker=False)
         if found.absolute:
             return
+    # "1 of 6", "14.of.21": a mini-series' part.
+    for index in numbers if "of" in lows else ():
+        if 0 < index < size - 2 and lows[index + 1] == "of" and len(lows[index]) <= 2:
+            total = _numbers_of(lows[index + 2])
+            if total is not None and ascii_digits(lows[index]) and int(lows[index]) <= total[0]:
+                _of_total(int(lows[index]), index, lows, found)
+                return
     # "Series S 01": a season pack, the S apart.
     for index in numbers:
         if (
@@ -1061,6 +1160,12 @@ def _scan_words(
         ):
             found.season((1,), index, (int(low),))
             return
+        padded = low.partition("v")[0] if low[0] == "0" and not years else ""
+        if len(padded) == 2 and ascii_digits(padded):
+            # "Neverwhere.05.Down.Street", "Show.07v4.PDTV": a padded number after the
+            # title is an episode (a film's sequel is "2", not "02").
+            found.season((1,), index, (int(padded),))
+            return
         if len(low) not in (3, 4) or not ascii_digits(low):
             numbered = _numbers_of(low)
             if numbered is not None and len(numbered) > 1 and index <= title_end:
@@ -1083,6 +1188,25 @@ def _scan_words(
                 run.append(int(other) % 100)
         found.season((value // 100,), index, tuple(run))
         return
+
+
+def _bare_resolution(lows: list[str], numbers: list[int]) -> int | None:
+    """A resolution written as a bare number beside what says quality: "720.HDTV",
+    "BRrip 720 AAC", "1280*720", "[1080.Hi10p]"; taken out of `numbers` (no episode)."""
+    for position, index in enumerate(numbers):
+        low = lows[index]
+        if low not in _BARE_RESOLUTIONS or index == 0:
+            continue
+        before, after = lows[index - 1], lows[index + 1] if index + 1 < len(lows) else ""
+        if (
+            before in _WIDTHS
+            or _WORDS.get(before, ("",))[0] in _STRONG
+            or _WORDS.get(after, ("",))[0] in (_SRC, _CODEC)
+            or after.startswith("hi10")
+        ):
+            del numbers[position]
+            return int(low)
+    return None
 
 
 def _ends_title(lows: list[str], index: int, title_end: int) -> bool:
@@ -1210,8 +1334,9 @@ def parse_release_name(name: str) -> ParsedName:
         if first in _DIGITS:
             if not _scan_digits(low, index, lows, found, years, numbers):
                 glued = _resolution_suffix(low)
-                if glued is not None:
-                    resolution = resolution or glued[0]
+                rated = _frame_rate_resolution(low) if glued is None else None
+                if glued is not None or rated is not None:
+                    resolution = resolution or (glued[0] if glued else rated)
                     title_end = min(title_end, index) if index else title_end
                 elif _glued_episode(low):
                     marks["episode"].append(-index - 1)
@@ -1247,14 +1372,20 @@ def parse_release_name(name: str) -> ParsedName:
                 codec = codec or _CODEC_NUMBERS[lows[index]]
                 encoded = True
                 numbers[:] = [i for i in numbers if i != index]
+    if resolution is None and numbers:
+        resolution = _bare_resolution(lows, numbers)
     resolution = resolution or alias
     if numbers or marks["season"] or marks["episode"] or marks["part"]:
         _scan_words(lows, found, marks, numbers, years, title_end, fansub)
 
     # The title: tokens before the first marker; a movie's last year closes it.
     end = title_end if found.marker < 0 else min(found.marker, title_end)
+    if found.title_at:
+        # After the number that opens the name, up to a dash ("01 - Show - Title").
+        dash = lows.index("-", found.title_at) if "-" in lows[found.title_at : end] else end
+        end = min(end, dash)
     year_index = _year_index(lows, years, end, found) if years else -1
-    start = 0  # where the title starts: after a year in brackets that opens the name
+    start = found.title_at  # where the title starts: after a number or a year opening it
     if years == [0] and year_index < 0 and end > 1 and text.lstrip()[:1] == "(":
         year_index, start = 0, 1  # "(1995) Movie Name"
     year = int(lows[year_index]) if year_index >= 0 else None
@@ -1273,6 +1404,8 @@ def parse_release_name(name: str) -> ParsedName:
     title = " ".join(tokens[start:end])
     if found.air_date is not None and year is None:
         year = found.air_date.year
+    if year is None and found.seasons and 1900 <= found.seasons[0] <= _THIS_YEAR + 1:
+        year = found.seasons[0]  # S2014E18, 1940x01: a season named by its year
 
     languages: list[str] = []
     edition = None
@@ -1359,7 +1492,8 @@ def _quality(
     if source == "cam":
         return 480, source  # a camera copy is SD whatever size it is scaled to
     if source == "dvd":
-        if "hd" in lows and lows.index("hd") + 1 == lows.index("dvd"):
+        at = lows.index("hd") if "hd" in lows else -1
+        if 0 <= at < len(lows) - 1 and lows[at + 1] == "dvd":
             source = "bluray"  # HD DVD: a disc of BluRay's kind
     elif source is None:
         if "ray" in lows and lows.index("ray") and lows[lows.index("ray") - 1] == "blu":

@@ -408,6 +408,8 @@ TOKENS = st.sampled_from(
         "S01E01", "s1", "E02", "-", "1x02", "2011", "04", "12", "720p", "1080p", "x264",
         "BluRay", "WEB-DL", "HDTV", "[Group]", "(2010)", "Season", "Episode", "Part", "13",
         "103", "v2", "01-12", "第05话", "#17", "Title", "The", "and", "&", "German", "DL",
+        "HD", "DVDScr", "of", "3of5", "1xAll", "S07D1", "S06xE01", "x01", "Cap", "1280", "720",
+        "1080p24", "VII", "1&3", "003", "Seizoen", "ONA", "03-29-2012",
     ]
 )  # fmt: skip
 
@@ -420,3 +422,90 @@ def test_names_of_real_tokens_never_raise_and_stay_bounded(tokens, separator):
     parsed = parse_release_name(name)
     assert category_from_fields(parsed) in CATEGORIES
     assert len(parsed.episodes) <= MAX_RANGE
+
+
+@pytest.mark.parametrize(
+    ("name", "source"),
+    [
+        # "HD" and a DVD source that is not the word "DVD" (a held-out name raised here).
+        ("Masala (2013) Telugu Movie HD DVDScr XviD - Exclusive.avi", "dvd"),
+        ("Movie.2013.DVDRip.HD", "dvd"),
+        ("Movie.2007.HD.DVD.1080p.x264-GRP", "bluray"),
+    ],
+)
+def test_hd_beside_a_dvd_source_reads_without_error(name, source):
+    assert parse_release_name(name).source == source
+
+
+# The general patterns the held-out corpus (tests/usenet/data/release_names_holdout.json,
+# names from guessit's and parse-torrent-name's tests) found missing; names of that shape.
+HELD_OUT_PATTERNS = [
+    # A month-first date with dashes (was absolute numbers 3 and 2012).
+    ("Date.Show.03-29-2012.HDTV.XViD-GRP", dict(kind="tv", air_date=datetime.date(2012, 3, 29))),
+    # A season's discs or extras: a season pack.
+    ("Show.Name.S07D1.NTSC.DVDR-GRP", dict(kind="tv", seasons=(7,), full_season=True)),
+    ("Show.Name.S07D1-3&5.NTSC.DVDR-GRP", dict(seasons=(7,), full_season=True)),
+    ("Show.Name.S01Extras.-.Title.DVDRip.XviD", dict(seasons=(1,), full_season=True)),
+    # An x between the season and its episode.
+    ("Show - S06xE01.avi", dict(kind="tv", seasons=(6,), episodes=(1,))),
+    ("Show_Name-s03-x02-Title.mkv", dict(seasons=(3,), episodes=(2,))),
+    ("Show.1xAll-GRP", dict(kind="tv", seasons=(1,), full_season=True)),
+    # Season words in Dutch, season numbers in Roman numerals.
+    ("Show.Seizoen.4.1080p.Web.NLsubs", dict(kind="tv", seasons=(4,), title="Show")),
+    ("Show Saison VII FRENCH.BDRip.XviD-GRP", dict(kind="tv", seasons=(7,), full_season=True)),
+    # N of M: a mini-series' part, or after a season word the season, then its episode.
+    ("Show Title 1 of 6 - Part Title HDTV x264 720p mkv", dict(kind="tv", episodes=(1,))),
+    ("Show.14.of.21.Title.Here.720p.HDTV.x264-GRP", dict(seasons=(1,), episodes=(14,))),
+    ("Show.Season.3of5.Complete.HDTV", dict(seasons=(3,), full_season=True)),
+    ("Show.Season.2.1of4.Ep.Title.HDTV", dict(seasons=(2,), episodes=(1,))),
+    ("Show.Season.2of5.3of9.Ep.Title.HDTV", dict(seasons=(2,), episodes=(3,))),
+    # A padded number after the title, then an episode title or tags.
+    ("Show.05.Episode.Title.avi", dict(kind="tv", seasons=(1,), episodes=(5,), title="Show")),
+    ("Show.Name.02.FRENCH.LD.DVDRip.XviD-GRP", dict(kind="tv", episodes=(2,))),
+    ("Show.07v4.PDTV-GRP", dict(kind="tv", episodes=(7,))),
+    # A padded number that opens the name.
+    ("003. Show Name - Episode Title.avi", dict(absolute_episodes=(3,), title="Show Name")),
+    ("[Group] 01 - Show Title [BD][720p][AAC].mp4", dict(kind="anime", title="Show Title")),
+    ("[Group] 06 Show Title II (720p 8bit AAC).mp4", dict(absolute_episodes=(6,))),
+    ("[Group] 12 - Show Title [720p].mp4", dict(absolute_episodes=(12,), title="Show Title")),
+    # Resolutions written bare beside a quality tag or a width, or with a frame rate.
+    ("Show S16 - E29 - 1280*720 HDTV VF.mkv", dict(resolution=720)),
+    ("Show.Name.2016.05.18.720.HDTV.x264-GRP", dict(resolution=720)),
+    ("Movie Title (2009) BRrip 720 AAC x264.mkv", dict(resolution=720, year=2009)),
+    ("[Group].Show.Name.-.06.[1080.Hi10p][1F5578AC]", dict(resolution=1080)),
+    ("Movie Title (1996) Blu-Ray 1080p24 H.264 TrueHD 5.1", dict(resolution=1080, year=1996)),
+    # Seasons joined by &, Spanish Cap. ranges, a season named by its year, ONA.
+    ("Show.Other.Season.1&3.avi", dict(kind="tv", seasons=(1, 3), full_season=True)),
+    (
+        "Show.-.Temporada.15.720p.HDTV.x264[Cap.1503_1506]SPANISH.AUDIO-GRP",
+        dict(seasons=(15,), episodes=(3, 4, 5, 6)),
+    ),
+    ("Show.Name.S2014E18.720p.HDTV.x264-GRP", dict(seasons=(2014,), episodes=(18,), year=2014)),
+    ("Show 1940x01 Episode Title.mkv", dict(seasons=(1940,), year=1940)),
+    ("[Group] Show ONA v2 [540p][128BAC43].mkv", dict(kind="anime", special=True)),
+]
+
+# Names of the same shapes that must keep their reading.
+NOT_THOSE_PATTERNS = [
+    ("007.Movie.2012.1080p.BluRay", dict(kind="movie", year=2012, absolute_episodes=())),
+    ("007 Movie 1080p BluRay", dict(kind="movie", absolute_episodes=())),
+    ("Movie.2.720p.BluRay", dict(kind="movie", title="Movie 2", episodes=())),
+    ("Apollo.13.1995.1080p", dict(kind="movie", title="Apollo 13", year=1995)),
+    ("Show.29-04-2012.HDTV", dict(air_date=datetime.date(2012, 4, 29))),
+    ("Show.720.HDTV", dict(resolution=720, episodes=())),
+    ("Movie 1080 2019 720p", dict(resolution=720)),
+    ("Show.Cap.102.HDTV", dict(seasons=(1,), episodes=(2,))),
+    ("[Group] 86 - Title Six - 01 [1080p]", dict(absolute_episodes=(1,), title="86 - Title Six")),
+    ("Show.S03E18.720p.HDTV", dict(year=None)),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    HELD_OUT_PATTERNS + NOT_THOSE_PATTERNS,
+    ids=[n for n, _ in HELD_OUT_PATTERNS + NOT_THOSE_PATTERNS],
+)
+def test_each_pattern_the_held_out_corpus_found_is_read(name, expected):
+    parsed = parse_release_name(name)
+    got = {field: getattr(parsed, field) for field in expected}
+    assert got == expected
