@@ -40,6 +40,8 @@ as one pass over tokens instead of backtracking patterns):
   the one they assume (BluRay 720p, HDTV and WEB-DL SD), a camera copy is SD,
   a BluRay with a disc's codec and no encoder is a whole disc (`disc` tag).
 
+Every season, episode and absolute number given is at most `MAX_NUMBER`
+(32767, the catalog's smallint): a larger one in a name is no number.
 Numbers are ASCII digits 0-9 only ("²" and Arabic-Indic digits are letters
 here); they are read through `usenet.numbers.ascii_digits` (full-width
 digits, which CJK names use, are mapped to ASCII ones first).
@@ -71,6 +73,9 @@ MAX_TOKENS = 64
 MAX_TOKEN_LENGTH = 32
 # A range such as S01E01-E99 or S01-S30 lists at most this many numbers.
 MAX_RANGE = 250
+# The largest season, episode or absolute number given: the catalog stores them as
+# smallint[] (a larger one would fail the batch's INSERT), so a larger one is no number.
+MAX_NUMBER = 32_767
 
 KINDS = ("tv", "movie", "anime", "audio", "book", "software", "other")
 
@@ -409,7 +414,8 @@ def _join_letters(words: list[str]) -> list[str]:
 
 
 def _lead_number(token: str, start: int, digits: int = 4) -> tuple[int | None, int]:
-    """The number of 1 to `digits` digits at token[start:], and where it ends (None: none)."""
+    """The number of 1 to `digits` digits at token[start:], at most MAX_NUMBER, and where it
+    ends (None: none)."""
     end = start
     limit = start + digits + 1
     if limit > len(token):
@@ -418,7 +424,8 @@ def _lead_number(token: str, start: int, digits: int = 4) -> tuple[int | None, i
         end += 1
     if end == start or end - start > digits:
         return None, end
-    return int(token[start:end]), end
+    number = int(token[start:end])
+    return (number, end) if number <= MAX_NUMBER else (None, end)
 
 
 def _span(first: int, last: int) -> tuple[int, ...]:
@@ -1527,6 +1534,7 @@ __all__ = [
     "FIELDS_VERSION",
     "KINDS",
     "MAX_NAME_LENGTH",
+    "MAX_NUMBER",
     "MAX_TOKENS",
     "ParsedName",
     "parse_release_name",

@@ -420,3 +420,44 @@ def test_names_of_real_tokens_never_raise_and_stay_bounded(tokens, separator):
     parsed = parse_release_name(name)
     assert category_from_fields(parsed) in CATEGORIES
     assert len(parsed.episodes) <= MAX_RANGE
+
+
+# The catalog stores seasons, episodes and absolute numbers as smallint[]: a number past
+# 32767 in a name would make the batch's INSERT fail, so the parser never gives one.
+SMALLINT_MAX = 32_767
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Show.S01E32768.720p.HDTV-GRP",
+        "Show.S01E99999.720p.HDTV-GRP",
+        "Show.S01E01-E99999.720p",
+        "Show.S01E01E99999.720p",
+        "Show.E32768-E32999.720p",
+        "Show S42 Ep99999 720p",
+        "Show.S01.E99999.720p",
+    ],
+)
+def test_no_number_past_smallint_is_given(name):
+    parsed = parse_release_name(name)
+    numbers = (*parsed.seasons, *parsed.episodes, *parsed.absolute_episodes)
+    assert all(0 <= n <= SMALLINT_MAX for n in numbers), (name, parsed)
+
+
+def test_a_five_digit_episode_within_smallint_is_read():
+    assert parse_release_name("Show S42 Ep10688 720p").episodes == (10688,)
+    assert parse_release_name("Show.S01E32767.720p").episodes == (32767,)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["S01E", "E", "Ep", "S", "x", "-", "-E", "1", "9", "0", "3", "7", "."]),
+        max_size=40,
+    )
+)
+def test_no_digit_run_gives_a_number_past_smallint(parts):
+    parsed = parse_release_name("Show." + "".join(parts) + ".720p")
+    numbers = (*parsed.seasons, *parsed.episodes, *parsed.absolute_episodes)
+    assert all(0 <= n <= SMALLINT_MAX for n in numbers), parsed
