@@ -694,20 +694,27 @@ def _is_dashed_marker(low: str) -> bool:
         return _season_episode("s0" + low) is not None  # E01-E03, Ep01-12
     if first in _DIGITS:
         return (
-            _cross(low) is not None or _numbers_of(low) is not None or _dashed_date(low) is not None
+            _cross(low) is not None or _numbers_of(low) is not None or _date_shaped(low) is not None
         )
     return False
 
 
 def _dashed_date(low: str) -> datetime.date | None:
     """2011-04-12 or 12-04-2011."""
+    shaped = _date_shaped(low)
+    return _date(*shaped) if shaped is not None else None
+
+
+def _date_shaped(low: str) -> tuple[int, int, int] | None:
+    """(year, month, day) of a word written as a date (2011-04-12, 12-04-2011), a real
+    date or not (2011-02-30 is no date, nor a range of episodes); None: not that shape."""
     parts = low.split("-")
     if len(parts) != 3 or not all(ascii_digits(part) for part in parts):
         return None
     if len(parts[0]) == 4 and len(parts[1]) <= 2 and len(parts[2]) <= 2:
-        return _date(int(parts[0]), int(parts[1]), int(parts[2]))
+        return int(parts[0]), int(parts[1]), int(parts[2])
     if len(parts[2]) == 4 and len(parts[0]) <= 2 and len(parts[1]) <= 2:
-        return _date(int(parts[2]), int(parts[1]), int(parts[0]))
+        return int(parts[2]), int(parts[1]), int(parts[0])
     return None
 
 
@@ -1139,15 +1146,19 @@ def _fansub_absolute(
 
 
 def _numbers_of(low: str) -> tuple[int, ...] | None:
-    """A number of 1-4 digits, `09v2`, or a range `01-25`, `01-02-03`; None: none of those."""
+    """A number of 1-4 digits, `09v2`, or a range `01-25`, `01-02-03` of at most MAX_RANGE
+    numbers; None: none of those (`12-03`, `2011-02-30` and `01-9999` are no range)."""
     if ascii_digits(low):
         return (int(low),) if len(low) <= 4 else None
     head, dash, tail = low.partition("-")
     if dash:
         last = tail.rpartition("-")[2]
         if ascii_digits(head) and ascii_digits(last) and len(head) <= 4 and len(last) <= 4:
-            if tail == last or ascii_digits(tail.replace("-", "")):
-                return _span(int(head), int(last))
+            first, final = int(head), int(last)
+            if (tail == last or ascii_digits(tail.replace("-", ""))) and (
+                first <= final < first + MAX_RANGE
+            ):
+                return _span(first, final)
         return None
     head, vee, tail = low.partition("v")
     if vee and ascii_digits(head) and len(head) <= 4 and ascii_digits(tail):

@@ -461,3 +461,27 @@ def test_no_digit_run_gives_a_number_past_smallint(parts):
     parsed = parse_release_name("Show." + "".join(parts) + ".720p")
     numbers = (*parsed.seasons, *parsed.episodes, *parsed.absolute_episodes)
     assert all(0 <= n <= SMALLINT_MAX for n in numbers), parsed
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Show.2011-02-30.720p.HDTV-GRP",  # no 30th of February: no date, and no episodes
+        "Show.31-02-2011.720p.HDTV-GRP",
+        "Show.2011-13-45.720p.HDTV-GRP",
+    ],
+)
+def test_a_date_that_is_no_date_gives_no_numbers(name):
+    parsed = parse_release_name(name)
+    assert parsed.air_date is None and parsed.seasons == (), parsed
+    assert parsed.absolute_episodes == () and parsed.episodes == (), parsed
+
+
+@pytest.mark.parametrize("name", ["[Grp] Show - 12-03 [720p]", "[Grp] Show - 01-9999 [720p]"])
+def test_a_dashed_run_backwards_or_past_max_range_is_no_range(name):
+    # Once given as its two ends, (12, 3) and (1, 9999), as if two episodes.
+    assert len(parse_release_name(name).absolute_episodes) <= 1
+
+
+def test_a_dashed_range_within_max_range_is_every_number_of_it():
+    assert parse_release_name("[Grp] Show - 01-12 [720p]").absolute_episodes == tuple(range(1, 13))
