@@ -1147,7 +1147,8 @@ def _fansub_absolute(
 
 def _numbers_of(low: str) -> tuple[int, ...] | None:
     """A number of 1-4 digits, `09v2`, or a range `01-25`, `01-02-03` of at most MAX_RANGE
-    numbers; None: none of those (`12-03`, `2011-02-30` and `01-9999` are no range)."""
+    numbers; None: none of those (`12-03`, `2011-02-30`, `01-9999` and the years
+    `1982-1992` are no range of episodes)."""
     if ascii_digits(low):
         return (int(low),) if len(low) <= 4 else None
     head, dash, tail = low.partition("-")
@@ -1155,8 +1156,10 @@ def _numbers_of(low: str) -> tuple[int, ...] | None:
         last = tail.rpartition("-")[2]
         if ascii_digits(head) and ascii_digits(last) and len(head) <= 4 and len(last) <= 4:
             first, final = int(head), int(last)
-            if (tail == last or ascii_digits(tail.replace("-", ""))) and (
-                first <= final < first + MAX_RANGE
+            if (
+                (tail == last or ascii_digits(tail.replace("-", "")))
+                and first <= final < first + MAX_RANGE
+                and not (_is_year_like(head) and _is_year_like(last))
             ):
                 return _span(first, final)
         return None

@@ -485,3 +485,13 @@ def test_a_dashed_run_backwards_or_past_max_range_is_no_range(name):
 
 def test_a_dashed_range_within_max_range_is_every_number_of_it():
     assert parse_release_name("[Grp] Show - 01-12 [720p]").absolute_episodes == tuple(range(1, 13))
+
+
+def test_a_span_of_years_in_a_title_is_no_range_of_episodes():
+    # Once read as the absolute episodes 1982 to 1992: an anime.
+    parsed = parse_release_name("Let.It.Fall.Los.Angeles.1982-1992.2017.DOCU.HDTV.x264-W4F")
+    assert parsed.absolute_episodes == () and parsed.kind != "anime", parsed
+    assert parsed.year == 2017
+    assert parse_release_name("[Grp] Show - 1000-1010 [1080p]").absolute_episodes == tuple(
+        range(1000, 1011)
+    )
