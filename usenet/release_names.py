@@ -593,7 +593,14 @@ def _strip_tags(text: str) -> tuple[str, str | None, str]:
     elif low[:1] in ("[", "【"):
         close = stripped.find("]" if low[0] == "[" else "】", 1, 64)
         inner = stripped[1:close].strip() if close > 0 else ""
-        if inner and not _is_quality(inner.lower()) and not ascii_digits(inner):
+        # A group is printable: no NUL, control character or lone surrogate (a field
+        # PostgreSQL's text cannot hold).
+        if (
+            inner
+            and inner.isprintable()
+            and not _is_quality(inner.lower())
+            and not ascii_digits(inner)
+        ):
             leading = inner
             text = stripped[close + 1 :]
     elif text.endswith("]"):

@@ -495,3 +495,19 @@ def test_a_span_of_years_in_a_title_is_no_range_of_episodes():
     assert parse_release_name("[Grp] Show - 1000-1010 [1080p]").absolute_episodes == tuple(
         range(1000, 1011)
     )
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "[Gr\x00p] Show - 01 [720p]",
+        "[\x00] Show - 01",
+        "【Gr\x00p】Show - 01",
+        "[Grp\ud800] Show - 01",
+    ],
+)
+def test_no_field_holds_a_nul_and_the_group_is_printable(name):
+    # PostgreSQL's text holds no NUL. A fansub's [Group] was taken as written, NUL and all.
+    parsed = parse_release_name(name)
+    assert not any("\x00" in v for v in dataclasses.astuple(parsed) if isinstance(v, str))
+    assert parsed.group is None or parsed.group.isprintable(), parsed
