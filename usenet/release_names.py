@@ -593,8 +593,8 @@ def _strip_tags(text: str) -> tuple[str, str | None, str]:
     elif low[:1] in ("[", "【"):
         close = stripped.find("]" if low[0] == "[" else "】", 1, 64)
         inner = stripped[1:close].strip() if close > 0 else ""
-        # A group is printable: no NUL, control character or lone surrogate (a field
-        # PostgreSQL's text cannot hold).
+        # A group is printable: no NUL (PostgreSQL's text holds none), control character
+        # or lone surrogate (no UTF-8 encodes one).
         if (
             inner
             and inner.isprintable()
