@@ -511,3 +511,32 @@ def test_no_field_holds_a_nul_and_the_group_is_printable(name):
     parsed = parse_release_name(name)
     assert not any("\x00" in v for v in dataclasses.astuple(parsed) if isinstance(v, str))
     assert parsed.group is None or parsed.group.isprintable(), parsed
+
+
+@pytest.mark.parametrize(
+    ("name", "group", "category"),
+    [
+        # Scene music names carry a year and often a bare source, nothing more.
+        ("Daft_Punk-Random_Access_Memories-2013-C4", "alt.binaries.sounds.mp3", 3010),
+        ("Metallica-72_Seasons-(Deluxe_Edition)-WEB-2023-OND", "alt.binaries.sounds.mp3", 3010),
+        ("Taylor_Swift-Midnights-(3am_Edition)-WEB-2022-ENRiCH", "alt.binaries.mp3", 3010),
+        (
+            "Stephen_King-Fairy_Tale-AUDIOBOOK-WEB-EN-2022-ADDiCTiON",
+            "alt.binaries.audiobooks",
+            3030,
+        ),
+        ("Nirvana-MTV_Unplugged_in_New_York-DVD-2007-NOiR", "alt.binaries.music", 3000),
+        ("Some.Magazine.2023.WEB", "alt.binaries.e-books", 7020),
+    ],
+)
+def test_a_year_or_a_bare_source_yields_to_a_sound_book_or_software_group(name, group, category):
+    # Once Movies/SD (2030): a year made it a movie, and groups spoke only where nothing did.
+    assert category_from_fields(parse_release_name(name), [group]) == category
+
+
+def test_an_encoded_or_hd_movie_keeps_its_category_in_any_group():
+    for name in ("Movie.2016.DVDRip.XviD-GRP", "Concert.2023.1080p.WEB-DL-GRP"):
+        parsed = parse_release_name(name)
+        assert category_from_fields(parsed, ["alt.binaries.sounds.mp3"]) == category_from_fields(
+            parsed
+        )
