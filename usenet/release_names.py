@@ -295,8 +295,9 @@ _MARKS = frozenset((_SEASON_WORD, _EPISODE_WORD, _PART))
 # Tags trimmed off a title's end ("Movie German DL", "Show EXTENDED").
 _TRIMMED = frozenset((_AUDIO, _LANG, _EDITION, _FLAG))
 _TRIMMED_TAGS = frozenset(("complete", "batch"))
-# Tags that count even as a title's word ("Nature Documentary", "BD25 Movie").
-_TITLE_TAGS = frozenset(("disc", "documentary"))
+# Tags that count even as a title's word ("Nature Documentary", "BD25 Movie",
+# "Author-Title-AUDIOBOOK-WEB-2022").
+_TITLE_TAGS = frozenset(("disc", "documentary", "audiobook"))
 # A later source that says more than an earlier one (WEB then WEBRip is a WEBRip).
 _BETTER_SOURCE = {
     "webdl": ("webrip",),

@@ -263,6 +263,7 @@ def test_a_release_and_the_query_sonarr_sends_for_it_meet_on_the_key():
         ("National.Geographic.Documentary.The.Universe.720p.HDTV.x264-GRP", 5080),
         ("Artist-Album-320kbps-2016-MP3", 3010),
         ("Author - Book Title (Unabridged) M4B", 3030),
+        ("Author_Name-Book_Title-AUDIOBOOK-WEB-EN-2022-GRP", 3030),  # the tag within the title
         ("Artist-Song-MVID-2016", 3020),
         ("Author - Book Title (2016) EPUB", 7020),
         ("Comic Title 001 (2016) CBR", 7030),
