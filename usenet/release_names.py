@@ -1514,6 +1514,11 @@ def _kind(
     the one the name states, not the one its source implies)."""
     if found.absolute:
         return "anime"
+    video = resolution is not None or codec is not None or video_file
+    if found.air_date is not None and not found.seasons and not (video or source):
+        dated = _tag_kind(tags)  # "The Economist - 07 January 2023 (True PDF)": an issue
+        if dated is not None:
+            return dated
     if found.seasons or found.air_date:
         return "anime" if fansub or "anime" in tags else "tv"
     if "batch" in tags or ("complete" in tags and year is None and "disc" not in tags):
@@ -1525,19 +1530,24 @@ def _kind(
     # A source alone ("WEB", "CD") is no video where an audio tag says what it is:
     # "Artist-Album-24BIT-WEB-FLAC-2011-GRP" is an album.
     audio = "lossless" in tags or "mp3" in tags or "audiobook" in tags
-    if resolution is not None or codec is not None or video_file or (source and not audio):
+    if video or (source and not audio):
         if "music_video" in tags:
             return "audio"
         if "documentary" in tags and year is None:
             return "tv"  # a documentary series' release without its numbering
         return "movie"
-    for tag, kind in _KIND_OF_TAG:
-        if tag in tags:
-            return kind
+    tagged = _tag_kind(tags)
+    if tagged is not None:
+        return tagged
     if fansub and year is None:
         return "anime"  # "[Group] Show": a fansub's series
     # An edition ("Extended Cut") is a film's.
     return "movie" if year is not None or edition is not None else "other"
+
+
+def _tag_kind(tags: list[str]) -> str | None:
+    """The kind the first of _KIND_OF_TAG's tags in `tags` gives; None: none of them."""
+    return next((kind for tag, kind in _KIND_OF_TAG if tag in tags), None)
 
 
 _KIND_OF_TAG = (

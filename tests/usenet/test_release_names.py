@@ -541,3 +541,19 @@ def test_an_encoded_or_hd_movie_keeps_its_category_in_any_group():
         assert category_from_fields(parsed, ["alt.binaries.sounds.mp3"]) == category_from_fields(
             parsed
         )
+
+
+@pytest.mark.parametrize(
+    ("name", "category"),
+    [
+        ("The Economist - 07 January 2023 (True PDF)", 7020),
+        ("The.Guardian.2023-01-07.EPUB", 7020),
+        ("Comic.Weekly.2023.01.07.cbz", 7030),
+        ("Radio.Show.2023-01-07.MP3", 3010),
+        ("Daily.Show.2023.01.07.WEB.h264-GRP", 5030),  # a source says video: an episode
+        ("Daily.Show.2023.01.07.720p.HDTV.x264-GRP", 5040),
+    ],
+)
+def test_a_dated_issue_is_what_its_tags_say_where_nothing_says_video(name, category):
+    # Once TV/SD: an air date made every dated magazine and newspaper an episode.
+    assert category_from_fields(parse_release_name(name)) == category
