@@ -7,8 +7,9 @@ tests/support/name_corpus.py, the same code the goal tests use.
 
 Prints, per source fixture: rows, then the share read right of category
 (exact newznab id), top level (TV/Movies/other), episode (season, episodes,
-absolute numbers, air date), year and resolution; each over the rows whose
-fixture states it. Beside it, in the same run, the baseline: the category
+absolute numbers, air date), year, resolution and tvsearch (a Sonarr-style
+search by cleaned title, season and episode finds the name); each over the
+rows whose fixture states it. Beside it, in the same run, the baseline: the category
 rules every release gets today (DEFAULT_CATEGORY_RULES). Then speed on one
 core (names per second, parse plus category, beside the old rules), and
 linearity: the time to parse names of 1 KB to 100 KB built from real names,
@@ -56,6 +57,7 @@ HEADERS = {
     "episode": "S/E",
     "year": "year",
     "resolution": "res",
+    "tvsearch": "tvsearch",
 }
 
 

@@ -2,8 +2,9 @@
 
 `category_from_fields(parsed, groups)` decides a category from the fields
 `usenet.release_names` reads from the name (kind, resolution, source, tags),
-the way Sonarr and Radarr tell qualities apart; the newsgroups decide only
-when the name says nothing. `CategoryRules` are the operators' overrides
+the way Sonarr and Radarr tell qualities apart; the newsgroups decide
+when the name says nothing, and over a "movie" that only a year or a bare
+source made one where they name audio, books or software. `CategoryRules` are the operators' overrides
 from the versioned rule set, tried first (`first_match`), and the default
 rule list that older releases were categorised by.
 
@@ -205,7 +206,8 @@ class CategoryRules:
 
 
 # Newsgroups that say what a release is when its name does not: the first of a
-# group's dotted words (after the first, "alt") that is one of these decides.
+# group's dotted words (after the first, "alt") that is one of these decides, or a
+# later one naming a child of its parent (sounds.mp3: 3010).
 _GROUP_WORDS: dict[str, int] = {
     "anime": 5070,
     "tv": 5000,
@@ -232,6 +234,8 @@ _GROUP_WORDS: dict[str, int] = {
     "documentaries": 5080,
 }
 _MAX_GROUPS = 16
+# The thousands of audio, PC and books: what a group names that no video is.
+_NOT_VIDEO = frozenset((3, 4, 7))
 
 
 def _by_resolution(resolution: int | None, uhd: int, hd: int, sd: int) -> int:
@@ -241,7 +245,9 @@ def _by_resolution(resolution: int | None, uhd: int, hd: int, sd: int) -> int:
 
 
 def category_from_fields(parsed: ParsedName, groups: Sequence[str] = ()) -> int:
-    """The newznab id of a release from its parsed name; its groups where the name is silent.
+    """The newznab id of a release from its parsed name; its groups where the name is silent
+    (or names a movie with no encode and no HD picture: a year or a bare WEB, CD or DVD,
+    which a sound, book or software group overrules).
 
     TV: 5070 anime, 5080 documentary, else by resolution 5045 (2160p), 5040
     (720p-1440p), 5030 (below, or none stated: Sonarr's SD). Movies: 2050 a
@@ -261,6 +267,13 @@ def category_from_fields(parsed: ParsedName, groups: Sequence[str] = ()) -> int:
             return 5070
         return _by_resolution(parsed.resolution, 5045, 5040, 5030)
     if kind == "movie":
+        # A year or a bare source (WEB, CD, DVD) may be all that made it a movie:
+        # scene music is "Artist-Album-WEB-2023-GRP". Where no encode or HD picture
+        # says video, a sound, book or software group says more.
+        if parsed.codec is None and (parsed.resolution or 0) < 720 and "disc" not in tags:
+            grouped = _group_category(groups)
+            if grouped is not None and grouped // 1000 in _NOT_VIDEO:
+                return grouped
         if "disc" in tags or (parsed.source == "remux" and parsed.resolution == 1080):
             return 2050
         if "3d" in tags:
@@ -279,12 +292,20 @@ def category_from_fields(parsed: ParsedName, groups: Sequence[str] = ()) -> int:
 
 
 def _group_category(groups: Sequence[str]) -> int | None:
-    """The category a release's newsgroups name (alt.binaries.multimedia.anime: 5070)."""
+    """The category a release's newsgroups name (alt.binaries.multimedia.anime: 5070); a
+    later word naming a child of the same parent says more (alt.binaries.sounds.mp3: 3010)."""
     for group in groups[:_MAX_GROUPS]:
+        found = None
         for word in group[:256].lower().split(".")[1:]:
-            found = _GROUP_WORDS.get(word)
-            if found is not None:
-                return found
+            named = _GROUP_WORDS.get(word)
+            if named is None:
+                continue
+            if found is None:
+                found = named
+            elif found % 1000 == 0 and named // 1000 == found // 1000:
+                found = named
+        if found is not None:
+            return found
     return None
 
 

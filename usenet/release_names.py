@@ -49,6 +49,8 @@ as one pass over tokens instead of backtracking patterns):
   the one they assume (BluRay 720p, HDTV and WEB-DL SD), a camera copy is SD,
   a BluRay with a disc's codec and no encoder is a whole disc (`disc` tag).
 
+Every season, episode and absolute number given is at most `MAX_NUMBER`
+(32767, the catalog's smallint): a larger one in a name is no number.
 Numbers are ASCII digits 0-9 only ("²" and Arabic-Indic digits are letters
 here); they are read through `usenet.numbers.ascii_digits` (full-width
 digits, which CJK names use, are mapped to ASCII ones first).
@@ -80,6 +82,9 @@ MAX_TOKENS = 64
 MAX_TOKEN_LENGTH = 32
 # A range such as S01E01-E99 or S01-S30 lists at most this many numbers.
 MAX_RANGE = 250
+# The largest season, episode or absolute number given: the catalog stores them as
+# smallint[] (a larger one would fail the batch's INSERT), so a larger one is no number.
+MAX_NUMBER = 32_767
 
 KINDS = ("tv", "movie", "anime", "audio", "book", "software", "other")
 
@@ -299,8 +304,9 @@ _MARKS = frozenset((_SEASON_WORD, _EPISODE_WORD, _PART))
 # Tags trimmed off a title's end ("Movie German DL", "Show EXTENDED").
 _TRIMMED = frozenset((_AUDIO, _LANG, _EDITION, _FLAG))
 _TRIMMED_TAGS = frozenset(("complete", "batch"))
-# Tags that count even as a title's word ("Nature Documentary", "BD25 Movie").
-_TITLE_TAGS = frozenset(("disc", "documentary"))
+# Tags that count even as a title's word ("Nature Documentary", "BD25 Movie",
+# "Author-Title-AUDIOBOOK-WEB-2022").
+_TITLE_TAGS = frozenset(("disc", "documentary", "audiobook"))
 # A later source that says more than an earlier one (WEB then WEBRip is a WEBRip).
 _BETTER_SOURCE = {
     "webdl": ("webrip",),
@@ -432,7 +438,8 @@ def _join_letters(words: list[str]) -> list[str]:
 
 
 def _lead_number(token: str, start: int, digits: int = 4) -> tuple[int | None, int]:
-    """The number of 1 to `digits` digits at token[start:], and where it ends (None: none)."""
+    """The number of 1 to `digits` digits at token[start:], at most MAX_NUMBER, and where it
+    ends (None: none)."""
     end = start
     limit = start + digits + 1
     if limit > len(token):
@@ -441,7 +448,8 @@ def _lead_number(token: str, start: int, digits: int = 4) -> tuple[int | None, i
         end += 1
     if end == start or end - start > digits:
         return None, end
-    return int(token[start:end]), end
+    number = int(token[start:end])
+    return (number, end) if number <= MAX_NUMBER else (None, end)
 
 
 def _span(first: int, last: int) -> tuple[int, ...]:
@@ -624,7 +632,14 @@ def _strip_tags(text: str) -> tuple[str, str | None, str]:
     elif low[:1] in ("[", "【"):
         close = stripped.find("]" if low[0] == "[" else "】", 1, 64)
         inner = stripped[1:close].strip() if close > 0 else ""
-        if inner and not _is_quality(inner.lower()) and not ascii_digits(inner):
+        # A group is printable: no NUL (PostgreSQL's text holds none), control character
+        # or lone surrogate (no UTF-8 encodes one).
+        if (
+            inner
+            and inner.isprintable()
+            and not _is_quality(inner.lower())
+            and not ascii_digits(inner)
+        ):
             leading = inner
             text = stripped[close + 1 :]
     elif text.endswith("]"):
@@ -725,20 +740,28 @@ def _is_dashed_marker(low: str) -> bool:
         return _season_episode("s0" + low) is not None  # E01-E03, Ep01-12
     if first in _DIGITS:
         return (
-            _cross(low) is not None or _numbers_of(low) is not None or _dashed_date(low) is not None
+            _cross(low) is not None or _numbers_of(low) is not None or _date_shaped(low) is not None
         )
     return False
 
 
 def _dashed_date(low: str) -> datetime.date | None:
     """2011-04-12, 12-04-2011, or 03-29-2012 (month first, where the day cannot be a month)."""
+    shaped = _date_shaped(low)
+    return _date(*shaped) if shaped is not None else None
+
+
+def _date_shaped(low: str) -> tuple[int, int, int] | None:
+    """(year, month, day) of a word written as a date (2011-04-12, 12-04-2011, 03-29-2012), a real
+    date or not (2011-02-30 is no date, nor a range of episodes); None: not that shape."""
     parts = low.split("-")
     if len(parts) != 3 or not all(ascii_digits(part) for part in parts):
         return None
     if len(parts[0]) == 4 and len(parts[1]) <= 2 and len(parts[2]) <= 2:
-        return _date(int(parts[0]), int(parts[1]), int(parts[2]))
+        return int(parts[0]), int(parts[1]), int(parts[2])
     if len(parts[2]) == 4 and len(parts[0]) <= 2 and len(parts[1]) <= 2:
-        return _date_either_way(int(parts[2]), int(parts[1]), int(parts[0]))
+        year, month, day = int(parts[2]), int(parts[1]), int(parts[0])
+        return (year, day, month) if month > 12 else (year, month, day)
     return None
 
 
@@ -1256,15 +1279,22 @@ def _fansub_absolute(
 
 
 def _numbers_of(low: str) -> tuple[int, ...] | None:
-    """A number of 1-4 digits, `09v2`, or a range `01-25`, `01-02-03`; None: none of those."""
+    """A number of 1-4 digits, `09v2`, or a range `01-25`, `01-02-03` of at most MAX_RANGE
+    numbers; None: none of those (`12-03`, `2011-02-30`, `01-9999` and the years
+    `1982-1992` are no range of episodes)."""
     if ascii_digits(low):
         return (int(low),) if len(low) <= 4 else None
     head, dash, tail = low.partition("-")
     if dash:
         last = tail.rpartition("-")[2]
         if ascii_digits(head) and ascii_digits(last) and len(head) <= 4 and len(last) <= 4:
-            if tail == last or ascii_digits(tail.replace("-", "")):
-                return _span(int(head), int(last))
+            first, final = int(head), int(last)
+            if (
+                (tail == last or ascii_digits(tail.replace("-", "")))
+                and first <= final < first + MAX_RANGE
+                and not (_is_year_like(head) and _is_year_like(last))
+            ):
+                return _span(first, final)
         return None
     head, vee, tail = low.partition("v")
     if vee and ascii_digits(head) and len(head) <= 4 and ascii_digits(tail):
@@ -1619,6 +1649,11 @@ def _kind(
     the one the name states, not the one its source implies)."""
     if found.absolute:
         return "anime"
+    video = resolution is not None or codec is not None or video_file
+    if found.air_date is not None and not found.seasons and not (video or source):
+        dated = _tag_kind(tags)  # "The Economist - 07 January 2023 (True PDF)": an issue
+        if dated is not None:
+            return dated
     if found.seasons or found.air_date:
         return "anime" if fansub or "anime" in tags else "tv"
     if "batch" in tags or ("complete" in tags and year is None and "disc" not in tags):
@@ -1630,19 +1665,24 @@ def _kind(
     # A source alone ("WEB", "CD") is no video where an audio tag says what it is:
     # "Artist-Album-24BIT-WEB-FLAC-2011-GRP" is an album.
     audio = "lossless" in tags or "mp3" in tags or "audiobook" in tags
-    if resolution is not None or codec is not None or video_file or (source and not audio):
+    if video or (source and not audio):
         if "music_video" in tags:
             return "audio"
         if "documentary" in tags and year is None:
             return "tv"  # a documentary series' release without its numbering
         return "movie"
-    for tag, kind in _KIND_OF_TAG:
-        if tag in tags:
-            return kind
+    tagged = _tag_kind(tags)
+    if tagged is not None:
+        return tagged
     if fansub and year is None:
         return "anime"  # "[Group] Show": a fansub's series
     # An edition ("Extended Cut") is a film's.
     return "movie" if year is not None or edition is not None else "other"
+
+
+def _tag_kind(tags: list[str]) -> str | None:
+    """The kind the first of _KIND_OF_TAG's tags in `tags` gives; None: none of them."""
+    return next((kind for tag, kind in _KIND_OF_TAG if tag in tags), None)
 
 
 _KIND_OF_TAG = (
@@ -1661,6 +1701,7 @@ __all__ = [
     "FIELDS_VERSION",
     "KINDS",
     "MAX_NAME_LENGTH",
+    "MAX_NUMBER",
     "MAX_TOKENS",
     "ParsedName",
     "parse_release_name",

@@ -18,7 +18,7 @@ import pytest
 
 from tests.support import name_corpus
 from tests.support.name_corpus import GOALS, judge, load, resolution_class, score
-from usenet.release_names import ParsedName
+from usenet.release_names import ParsedName, title_key
 
 SHA = frozenset("0123456789abcdef")
 KINDS = {"tv", "movie", "anime"}
@@ -111,6 +111,7 @@ def _as_stated(row: dict) -> ParsedName:
     """What a parser reading every stated fact right would return."""
     return ParsedName(
         kind=row["kind"],
+        title_key=title_key(row.get("title", "")),
         year=row.get("year"),
         seasons=(row["season"],) if "season" in row else (),
         episodes=tuple(row.get("episodes", ())),
@@ -121,15 +122,18 @@ def _as_stated(row: dict) -> ParsedName:
     )
 
 
+def _stated_category(row: dict) -> int:
+    """The row's category; where it states none, its top level (TV/SD for TV: an id a
+    Sonarr search asks for, as Sonarr reads a name that states no quality)."""
+    return row.get("category", 5030 if row["top_level"] == 5000 else row["top_level"])
+
+
 def test_the_scoring_counts_a_right_reading_right_and_each_wrong_field_wrong():
     rows = [r for r in load()["names"] if name_count[r["name"]] == 1]
     right = score(
         rows,
         parse=lambda name: _as_stated(by_name[name]),
-        decide=(
-            "stated",
-            lambda name, parsed: by_name[name].get("category", by_name[name]["top_level"]),
-        ),
+        decide=("stated", lambda name, parsed: _stated_category(by_name[name])),
     )
     for measure, counted in right.total.counted.items():
         assert right.total.right[measure] == counted > 0, measure
@@ -142,6 +146,14 @@ def test_the_scoring_counts_a_right_reading_right_and_each_wrong_field_wrong():
     wrong_episode = replace(stated, episodes=(*stated.episodes, 999))
     assert judge(row, wrong_episode, row["category"])["episode"] is False
     assert judge(row, replace(stated, seasons=()), row["category"])["episode"] is False
+
+    searched = next(r for r in rows if "tvsearch" in judge(r, _as_stated(r), 5040))
+    stated = _as_stated(searched)
+    assert judge(searched, stated, 5040)["tvsearch"] is True
+    assert judge(searched, stated, 5050)["tvsearch"] is False  # no category Sonarr asks for
+    assert judge(searched, replace(stated, title_key="other"), 5040)["tvsearch"] is False
+    wrong = replace(stated, episodes=tuple(e + 1 for e in stated.episodes))
+    assert judge(searched, wrong, 5040)["tvsearch"] is False
 
     fansub = next(r for r in rows if r.get("category_also"))
     assert judge(fansub, _as_stated(fansub), 5070)["category"] is True
@@ -162,7 +174,8 @@ by_name = {row["name"]: row for row in load()["names"]}
 # ---------------------------------------------------------------- the goals
 #
 # Issue 25: on the corpus, top level >= 98 %, exact category >= 95 %, season and
-# episode >= 97 %, year >= 97 % (kind conflicts apart). All four are met.
+# episode >= 97 %, year >= 97 % (kind conflicts apart). All four are met. The fifth,
+# a Sonarr-style tvsearch finding the release >= 95 %, is not (the bench prints it).
 
 
 @pytest.fixture(scope="module")

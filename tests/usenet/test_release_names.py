@@ -263,6 +263,7 @@ def test_a_release_and_the_query_sonarr_sends_for_it_meet_on_the_key():
         ("National.Geographic.Documentary.The.Universe.720p.HDTV.x264-GRP", 5080),
         ("Artist-Album-320kbps-2016-MP3", 3010),
         ("Author - Book Title (Unabridged) M4B", 3030),
+        ("Author_Name-Book_Title-AUDIOBOOK-WEB-EN-2022-GRP", 3030),  # the tag within the title
         ("Artist-Song-MVID-2016", 3020),
         ("Author - Book Title (2016) EPUB", 7020),
         ("Comic Title 001 (2016) CBR", 7030),
@@ -509,3 +510,137 @@ def test_each_pattern_the_held_out_corpus_found_is_read(name, expected):
     parsed = parse_release_name(name)
     got = {field: getattr(parsed, field) for field in expected}
     assert got == expected
+# The catalog stores seasons, episodes and absolute numbers as smallint[]: a number past
+# 32767 in a name would make the batch's INSERT fail, so the parser never gives one.
+SMALLINT_MAX = 32_767
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Show.S01E32768.720p.HDTV-GRP",
+        "Show.S01E99999.720p.HDTV-GRP",
+        "Show.S01E01-E99999.720p",
+        "Show.S01E01E99999.720p",
+        "Show.E32768-E32999.720p",
+        "Show S42 Ep99999 720p",
+        "Show.S01.E99999.720p",
+    ],
+)
+def test_no_number_past_smallint_is_given(name):
+    parsed = parse_release_name(name)
+    numbers = (*parsed.seasons, *parsed.episodes, *parsed.absolute_episodes)
+    assert all(0 <= n <= SMALLINT_MAX for n in numbers), (name, parsed)
+
+
+def test_a_five_digit_episode_within_smallint_is_read():
+    assert parse_release_name("Show S42 Ep10688 720p").episodes == (10688,)
+    assert parse_release_name("Show.S01E32767.720p").episodes == (32767,)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["S01E", "E", "Ep", "S", "x", "-", "-E", "1", "9", "0", "3", "7", "."]),
+        max_size=40,
+    )
+)
+def test_no_digit_run_gives_a_number_past_smallint(parts):
+    parsed = parse_release_name("Show." + "".join(parts) + ".720p")
+    numbers = (*parsed.seasons, *parsed.episodes, *parsed.absolute_episodes)
+    assert all(0 <= n <= SMALLINT_MAX for n in numbers), parsed
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Show.2011-02-30.720p.HDTV-GRP",  # no 30th of February: no date, and no episodes
+        "Show.31-02-2011.720p.HDTV-GRP",
+        "Show.2011-13-45.720p.HDTV-GRP",
+    ],
+)
+def test_a_date_that_is_no_date_gives_no_numbers(name):
+    parsed = parse_release_name(name)
+    assert parsed.air_date is None and parsed.seasons == (), parsed
+    assert parsed.absolute_episodes == () and parsed.episodes == (), parsed
+
+
+@pytest.mark.parametrize("name", ["[Grp] Show - 12-03 [720p]", "[Grp] Show - 01-9999 [720p]"])
+def test_a_dashed_run_backwards_or_past_max_range_is_no_range(name):
+    # Once given as its two ends, (12, 3) and (1, 9999), as if two episodes.
+    assert len(parse_release_name(name).absolute_episodes) <= 1
+
+
+def test_a_dashed_range_within_max_range_is_every_number_of_it():
+    assert parse_release_name("[Grp] Show - 01-12 [720p]").absolute_episodes == tuple(range(1, 13))
+
+
+def test_a_span_of_years_in_a_title_is_no_range_of_episodes():
+    # Once read as the absolute episodes 1982 to 1992: an anime.
+    parsed = parse_release_name("Let.It.Fall.Los.Angeles.1982-1992.2017.DOCU.HDTV.x264-W4F")
+    assert parsed.absolute_episodes == () and parsed.kind != "anime", parsed
+    assert parsed.year == 2017
+    assert parse_release_name("[Grp] Show - 1000-1010 [1080p]").absolute_episodes == tuple(
+        range(1000, 1011)
+    )
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "[Gr\x00p] Show - 01 [720p]",
+        "[\x00] Show - 01",
+        "【Gr\x00p】Show - 01",
+        "[Grp\ud800] Show - 01",
+    ],
+)
+def test_no_field_holds_a_nul_and_the_group_is_printable(name):
+    # PostgreSQL's text holds no NUL. A fansub's [Group] was taken as written, NUL and all.
+    parsed = parse_release_name(name)
+    assert not any("\x00" in v for v in dataclasses.astuple(parsed) if isinstance(v, str))
+    assert parsed.group is None or parsed.group.isprintable(), parsed
+
+
+@pytest.mark.parametrize(
+    ("name", "group", "category"),
+    [
+        # Scene music names carry a year and often a bare source, nothing more.
+        ("Daft_Punk-Random_Access_Memories-2013-C4", "alt.binaries.sounds.mp3", 3010),
+        ("Metallica-72_Seasons-(Deluxe_Edition)-WEB-2023-OND", "alt.binaries.sounds.mp3", 3010),
+        ("Taylor_Swift-Midnights-(3am_Edition)-WEB-2022-ENRiCH", "alt.binaries.mp3", 3010),
+        (
+            "Stephen_King-Fairy_Tale-AUDIOBOOK-WEB-EN-2022-ADDiCTiON",
+            "alt.binaries.audiobooks",
+            3030,
+        ),
+        ("Nirvana-MTV_Unplugged_in_New_York-DVD-2007-NOiR", "alt.binaries.music", 3000),
+        ("Some.Magazine.2023.WEB", "alt.binaries.e-books", 7020),
+    ],
+)
+def test_a_year_or_a_bare_source_yields_to_a_sound_book_or_software_group(name, group, category):
+    # Once Movies/SD (2030): a year made it a movie, and groups spoke only where nothing did.
+    assert category_from_fields(parse_release_name(name), [group]) == category
+
+
+def test_an_encoded_or_hd_movie_keeps_its_category_in_any_group():
+    for name in ("Movie.2016.DVDRip.XviD-GRP", "Concert.2023.1080p.WEB-DL-GRP"):
+        parsed = parse_release_name(name)
+        assert category_from_fields(parsed, ["alt.binaries.sounds.mp3"]) == category_from_fields(
+            parsed
+        )
+
+
+@pytest.mark.parametrize(
+    ("name", "category"),
+    [
+        ("The Economist - 07 January 2023 (True PDF)", 7020),
+        ("The.Guardian.2023-01-07.EPUB", 7020),
+        ("Comic.Weekly.2023.01.07.cbz", 7030),
+        ("Radio.Show.2023-01-07.MP3", 3010),
+        ("Daily.Show.2023.01.07.WEB.h264-GRP", 5030),  # a source says video: an episode
+        ("Daily.Show.2023.01.07.720p.HDTV.x264-GRP", 5040),
+    ],
+)
+def test_a_dated_issue_is_what_its_tags_say_where_nothing_says_video(name, category):
+    # Once TV/SD: an air date made every dated magazine and newspaper an episode.
+    assert category_from_fields(parse_release_name(name)) == category
