@@ -135,7 +135,7 @@ def primary_changes(cluster: PatroniCluster, plan: Path) -> Iterator[Failovers]:
 
 
 def start_agents(fleet: ChaosFleet, other: ChaosFleet, news: str) -> None:
-    """A window agent and two range agents, each given both hosts (two start on the other)."""
+    """A window agent and two range agents, each given both hosts (one of them host B first)."""
     common = ["--news-server", news, "--batch-headers", "20", "--http-timeout", "10"]
     common += ["--max-headers-per-second", AGENT_RATE]
     agents = {

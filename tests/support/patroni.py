@@ -260,16 +260,20 @@ class PatroniCluster:
 
     def config_dir(self, name: str) -> Path:
         """What Patroni reads (every .yml of a directory, merged in name order):
-        deploy/patroni/patroni.yml itself (a link), then one override, the
-        callback's path, which on a member is /etc/patroni/pgbouncer-reconnect."""
+        deploy/patroni/patroni.yml itself (a link), then one override of two
+        paths: the callback's (on a member /etc/patroni/pgbouncer-reconnect)
+        and PostgreSQL's socket directory (Debian's /var/run/postgresql,
+        which a user other than root or postgres may not write)."""
         folder = self.root / f"{name}-patroni"
         if not folder.exists():
             folder.mkdir()
             (folder / "patroni.yml").symlink_to(PATRONI_YML)
             callback = json.dumps(str(RECONNECT_CALLBACK))
+            sockets = json.dumps(str(self.root))
             (folder / "zz-test-paths.yml").write_text(
                 "postgresql:\n  callbacks:\n"
                 f"    on_start: {callback}\n    on_role_change: {callback}\n"
+                f"  parameters:\n    unix_socket_directories: {sockets}\n"
             )
             self._chown(folder)
         return folder
