@@ -158,6 +158,9 @@ def main() -> None:
             ]
             for name, seconds, at_start in phases:
                 if name == "switchover":  # the lost member back, as the standby
+                    deadline = time.monotonic() + 120
+                    while not lost and time.monotonic() < deadline:  # a failover past its window
+                        time.sleep(0.2)
                     cluster.start_member(lost[0])
                     cluster.wait_for_replica(lost[0], timeout=120)
                     cluster.wait_for_sync_standby(timeout=60)
