@@ -8,8 +8,11 @@ stopping the cluster leaves no process behind.
 
 from __future__ import annotations
 
+import json
 import os
 import time
+import urllib.error
+import urllib.request
 
 import psycopg
 import pytest
@@ -37,6 +40,19 @@ def test_a_leader_is_elected_and_the_other_member_is_its_synchronous_standby(
     assert settings["synchronous_commit"] == "on"
     assert standby in settings["synchronous_standby_names"]
     assert settings["listen_addresses"] == "127.0.0.1"  # loopback only
+
+
+def test_the_rest_api_refuses_a_switchover_without_its_password(
+    patroni_cluster: PatroniCluster,  # noqa: F811
+) -> None:
+    leader = patroni_cluster.wait_for_leader()
+    port = patroni_cluster.members[leader].api_port
+    body = json.dumps({"leader": leader}).encode()
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/switchover", data=body)
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert refused.value.code == 401
+    assert patroni_cluster.wait_for_leader() == leader
 
 
 def test_a_write_on_the_leader_is_read_on_the_replica(

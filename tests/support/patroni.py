@@ -67,6 +67,8 @@ PASSWORDS = {
     "PATRONI_SUPERUSER_PASSWORD": SUPERUSER[1],
     "PATRONI_REPLICATION_PASSWORD": "test-replication-password",
     "PATRONI_REWIND_PASSWORD": "test-rewind-password",
+    "PATRONI_RESTAPI_USERNAME": "patroni",
+    "PATRONI_RESTAPI_PASSWORD": "test-restapi-password",
 }
 # The coordinator's role and database, made as docs/deploy.md tells an operator to.
 APP_USER = ("coordinator", "test-coordinator-password")
