@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.utils.timezone import now
@@ -26,7 +26,9 @@ from django.views.decorators.http import require_GET
 from catalog.nzb import CONTENT_TYPE as NZB_CONTENT_TYPE
 from catalog.nzb import content_disposition
 from core.api.errors import RETRY_AFTER_UNAVAILABLE
+from core.database_faults import if_unavailable
 from core.errors import MAX_ROW_ID
+from core.replicas import read_tolerating_lag
 from usenet.numbers import NotANumber, ascii_digits, whole_number
 
 from . import feed as rss
@@ -105,7 +107,9 @@ def answer(build: Callable[[], HttpResponseBase], as_json: bool) -> HttpResponse
         response = build()
     except NewznabError as error:
         return error_response(error, as_json)
-    except (OperationalError, InterfaceError):  # a restart or failover: never a 500
+    except DatabaseError as exc:  # a restart or failover: error 900 with 503, never a 500
+        if not if_unavailable(exc):
+            raise
         return error_response(Unavailable(DATABASE_UNAVAILABLE), as_json)
     response["Cache-Control"] = "no-store"
     return response
@@ -234,12 +238,13 @@ def release_attrs(row: Any, extended: bool) -> list[tuple[str, str]]:
 
 
 def search(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponse:
-    return feed_response(request, caller, as_json, selectors.search(search_query(request)))
+    query = search_query(request)
+    return feed_response(request, caller, as_json, searched(query))
 
 
 def tvsearch(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponse:
     query = replace(search_query(request, default_categories=[TV]), episode=episode_of(request))
-    return feed_response(request, caller, as_json, selectors.search(query))
+    return feed_response(request, caller, as_json, searched(query))
 
 
 def movie(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponse:
@@ -251,7 +256,13 @@ def movie(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpRespons
     query = search_query(request, default_categories=[MOVIES])
     if imdbid and not query.words:
         return feed_response(request, caller, as_json, SearchPage(query.offset, 0))
-    return feed_response(request, caller, as_json, selectors.search(query))
+    return feed_response(request, caller, as_json, searched(query))
+
+
+def searched(query: SearchQuery) -> SearchPage:
+    """A search tolerates a replica's bounded lag (core/replicas.py); the key's counters,
+    details and NZBs are the primary's."""
+    return read_tolerating_lag(lambda using: selectors.search(query, using=using))
 
 
 def release_id_of(request: HttpRequest) -> int:
@@ -329,7 +340,8 @@ def newest_feed(request: HttpRequest, as_json: bool) -> HttpResponse:
     query = SearchQuery(
         categories=expand(categories) or None, limit=min(limit, settings.NEWZNAB_MAX_LIMIT)
     )
-    return feed_response(request, caller, as_json, selectors.newest(query), extended=True)
+    page = read_tolerating_lag(lambda using: selectors.newest(query, using=using))
+    return feed_response(request, caller, as_json, page, extended=True)
 
 
 rss_view = newznab_view(newest_feed)
