@@ -1,0 +1,79 @@
+"""DATABASE_URL and DATABASE_REPLICA_URL: libpq's URL of one host or a cluster's several."""
+
+from __future__ import annotations
+
+import pytest
+
+from coordinator.environment import SettingError, database_config
+
+CLUSTER = (
+    "postgres://coord:p%40ss@db1:5432,db2:5433,[fd00::3]:5432/coordinator"
+    "?target_session_attrs=read-write&connect_timeout=3&keepalives=1&keepalives_idle=10"
+)
+
+
+def test_a_cluster_url_names_every_member_with_its_port_and_the_options() -> None:
+    config = database_config(CLUSTER)
+    assert config["HOST"] == "db1,db2,fd00::3"
+    assert config["PORT"] == "5432,5433,5432"
+    assert (config["NAME"], config["USER"], config["PASSWORD"]) == ("coordinator", "coord", "p@ss")
+    assert config["OPTIONS"] == {
+        "target_session_attrs": "read-write",
+        "connect_timeout": "3",
+        "keepalives": "1",
+        "keepalives_idle": "10",
+    }
+
+
+def test_hosts_without_ports_take_libpqs_default_and_a_socket_directory_is_a_host() -> None:
+    assert database_config("postgres://c@db1,db2/x")["PORT"] == ""
+    assert database_config("postgres://c@db1,db2:6432/x")["PORT"] == "5432,6432"
+    socket = database_config("postgres://c@/x?host=/run/postgresql")
+    assert (socket["HOST"], socket["PORT"]) == ("/run/postgresql", "")
+
+
+def test_the_cluster_url_reaches_libpq_as_it_means() -> None:
+    """Django's parameters for it are what libpq reads from the URL itself."""
+    from django.db.backends.postgresql.base import DatabaseWrapper
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    wrapper = DatabaseWrapper({**database_config(CLUSTER), "TIME_ZONE": None, "AUTOCOMMIT": True,
+                               "CONN_MAX_AGE": 0, "CONN_HEALTH_CHECKS": True, "ATOMIC_REQUESTS": False})  # fmt: skip
+    params = wrapper.get_connection_params()
+    ours = conninfo_to_dict(
+        make_conninfo(**{k: v for k, v in params.items() if isinstance(v, str | int)})
+    )
+    theirs = conninfo_to_dict(CLUSTER.replace("postgres://", "postgresql://"))
+    for key in ("host", "port", "dbname", "user", "password", "target_session_attrs", "keepalives"):
+        assert str(ours[key]) == str(theirs[key]).replace("[", "").replace("]", ""), key
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("postgres://c:pw-secret-9@db1,,db2/x", "its second host is empty"),
+        ("postgres://c:pw-secret-9@db1,db2:5432,5433/x", "its third host is a number"),
+        ("postgres://c:pw-secret-9@db1:99999/x", "the port of its first host is not a number"),
+        ("postgres://c:pw-secret-9@db1/x?bogus=1", "option 'bogus' is not one of libpq's"),
+        ("postgres://c:pw-secret-9@db1/x?target_session_attrs=writable", "is not one of any, read-write"),
+        ("postgres://c:pw-secret-9@db1/x?connect_timeout=soon", "connect_timeout='soon' is not a whole number"),
+        ("postgres://c:pw-secret-9@db1/x?keepalives=yes", "keepalives='yes' is not one of 0, 1"),
+        ("postgres://c:pw-secret-9@db1/x?password=pw-secret-9", "names password in the query string"),
+        ("postgres://c:pw-secret-9@db1/x?sslmode=require&sslmode=disable", "gives the option sslmode twice"),
+        ("postgres://c:pw-secret-9@db1,db2", "it names no database"),
+        ("postgres://c:pw-secret-9@db1/x?port=1,2,3", "it names 1 hosts and 3 ports"),
+    ],
+)  # fmt: skip
+def test_a_url_that_cannot_be_read_says_what_is_wrong_without_the_password(
+    url: str, problem: str
+) -> None:
+    with pytest.raises(SettingError) as refused:
+        database_config(url)
+    assert problem in str(refused.value)
+    assert "pw-secret-9" not in str(refused.value)
+    assert str(refused.value).startswith("The setting DATABASE_URL is not a postgres:// URL")
+
+
+def test_the_replica_url_is_named_in_its_own_sentence() -> None:
+    with pytest.raises(SettingError, match="The setting DATABASE_REPLICA_URL is not"):
+        database_config("mysql://r@db3/x", "DATABASE_REPLICA_URL")
