@@ -1,0 +1,101 @@
+"""The test cluster of tests/support/patroni.py, on deploy/patroni's files as they are.
+
+One etcd and two PostgreSQL members under Patroni: a leader is elected, the
+other member is its synchronous standby, a commit on the leader is read on
+the standby, the coordinator's multi-host DATABASE_URL reaches the leader, and
+stopping the cluster leaves no process behind.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import psycopg
+import pytest
+
+from tests.support.patroni import PatroniCluster, alive, patroni_cluster  # noqa: F401
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_leader_is_elected_and_the_other_member_is_its_synchronous_standby(
+    patroni_cluster: PatroniCluster,  # noqa: F811
+) -> None:
+    leader = patroni_cluster.wait_for_leader()
+    standby = patroni_cluster.wait_for_sync_standby()
+    assert {leader, standby} == set(patroni_cluster.members)
+    assert patroni_cluster.accepts_writes(leader)
+    assert not patroni_cluster.accepts_writes(standby)
+    with patroni_cluster.connect(leader) as conn:
+        settings = dict(
+            conn.execute(
+                "SELECT name, setting FROM pg_settings WHERE name IN "
+                "('synchronous_commit', 'synchronous_standby_names', 'listen_addresses')"
+            ).fetchall()
+        )
+    assert settings["synchronous_commit"] == "on"
+    assert standby in settings["synchronous_standby_names"]
+    assert settings["listen_addresses"] == "127.0.0.1"  # loopback only
+
+
+def test_a_write_on_the_leader_is_read_on_the_replica(
+    patroni_cluster: PatroniCluster,  # noqa: F811
+) -> None:
+    leader = patroni_cluster.wait_for_leader()
+    replica = patroni_cluster.wait_for_sync_standby()
+    with psycopg.connect(**patroni_cluster.conninfo(leader), autocommit=True) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS fixture_check (note text)")
+        conn.execute("INSERT INTO fixture_check VALUES ('written on the leader')")
+    deadline = time.monotonic() + 10
+    rows: list[tuple[str]] = []
+    while not rows and time.monotonic() < deadline:
+        with psycopg.connect(**patroni_cluster.conninfo(replica), autocommit=True) as conn:
+            rows = conn.execute("SELECT note FROM fixture_check").fetchall()
+        time.sleep(0.1)
+    assert rows == [("written on the leader",)]
+
+
+def test_the_multi_host_url_reaches_the_leader_whichever_member_it_names_first(
+    patroni_cluster: PatroniCluster,  # noqa: F811
+) -> None:
+    leader = patroni_cluster.wait_for_leader()
+    url = patroni_cluster.database_url()
+    assert url.count("127.0.0.1:") == 2 and "target_session_attrs=read-write" in url
+    with psycopg.connect(url, autocommit=True) as conn:
+        port = conn.execute("SELECT inet_server_port()").fetchone()
+    assert port == (patroni_cluster.members[leader].port,)
+
+
+def test_a_paused_replica_falls_behind_and_catches_up_when_resumed(
+    patroni_cluster: PatroniCluster,  # noqa: F811
+) -> None:
+    leader = patroni_cluster.wait_for_leader()
+    replica = patroni_cluster.wait_for_sync_standby()
+    patroni_cluster.pause_replay(replica)
+    try:
+        with psycopg.connect(**patroni_cluster.conninfo(leader), autocommit=True) as conn:
+            conn.execute("CREATE TABLE IF NOT EXISTS lag_check (n int)")
+            conn.execute("INSERT INTO lag_check SELECT generate_series(1, 1000)")
+        time.sleep(1.1)
+        behind, seconds = patroni_cluster.replay_lag(replica)
+        assert behind > 0 and seconds >= 1.0, (behind, seconds)
+    finally:
+        patroni_cluster.resume_replay(replica)
+    deadline = time.monotonic() + 10
+    while patroni_cluster.replay_lag(replica) != (0, 0.0) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert patroni_cluster.replay_lag(replica) == (0, 0.0)
+
+
+def test_stopping_the_cluster_leaves_no_process_and_no_directory() -> None:
+    cluster = PatroniCluster(members=2).start()
+    leader = cluster.wait_for_leader()
+    pids = [p.pid for p in [cluster.etcd, *(m.process for m in cluster.members.values())] if p]
+    postmasters = [m.postmaster_pid() for m in cluster.members.values()]
+    assert all(postmasters), postmasters
+    cluster.kill_postmaster(leader)  # a fault mid-test: Patroni starts another one
+    cluster.stop()
+    assert not cluster.root.exists()
+    assert [pid for pid in [*pids, *postmasters] if pid and alive(pid)] == []
+    assert os.path.exists("/proc/self")  # /proc is read, so the check above could fail
