@@ -23,24 +23,17 @@ from typing import Any
 import psycopg
 import pytest
 from django.conf import settings
-from django.db import connection, connections
+from django.db import connection
 from django.test import Client
 from psycopg import sql
 
 from core.database_faults import EXIT_TEMPFAIL, database_unavailable
 from newznab import services
 from tests.support.factories import SeedRangeFactory
+from tests.support.sessions import side_session
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def side_session() -> psycopg.Connection[Any]:
-    """A session of its own on the test database (not Django's, which the request uses)."""
-    wrapper = connections.create_connection("default")
-    session = wrapper.get_new_connection(wrapper.get_connection_params())
-    session.autocommit = True
-    return session  # type: ignore[no-any-return]
 
 
 @contextmanager
