@@ -77,3 +77,28 @@ def test_a_url_that_cannot_be_read_says_what_is_wrong_without_the_password(
 def test_the_replica_url_is_named_in_its_own_sentence() -> None:
     with pytest.raises(SettingError, match="The setting DATABASE_REPLICA_URL is not"):
         database_config("mysql://r@db3/x", "DATABASE_REPLICA_URL")
+
+
+def test_with_no_database_url_a_newcomer_gets_the_embedded_server_and_no_replica(tmp_path) -> None:
+    """`make run` with no setup: the embedded PostgreSQL, every read on it, nothing to route."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "DATA_DIR": str(tmp_path), "PYTHONPATH": str(root)}
+    for name in ("DATABASE_URL", "DATABASE_REPLICA_URL", "DJANGO_SETTINGS_MODULE"):
+        env.pop(name, None)
+    shown = (
+        "import coordinator.settings as s;"
+        "print(sorted(s.DATABASES), s.DATABASES['default']['ENGINE'], s.EMBEDDED_DATABASE,"
+        " s.DATABASE_ROUTERS)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", shown],
+        capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path, check=True,
+    )  # fmt: skip
+    assert done.stdout.split() == [
+        "['default']", "core.embedded_postgres", "True", "['core.replicas.PrimaryRouter']",
+    ]  # fmt: skip
