@@ -12,17 +12,19 @@ calls) run for a fixed time from T threads in four phases of one run:
             path (the lag measured against the primary, at most once a second);
   beside    half the threads on the primary, half on the replica at once.
 
-Each prints searches per second and its ratio to the baseline. On one small
+The phases take turns for --rounds rounds; each prints its median searches
+per second and its ratio to the baseline's. On one small
 machine both servers share its cores, so the ratios show what the routing
 costs and that the standby carries the reads, not what a second machine adds.
 
-Run: .venv/bin/python bench/bench_replica_reads.py [--releases 200000] [--seconds 10] [--threads 4]
+Run: .venv/bin/python bench/bench_replica_reads.py [--releases 200000] [--seconds 10] [--threads 4] [--rounds 3]
 """
 
 from __future__ import annotations
 
 import os
 import random
+import statistics
 import sys
 import threading
 import time
@@ -39,7 +41,7 @@ from tests.support.patroni import PatroniCluster  # noqa: E402
 
 
 def main() -> None:
-    parser = size_parser(__doc__ or "", releases=200_000, seconds=10, threads=4)
+    parser = size_parser(__doc__ or "", releases=200_000, seconds=10, threads=4, rounds=3)
     args = parser.parse_args()
     with PatroniCluster(members=2) as cluster:
         cluster.wait_for_leader()
@@ -52,7 +54,7 @@ def main() -> None:
         print(f"loading {args.releases:,} releases on the primary ...")
         bench_search.load(args.releases, words)
         wait_for_replay()
-        run(words, args.seconds, args.threads)
+        run(words, args.seconds, args.threads, args.rounds)
 
 
 def wait_for_replay(timeout: float = 600) -> None:
@@ -66,7 +68,7 @@ def wait_for_replay(timeout: float = 600) -> None:
     print(f"the standby has replayed the load (lag {state.lag_seconds:.2f} s)")
 
 
-def run(words: list[str], seconds: int, threads: int) -> None:
+def run(words: list[str], seconds: int, threads: int, rounds: int = 3) -> None:
     from bench_search import cases
 
     from core.replicas import PRIMARY, REPLICA, read_tolerating_lag
@@ -89,12 +91,18 @@ def run(words: list[str], seconds: int, threads: int) -> None:
         "routed": [routed] * threads,
         "beside": [on(PRIMARY)] * half + [on(REPLICA)] * (threads - half or 1),
     }
-    print(f"{threads} threads, {seconds} s a phase")
-    baseline = 0.0
-    for name, searchers in phases.items():
-        per_second = rate(kinds, searchers, seconds)
-        baseline = baseline or per_second
-        print(f"  {name:<8} {per_second:8.1f} searches/s   x{per_second / baseline:.2f}")
+    print(f"{threads} threads, {seconds} s a phase, {rounds} rounds in turn (median)")
+    rates: dict[str, list[float]] = {name: [] for name in phases}
+    for _ in range(rounds):  # in turn, so a busy moment of the machine hits every phase
+        for name, searchers in phases.items():
+            rates[name].append(rate(kinds, searchers, seconds))
+    baseline = statistics.median(rates["primary"])
+    for name, measured in rates.items():
+        per_second = statistics.median(measured)
+        print(
+            f"  {name:<8} {per_second:8.1f} searches/s   x{per_second / baseline:.2f}"
+            f"   ({', '.join(f'{r:.0f}' for r in measured)})"
+        )
 
 
 def rate(kinds: list[Callable[[random.Random], object]], searchers: list, seconds: float) -> float:

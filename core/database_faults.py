@@ -41,6 +41,7 @@ SWITCHING_STATES = {
     "25006": "the server is read-only (a standby)",
 }
 CONNECTION_CLASS = "08"
+API_PREFIX = "/api/"  # the node API answers JSON of its own (core/api/middleware.py)
 DISCONNECTED = (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
 
 
@@ -143,7 +144,11 @@ class DatabaseSwitchingMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
         fault = getattr(request, "_database_fault", None)
-        if response.status_code == 500 and fault is not None:
+        if (
+            response.status_code == 500
+            and fault is not None
+            and not request.path.startswith(API_PREFIX)
+        ):
             if_unavailable(fault)
             return switching_page(fault)
         return response
