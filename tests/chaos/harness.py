@@ -291,8 +291,11 @@ def crash_state(plan: Path | None) -> dict[str, Any]:
     return json.loads(text) if text else {}
 
 
+# An agent's retry warning: "<date> <time>,<ms> WARNING <process> <thread> seed_node.http:
+# POST /ranges/17/batch: coordinator http://... unavailable (503); retrying in 5.0s"
+# (seed_node/assembly.py's format; tests/chaos/test_harness_logs.py holds the two equal).
 RETRY = re.compile(
-    r"^(\S+ \S+),\d+ WARNING \S+ seed_node.http: (\S+ \S+): coordinator (?:\S+ )?"
+    r"^(\S+ \S+),\d+ WARNING (?:\S+ ){1,4}seed_node\.http: (\S+ \S+): coordinator (?:\S+ )?"
     r"(unreachable|unavailable) \((.*)\); retrying in ([\d.]+)s"
 )
 

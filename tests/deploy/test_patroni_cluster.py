@@ -99,3 +99,37 @@ def test_stopping_the_cluster_leaves_no_process_and_no_directory() -> None:
     assert not cluster.root.exists()
     assert [pid for pid in [*pids, *postmasters] if pid and alive(pid)] == []
     assert os.path.exists("/proc/self")  # /proc is read, so the check above could fail
+
+
+def test_through_pgbouncer_in_session_mode_the_url_finds_the_leader_and_locks_hold(
+    patroni_cluster: PatroniCluster,  # noqa: F811
+) -> None:
+    """deploy/patroni/pgbouncer.ini beside each member: the multi-host URL over the
+    PgBouncers reaches the leader, before and after a switchover, and a session's
+    advisory lock outlives its transactions (what the coordinator's startup lock,
+    news-server slots and upload guards need)."""
+    url = patroni_cluster.start_pgbouncers()
+    leader = patroni_cluster.wait_for_leader()
+    ports = [m.bouncer_port for m in patroni_cluster.members.values()]
+    assert all(f"127.0.0.1:{port}" in url for port in ports)
+    with psycopg.connect(url) as holder, psycopg.connect(url, autocommit=True) as other:
+        assert holder.info.port in ports  # through a PgBouncer, not PostgreSQL itself
+        row = holder.execute("SELECT inet_server_port(), pg_try_advisory_lock(28, 1)").fetchone()
+        assert row == (patroni_cluster.members[leader].port, True)
+        holder.commit()  # the transaction ends; the session, and its lock, go on
+        holder.execute("SELECT 1").fetchone()
+        holder.commit()
+        taken = other.execute("SELECT pg_try_advisory_lock(28, 1)").fetchone()
+        assert taken == (False,)
+    _, new_leader = patroni_cluster.switchover()
+    patroni_cluster.wait_for_replica(leader, timeout=90)
+    deadline = time.monotonic() + 30
+    port = None
+    while port != (patroni_cluster.members[new_leader].port,) and time.monotonic() < deadline:
+        try:
+            with psycopg.connect(url, autocommit=True) as conn:
+                port = conn.execute("SELECT inet_server_port()").fetchone()
+        except psycopg.OperationalError:
+            port = None
+        time.sleep(0.2)
+    assert port == (patroni_cluster.members[new_leader].port,)

@@ -29,6 +29,7 @@ import os
 import pwd
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -55,6 +56,10 @@ ETCD_ENV = DEPLOY / "etcd.env"
 PATRONI = shutil.which("patroni") or "/usr/bin/patroni"
 PATRONICTL = shutil.which("patronictl") or "/usr/bin/patronictl"
 ETCD = shutil.which("etcd") or "/usr/bin/etcd"
+PGBOUNCER_INI = DEPLOY / "pgbouncer.ini"
+PGBOUNCER_HBA = DEPLOY / "pgbouncer_hba.conf"
+RECONNECT_CALLBACK = DEPLOY / "pgbouncer-reconnect"
+PGBOUNCER = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
 
 # The passwords the deployment keeps out of patroni.yml (its environment gives them).
 SUPERUSER = ("postgres", "test-superuser-password")
@@ -96,6 +101,7 @@ class Member:
     data_dir: Path
     log: Path
     process: subprocess.Popen[bytes] | None = None
+    bouncer_port: int = 0  # its PgBouncer's (started by start_pgbouncers)
     postmasters: set[int] = field(default_factory=set)  # every one seen, for the teardown
 
     def postmaster_pid(self) -> int | None:
@@ -132,6 +138,7 @@ class PatroniCluster:
                 api_port=free_port(),
                 data_dir=self.root / f"pg{n}" / "data",
                 log=self.root / f"pg{n}.log",
+                bouncer_port=free_port(),
             )
             for n in range(1, members + 1)
         }
@@ -244,7 +251,31 @@ class PatroniCluster:
         if not member.data_dir.parent.exists():
             member.data_dir.parent.mkdir()
             self._chown(member.data_dir.parent)
-        member.process = self._spawn([PATRONI, str(PATRONI_YML)], self.member_env(name), member.log)
+        env = {
+            **self.member_env(name),
+            "PGBOUNCER_PORT": str(member.bouncer_port),
+            "PGBOUNCER_SOCKET_DIR": str(self.bouncer_dir(name)),
+        }
+        member.process = self._spawn([PATRONI, str(self.config_dir(name))], env, member.log)
+
+    def config_dir(self, name: str) -> Path:
+        """What Patroni reads (every .yml of a directory, merged in name order):
+        deploy/patroni/patroni.yml itself (a link), then one override, the
+        callback's path, which on a member is /etc/patroni/pgbouncer-reconnect."""
+        folder = self.root / f"{name}-patroni"
+        if not folder.exists():
+            folder.mkdir()
+            (folder / "patroni.yml").symlink_to(PATRONI_YML)
+            callback = json.dumps(str(RECONNECT_CALLBACK))
+            (folder / "zz-test-paths.yml").write_text(
+                "postgresql:\n  callbacks:\n"
+                f"    on_start: {callback}\n    on_role_change: {callback}\n"
+            )
+            self._chown(folder)
+        return folder
+
+    def bouncer_dir(self, name: str) -> Path:
+        return self.root / f"{name}-pgbouncer"
 
     def stop(self) -> None:
         """SIGKILL everything the cluster started, then remove its directory."""
@@ -419,10 +450,13 @@ class PatroniCluster:
         info = self.conninfo(name, superuser=superuser, database=database, **extra)
         return psycopg.connect(**info, autocommit=True)
 
-    def database_url(self, connect_timeout: int = 3, **options: str) -> str:
-        """The coordinator's DATABASE_URL: every member, the one that takes writes chosen
-        by libpq (`target_session_attrs=read-write`)."""
-        hosts = ",".join(f"{LOOPBACK}:{m.port}" for m in self.members.values())
+    def database_url(
+        self, connect_timeout: int = 3, ports: list[int] | None = None, **options: str
+    ) -> str:
+        """The coordinator's DATABASE_URL: every member (or the `ports` in front of
+        them), the one that takes writes chosen by libpq (`target_session_attrs=read-write`)."""
+        ports = ports or [m.port for m in self.members.values()]
+        hosts = ",".join(f"{LOOPBACK}:{port}" for port in ports)
         user, password = (quote(part, safe="") for part in APP_USER)
         query = {"target_session_attrs": "read-write", "connect_timeout": str(connect_timeout)}
         query.update(options)
@@ -447,6 +481,44 @@ class PatroniCluster:
         user, password = (quote(part, safe="") for part in APP_USER)
         port = self.members[name].port
         return f"postgres://{user}:{password}@{LOOPBACK}:{port}/{APP_DATABASE}?connect_timeout=3"
+
+    def start_pgbouncers(self) -> str:
+        """A PgBouncer beside each member, from deploy/patroni/pgbouncer.ini and
+        pgbouncer_hba.conf; the DATABASE_URL that lists them (libpq finds the
+        primary through them). Patroni's callback (pgbouncer-reconnect) makes
+        a member's PgBouncer reconnect when its role changes."""
+        userlist = self.root / "userlist.txt"
+        userlist.write_text('"{}" "{}"\n"{}" "{}"\n'.format(*APP_USER, *SUPERUSER))
+        self._chown(userlist)
+        for member in self.members.values():
+            folder = self.bouncer_dir(member.name)
+            folder.mkdir()
+            self._chown(folder)
+            ini = folder / "pgbouncer.ini"
+            ini.write_text(
+                pgbouncer_ini(
+                    PGBOUNCER_INI.read_text(),
+                    member.port,
+                    {
+                        "listen_addr": LOOPBACK,
+                        "listen_port": str(member.bouncer_port),
+                        "unix_socket_dir": str(folder),
+                        "auth_file": str(userlist),
+                        "auth_hba_file": str(PGBOUNCER_HBA),
+                        "logfile": str(folder / "pgbouncer.log"),
+                        "pidfile": str(folder / "pgbouncer.pid"),
+                    },
+                )
+            )
+            self._chown(ini)
+            self._spawn([PGBOUNCER, str(ini)], self.base_env(), folder / "stdout.log")
+        for member in self.members.values():
+            self._wait(
+                f"{member.name}'s PgBouncer",
+                lambda port=member.bouncer_port: port_open(port),
+                30,
+            )
+        return self.database_url(ports=[m.bouncer_port for m in self.members.values()])
 
     def create_app_database(self, leader: str) -> None:
         """The coordinator's role and database (docs/deploy.md: what the operator runs once)."""
@@ -478,6 +550,27 @@ class PatroniCluster:
             ).fetchone()
         assert row is not None
         return int(row[0] or 0), float(row[1] or 0)
+
+
+def pgbouncer_ini(text: str, database_port: int, keys: dict[str, str]) -> str:
+    """The shipped pgbouncer.ini with the keys that name a port or a path set to
+    `keys`, and its database's PostgreSQL port set to `database_port`; the rest as it is."""
+    lines = []
+    for line in text.splitlines():
+        key, equals, _ = line.partition("=")
+        key = key.strip()
+        if equals and key in keys:
+            line = f"{key} = {keys[key]}"
+        elif equals and key == APP_DATABASE:
+            line = line.replace("port=5432", f"port={database_port}")
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def port_open(port: int) -> bool:
+    with suppress(OSError), socket.create_connection((LOOPBACK, port), timeout=1):
+        return True
+    return False
 
 
 def alive(pid: int) -> bool:
