@@ -476,11 +476,13 @@ async def run_fleet(
     ping: bool = False,
     timeout: float = 60.0,
     ramp: float = 1.0,
+    stats: Stats | None = None,
 ) -> Stats:
     """`nodes` nodes (tokens round-robin) for `seconds`; `ping` runs the no-op instead.
-    Nodes start spread over `ramp` seconds; the clock starts when the last one has."""
+    Nodes start spread over `ramp` seconds; the clock starts when the last one has.
+    `stats`, if given, is the one filled (a caller may watch it fill)."""
     raise_open_files(nodes + 64)
-    stats = Stats()
+    stats = stats if stats is not None else Stats()
     start = time.monotonic() + ramp
     deadline = start + seconds
     fleet = [
