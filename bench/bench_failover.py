@@ -13,6 +13,11 @@ bench/bench_fleet.py runs it) drives it in consecutive windows:
 - switchover: `patronictl switchover` back to the rejoined member as the window opens;
 - after switchover.
 
+Then, in the same run and on the same cluster, the newznab search rate with
+reads on the primary, on the standby (DATABASE_REPLICA_URL), routed by the
+lag check, and on both at once (bench/bench_replica_reads.py's `run`, over
+--search-releases releases; 0 skips it).
+
 Each window's acknowledged batches and successful calls per second are printed
 as ratios to the "before" window of the same run, with the answers that were
 not 2xx by code (503s are expected while there is no primary; a 500 is a bug).
@@ -56,6 +61,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=None, help="gunicorn workers (WEB_WORKERS)")
     parser.add_argument("--threads", type=int, default=None, help="threads each (WEB_THREADS)")
     parser.add_argument("--timeout", type=float, default=30.0, help="a call's client timeout")
+    parser.add_argument(
+        "--search-releases", type=int, default=200_000, help="releases for the search rates"
+    )
+    parser.add_argument("--search-seconds", type=int, default=8, help="each search phase")
+    parser.add_argument("--search-threads", type=int, default=4)
     return parser.parse_args()
 
 
@@ -115,6 +125,10 @@ def main() -> None:
 
     with PatroniCluster(members=2) as cluster:
         os.environ["DATABASE_URL"] = cluster.database_url(connect_timeout=2)
+        # The searches' replica: the synchronous standby, which is the standby again
+        # after the switchover hands the primary back (bench_replica_reads.py).
+        standby = cluster.wait_for_sync_standby()
+        os.environ["DATABASE_REPLICA_URL"] = cluster.replica_url(standby)
         setup(DATABASE)
         from simulator.fleet import table
 
@@ -176,6 +190,21 @@ def main() -> None:
         print()
         for label, value in events.items():
             print(f"{label}: {value:.1f}")
+        if args.search_releases:
+            search_rates(cluster, standby, args)
+
+
+def search_rates(cluster: Any, standby: str, args: argparse.Namespace) -> None:
+    """The newznab search rate on the primary and on the replica, after the windows."""
+    import bench_replica_reads
+    import bench_search
+
+    cluster.wait_for_sync_standby(timeout=120)
+    print(f"\nnewznab searches over {args.search_releases:,} releases (replica: {standby})")
+    words = bench_search.vocabulary()
+    bench_search.load(args.search_releases, words)
+    bench_replica_reads.wait_for_replay()
+    bench_replica_reads.run(words, args.search_seconds, args.search_threads)
 
 
 HEADER = [

@@ -23,6 +23,7 @@ from rest_framework.views import APIView
 from core.api.edge import ErrorOut, validated_query
 from core.api.permissions import IsNodeOrStaff
 from core.errors import checked_id
+from core.replicas import read_tolerating_lag
 from indexer.authentication import NodeTokenAuthentication
 
 from . import selectors
@@ -87,7 +88,8 @@ class PageView(CatalogView):
 
     def get(self, request: Request) -> Response:
         params = validated_query(self.query_in, request)
-        page = type(self).select(**params)
+        # A list tolerates the replica's bounded lag (core/replicas.py).
+        page = read_tolerating_lag(lambda using: type(self).select(**params, using=using))
         return Response(self.page_out(page, context={"request": request, **params}).data)
 
 

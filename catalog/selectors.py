@@ -17,6 +17,7 @@ from django.db.models import F, Q
 from catalog.sql import queries
 from core.counts import COUNT_CAP, capped_count
 from core.errors import NotFound
+from core.replicas import PRIMARY
 from indexer.models import Group
 from usenet.categories import CATEGORIES
 
@@ -56,9 +57,10 @@ def summary(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def file_ids_by_message_id(message_id: str) -> list[int]:
+def file_ids_by_message_id(message_id: str, *, using: str = PRIMARY) -> list[int]:
     """Every catalog file holding this message-id (one per group it was posted to)."""
-    return [row.id for row in queries.fetchall("files_by_message_id", {"message_id": message_id})]
+    rows = queries.fetchall("files_by_message_id", {"message_id": message_id}, using=using)
+    return [row.id for row in rows]
 
 
 def file_page(
@@ -71,6 +73,7 @@ def file_page(
     page: int = 1,
     page_size: int | None = None,
     after: int | None = None,
+    using: str = PRIMARY,
 ) -> FilePage:
     """A page of files, newest first (id descending: stable while files are added).
 
@@ -80,9 +83,10 @@ def file_page(
     page number costs the rows before it.
     """
     size = page_size or settings.CATALOG_PAGE_SIZE
-    files = CatalogFile.objects.all()
+    files = CatalogFile.objects.using(using)  # the replica's, where lag is tolerated
     if group is not None:
-        group_id = Group.objects.filter(name=group).values_list("id", flat=True).first()
+        named = Group.objects.using(using).filter(name=group)
+        group_id = named.values_list("id", flat=True).first()
         if group_id is None:
             raise NotFound(f"group: there is no group named {group!r}.")
         files = files.filter(group_id=group_id)
@@ -93,7 +97,7 @@ def file_page(
     if since is not None:
         files = files.filter(date__gte=datetime.fromtimestamp(since, tz=UTC))
     if message_id:
-        files = files.filter(id__in=file_ids_by_message_id(message_id))
+        files = files.filter(id__in=file_ids_by_message_id(message_id, using=using))
     if after is not None:
         files = files.filter(id__lt=after)
     count = capped_count(files)
@@ -242,6 +246,7 @@ def release_page(
     since: int | None = None,
     after: tuple[int, int] | None = None,
     limit: int | None = None,
+    using: str = PRIMARY,
 ) -> ReleasePage:
     """A page of releases, newest posted first, by keyset (`after`: the last one seen).
 
@@ -249,7 +254,7 @@ def release_page(
     (the (posted, id) index, or (category, posted, id) with a category).
     """
     size = limit or settings.CATALOG_PAGE_SIZE
-    releases = Release.objects.all()
+    releases = Release.objects.using(using)  # the replica's, where lag is tolerated
     if q:
         releases = releases.filter(name__icontains=q)
     if category:

@@ -17,6 +17,7 @@ from prometheus_client.registry import Collector
 
 from catalog.selectors import catalog_totals
 from core.metrics import counter_registry
+from core.replicas import replica_state
 from indexer.space import leasing_paused
 from seeding.selectors import range_totals
 
@@ -61,6 +62,26 @@ class DatabaseCollector(Collector):
             "seed_leasing_paused",
             "1 while range leasing is paused for lack of space.",
             value=1 if leasing_paused() else 0,
+        )
+        yield from replica_gauges()
+
+
+def replica_gauges() -> Iterator[GaugeMetricFamily]:
+    """The read replica's lag and whether it serves the reads that tolerate lag (none
+    without DATABASE_REPLICA_URL)."""
+    state = replica_state()
+    if not state.configured:
+        return
+    yield GaugeMetricFamily(
+        "seed_replica_serving",
+        "1 while the read replica answers the reads that tolerate lag (searches, lists).",
+        value=1 if state.serving else 0,
+    )
+    if state.lag_seconds is not None:
+        yield GaugeMetricFamily(
+            "seed_replica_lag_seconds",
+            "At most how many seconds of the primary's writes the read replica misses.",
+            value=state.lag_seconds,
         )
 
 

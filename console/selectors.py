@@ -8,6 +8,7 @@ from typing import Any
 from django.conf import settings
 
 from catalog.selectors import CatalogTotals, catalog_totals, catalog_totals_by_group
+from core.replicas import NOT_CONFIGURED, ReplicaState, read_tolerating_lag, replica_state
 from indexer.space import catalog_full, leasing_paused
 from leases.selectors import lanes_status
 from seeding.models import RangeStatus
@@ -119,6 +120,7 @@ class Dashboard:
     nodes: list[dict[str, Any]]
     lanes: list[dict[str, Any]]
     paused: str | None
+    replica: ReplicaState = NOT_CONFIGURED
 
 
 def _coverage(rows: list[dict[str, Any]], leased: list[dict[str, Any]]) -> Coverage:
@@ -189,14 +191,10 @@ def dashboard(search: str = "", page: int = 1) -> Dashboard:
     for r in queries.fetchdicts("leased_in_groups", {"group_ids": ids}):
         leased.setdefault(int(r["group_id"]), []).append(r)
     catalog = catalog_totals_by_group(ids)
-    bins: dict[int, list[dict[str, Any]]] = {}
-    if ids:
-        for r in queries.fetchdicts("coverage_bins", {"group_ids": ids, "bins": DASHBOARD_BINS}):
-            bins.setdefault(int(r["group_id"]), []).append(r)
+    bins, hourly = read_tolerating_lag(lambda using: _history(ids, using))
     groups = [
         _group_row(r, leased.get(int(r["id"]), []), bins.get(int(r["id"])), catalog) for r in rows
     ]
-    hourly = [(r.hour, int(r.headers)) for r in queries.fetchall("headers_per_hour", {})]
     counts = queries.fetchdicts("node_counts", {"ttl": ttl})[0]
     nodes = busiest_nodes(ttl, DASHBOARD_NODES)
     return Dashboard(
@@ -213,7 +211,24 @@ def dashboard(search: str = "", page: int = 1) -> Dashboard:
         nodes=nodes,
         lanes=lanes_status(DASHBOARD_LANES),
         paused=paused_reason(),
+        replica=replica_state(),
     )
+
+
+def _history(
+    group_ids: list[int], using: str
+) -> tuple[dict[int, list[dict[str, Any]]], list[tuple[Any, int]]]:
+    """The dashboard's slow reads, which tolerate a replica's bounded lag: the groups'
+    coverage maps and the headers of the last day by hour."""
+    bins: dict[int, list[dict[str, Any]]] = {}
+    if group_ids:
+        params = {"group_ids": group_ids, "bins": DASHBOARD_BINS}
+        for r in queries.fetchdicts("coverage_bins", params, using=using):
+            bins.setdefault(int(r["group_id"]), []).append(r)
+    hourly = [
+        (r.hour, int(r.headers)) for r in queries.fetchall("headers_per_hour", {}, using=using)
+    ]
+    return bins, hourly
 
 
 def busiest_nodes(ttl: int, limit: int) -> list[dict[str, Any]]:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import hmac
 
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from core.api.errors import RETRY_AFTER_UNAVAILABLE
 from core.client_address import address_in, client_address
+from core.database_faults import if_unavailable
 
 from .metrics import render_metrics
 from .permissions import STATUS_PERMISSIONS, can_view_all
@@ -58,7 +59,9 @@ def metrics_view(request: HttpRequest) -> HttpResponse:
         return HttpResponse("Forbidden: see docs/console.md (metrics).\n", status=403)
     try:
         body = render_metrics()
-    except (OperationalError, InterfaceError):  # the gauges need the database
+    except DatabaseError as exc:  # the gauges need the database
+        if not if_unavailable(exc):
+            raise
         response = HttpResponse("The database is unavailable; scrape again later.\n", status=503)
         response["Retry-After"] = RETRY_AFTER_UNAVAILABLE
         return response

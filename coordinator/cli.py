@@ -17,6 +17,7 @@ def main() -> None:
     from django.core.management import execute_from_command_line
 
     from coordinator.environment import SettingError
+    from core.database_faults import EXIT_TEMPFAIL, database_unavailable
 
     try:
         execute_from_command_line(sys.argv)
@@ -24,3 +25,24 @@ def main() -> None:
         # A bad variable is the operator's to fix: the sentence, not a traceback.
         sys.stderr.write(f"{Path(sys.argv[0]).name}: {error}\n")
         raise SystemExit(2) from None
+    except Exception as error:
+        if not database_unavailable(error):
+            raise
+        # libpq's text repeats itself for every host of a cluster: one sentence instead.
+        sys.stderr.write(f"{Path(sys.argv[0]).name}: {database_sentence(error)}\n")
+        raise SystemExit(EXIT_TEMPFAIL) from None
+
+
+def database_sentence(error: BaseException) -> str:
+    """What a command says when the database went away or is switching (exit code 75)."""
+    from django.db import connections
+
+    from coordinator.database_url import describe_hosts
+    from core.database_faults import EXIT_TEMPFAIL, reason
+
+    where = describe_hosts(connections["default"].settings_dict)
+    return (
+        f"The database ({where}) did not answer as a writable primary ({reason(error)}): "
+        "it is down, restarting or switching to a standby. What the command committed "
+        f"before is kept; run it again in a few seconds (exit code {EXIT_TEMPFAIL})."
+    )

@@ -19,10 +19,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-import environ
 from django.core.exceptions import ImproperlyConfigured
+
+from coordinator.database_url import FORM, UrlProblem, parse_database_url
 
 CATALOG = Path(__file__).with_name("settings.toml")
 TYPES = frozenset({"str", "int", "float", "bool", "list", "networks", "path", "choice"})
@@ -59,8 +59,6 @@ PROXY = re.compile(r"\$(?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)|\{(?P<braced>[A-Za-z_
 # decimals are seconds, and a wait longer than a year is a typo.
 INT_MAX = 2**31 - 1
 FLOAT_MAX = 365 * 24 * 3600
-# The schemes django-environ reads as PostgreSQL, the only database.
-POSTGRES_SCHEMES = frozenset({"postgres", "postgresql", "pgsql", "psql", "postgis"})
 LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 WHERE = "Change it in the environment or in .env (docs/settings.md lists every setting)."
 
@@ -226,22 +224,17 @@ class Variable:
         )
 
 
-def database_config(url: str) -> dict[str, Any]:
-    """Django's database entry for a postgres:// URL; SettingError, showing none of it, if not."""
+def database_config(url: str, variable: str = "DATABASE_URL") -> dict[str, Any]:
+    """Django's database entry for a postgres:// URL of one host or several (a cluster);
+    SettingError, quoting none of the URL, if it cannot be read."""
     try:
-        readable = urlsplit(url).scheme in POSTGRES_SCHEMES
-        config = dict(environ.Env.db_url_config(url)) if readable else None
-    except ValueError:  # a port that is no number, a broken [IPv6] host
-        config = None
-    if config is None:
+        return parse_database_url(url)
+    except UrlProblem as problem:
         # The URL may hold a password: the sentence quotes none of it.
         raise SettingError(
-            "The setting DATABASE_URL is not a postgres:// URL that can be read "
-            "(postgres://user:password@host:5432/name; percent-encode / : @ # in the "
-            "password). PostgreSQL is the only database."
-        )
-    config["ENGINE"] = "django.db.backends.postgresql"
-    return config
+            f"The setting {variable} is not a postgres:// URL that can be read: {problem} "
+            f"({FORM}; percent-encode / : @ # in the password). {WHERE}"
+        ) from None
 
 
 def plain(markdown_text: str) -> str:

@@ -71,6 +71,8 @@ MIDDLEWARE = [
     "core.client_address.ClientAddressMiddleware",
     # /healthz and /readyz, before the host check and the HTTPS redirect (coordinator/health.py).
     "coordinator.health.HealthCheckMiddleware",
+    # A page that failed because the database is switching: 503 "retry in a few seconds".
+    "core.database_faults.DatabaseSwitchingMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "core.request_log.ApiRequestLogMiddleware",
@@ -122,15 +124,24 @@ if EMBEDDED_DATABASE:
     }
 else:
     DATABASES = {"default": database_config(env("DATABASE_URL"))}
-DATABASES["default"]["CONN_MAX_AGE"] = env("DB_CONN_MAX_AGE")
-DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-DATABASES["default"].setdefault("OPTIONS", {})
-DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", env("DB_CONNECT_TIMEOUT"))
-# Server-side binding lets psycopg prepare the hot statements; a pooler in
-# transaction mode cannot keep prepared statements (DB_PREPARE=0).
-if env("DB_PREPARE"):
-    DATABASES["default"]["OPTIONS"].setdefault("server_side_binding", True)
-    DATABASES["default"]["OPTIONS"].setdefault("prepare_threshold", 2)
+# A streaming replica for the reads that tolerate lag (core/replicas.py): each
+# such read names it at its call site; everything else is the primary's.
+if env("DATABASE_REPLICA_URL"):
+    DATABASES["replica"] = database_config(env("DATABASE_REPLICA_URL"), "DATABASE_REPLICA_URL")
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
+DATABASE_ROUTERS = ["core.replicas.PrimaryRouter"]
+for _database in DATABASES.values():
+    # Persistent connections are checked before reuse; one a failover broke is
+    # dropped at once (core/database_faults.py).
+    _database["CONN_MAX_AGE"] = env("DB_CONN_MAX_AGE")
+    _database["CONN_HEALTH_CHECKS"] = True
+    _database.setdefault("OPTIONS", {})
+    _database["OPTIONS"].setdefault("connect_timeout", env("DB_CONNECT_TIMEOUT"))
+    # Server-side binding lets psycopg prepare the hot statements; a pooler in
+    # transaction mode cannot keep prepared statements (DB_PREPARE=0).
+    if env("DB_PREPARE"):
+        _database["OPTIONS"].setdefault("server_side_binding", True)
+        _database["OPTIONS"].setdefault("prepare_threshold", 2)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

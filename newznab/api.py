@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.views.decorators.http import require_GET
@@ -22,6 +22,8 @@ from django.views.decorators.http import require_GET
 from catalog.nzb import CONTENT_TYPE as NZB_CONTENT_TYPE
 from catalog.nzb import content_disposition
 from core.api.errors import RETRY_AFTER_UNAVAILABLE
+from core.database_faults import if_unavailable
+from core.replicas import read_tolerating_lag
 from usenet.numbers import ascii_digits
 
 from . import feed as rss
@@ -99,7 +101,9 @@ def answer(build: Callable[[], HttpResponseBase], as_json: bool) -> HttpResponse
         response = build()
     except NewznabError as error:
         return error_response(error, as_json)
-    except (OperationalError, InterfaceError):  # a restart or failover: never a 500
+    except DatabaseError as exc:  # a restart or failover: error 900 with 503, never a 500
+        if not if_unavailable(exc):
+            raise
         return error_response(Unavailable(DATABASE_UNAVAILABLE), as_json)
     response["Cache-Control"] = "no-store"
     return response
@@ -207,7 +211,7 @@ def release_attrs(row: Any, guid: str, extended: bool) -> list[tuple[str, str]]:
 
 def search(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponse:
     query = titled(search_query(request))
-    return feed_response(request, caller, as_json, selectors.search(query))
+    return feed_response(request, caller, as_json, searched(query))
 
 
 # The id parameters clients send (Sonarr, Radarr, Prowlarr, NZBHydra2); caps
@@ -243,14 +247,20 @@ def tvsearch(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResp
     query = tv_query(request, search_query(request, default_categories=[TV]))
     if asks_by_id(request):
         return empty_page(request, caller, as_json, query)
-    return feed_response(request, caller, as_json, selectors.search(query))
+    return feed_response(request, caller, as_json, searched(query))
 
 
 def movie(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponse:
     query = movie_query(search_query(request, default_categories=[MOVIES]))
     if asks_by_id(request):
         return empty_page(request, caller, as_json, query)
-    return feed_response(request, caller, as_json, selectors.search(query))
+    return feed_response(request, caller, as_json, searched(query))
+
+
+def searched(query: SearchQuery) -> SearchPage:
+    """A search tolerates a replica's bounded lag (core/replicas.py); the key's counters,
+    details and NZBs are the primary's."""
+    return read_tolerating_lag(lambda using: selectors.search(query, using=using))
 
 
 def release_id_of(request: HttpRequest) -> int:
@@ -326,7 +336,8 @@ def newest_feed(request: HttpRequest, as_json: bool) -> HttpResponse:
         limit=min(limit, settings.NEWZNAB_MAX_LIMIT),
         incomplete=params.flag(request.GET, "incomplete"),
     )
-    return feed_response(request, caller, as_json, selectors.newest(query), extended=True)
+    page = read_tolerating_lag(lambda using: selectors.newest(query, using=using))
+    return feed_response(request, caller, as_json, page, extended=True)
 
 
 rss_view = newznab_view(newest_feed)

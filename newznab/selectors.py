@@ -22,6 +22,7 @@ from datetime import date, datetime
 
 from catalog import selectors as catalog
 from core.errors import NotFound
+from core.replicas import PRIMARY
 from core.sql import Record
 
 from .errors import NoSuchItem
@@ -273,17 +274,18 @@ def index_tsquery(query: SearchQuery, stats: TermStats | None) -> str:
     return render_tsquery([min(plain or required, key=stats.frequency)])
 
 
-def search(query: SearchQuery) -> SearchPage:
+def search(query: SearchQuery, *, using: str = PRIMARY) -> SearchPage:
     """The fields' search when the query has a title; the words' when it has none or
-    the fields match nothing (a query that is not a title: "show 720p")."""
+    the fields match nothing (a query that is not a title: "show 720p"). `using`: the
+    database alias, the replica's where lag is tolerated (core/replicas.py)."""
     if query.fields is not None and any(query.fields.titles):
-        page = search_fields(query, query.fields)
+        page = search_fields(query, query.fields, using=using)
         if page.total or not query.tsquery():
             return page
-    return search_words(query)
+    return search_words(query, using=using)
 
 
-def search_fields(query: SearchQuery, fields: Fields) -> SearchPage:
+def search_fields(query: SearchQuery, fields: Fields, *, using: str = PRIMARY) -> SearchPage:
     params = {
         **_params(query),
         "titles": [title for title in fields.titles if title],
@@ -295,23 +297,23 @@ def search_fields(query: SearchQuery, fields: Fields) -> SearchPage:
         "aired_until": fields.aired_until,
         "season_or_aired": fields.season_or_aired,
     }
-    rows = queries.fetchall_planned("search_fields", params)
+    rows = queries.fetchall_planned("search_fields", params, using=using)
     if query.offset == 0 and len(rows) < query.limit:
         return SearchPage(query.offset, len(rows), rows, "fields")
     # Planned for its values too: a prepared generic plan cannot fold the NULL tests
     # away, and scanned the whole table (seconds at 1 M releases).
-    [counted] = queries.fetchall_planned("count_fields", params)
+    [counted] = queries.fetchall_planned("count_fields", params, using=using)
     return SearchPage(query.offset, counted.total, rows, "fields")
 
 
-def search_words(query: SearchQuery) -> SearchPage:
+def search_words(query: SearchQuery, *, using: str = PRIMARY) -> SearchPage:
     """Common words: the date-ordered walk (a season pack: down the season index).
     Others (or a walk that ran out of rows): the GIN bitmap (and the season index's)
     ANDed with a window of the newest releases (BRIN on posted) big enough to hold
     the page by the terms' estimate, widened tenfold until the page is full."""
     tsquery = query.tsquery()
     if not tsquery:
-        return newest(query)
+        return newest(query, using=using)
     stats = term_stats()
     params = {**_params(query, tsquery), "index_tsquery": index_tsquery(query, stats)}
     wanted = query.offset + query.limit + 1
@@ -325,7 +327,7 @@ def search_words(query: SearchQuery) -> SearchPage:
     if stats is None or walk_rows <= WALK_MAX_ROWS:
         budget = WALK_MIN_ROWS if stats is None else int(max(WALK_MIN_ROWS, 3 * walk_rows))
         rows = queries.fetchall_planned(
-            "search_walk", {**params, "limit": query.limit + 1, "budget": budget}
+            "search_walk", {**params, "limit": query.limit + 1, "budget": budget}, using=using
         )
         if len(rows) > query.limit:
             # More than a page among the newest: a common term; its total is not counted.
@@ -343,6 +345,7 @@ def search_words(query: SearchQuery) -> SearchPage:
         rows = queries.fetchall_planned(
             "search_season_walk",
             {**params, "limit": query.limit + 1, "budget": int(3 * season_rows)},
+            using=using,
         )
         if len(rows) > query.limit:
             return SearchPage(query.offset, TOTAL_CAP, rows[: query.limit], "season walk")
@@ -351,17 +354,21 @@ def search_words(query: SearchQuery) -> SearchPage:
         if stats and stats.releases
         else 1.0
     )
-    return _newest_window(query, params, stats, share)
+    return _newest_window(query, params, stats, share, using)
 
 
 def _newest_window(
-    query: SearchQuery, params: dict[str, object], stats: TermStats | None, share: float
+    query: SearchQuery,
+    params: dict[str, object],
+    stats: TermStats | None,
+    share: float,
+    using: str,
 ) -> SearchPage:
     windows = 0
     while True:
         after = stats.posted_after(share) if stats else None
         since = max(query.since, after) if after is not None else query.since
-        found = queries.fetchall_planned("search_matches", {**params, "since": since})
+        found = queries.fetchall_planned("search_matches", {**params, "since": since}, using=using)
         rows = [row for row in found if row.id is not None]
         windows += 1
         if len(rows) >= query.limit and after is not None and since > query.since:
@@ -378,13 +385,15 @@ def forget_term_stats() -> None:
     _term_stats = None
 
 
-def newest(query: SearchQuery) -> SearchPage:
+def newest(query: SearchQuery, *, using: str = PRIMARY) -> SearchPage:
+    """The newest releases (a search with no words, the feed); `using`: the database alias,
+    the replica's where lag is tolerated (core/replicas.py)."""
     params = _params(query)
-    rows = queries.fetchall("newest_releases", params)
+    rows = queries.fetchall("newest_releases", params, using=using)
     if query.offset == 0 and len(rows) < query.limit:
         total = len(rows)
     else:
-        counted = queries.fetchone("count_newest", params)
+        counted = queries.fetchone("count_newest", params, using=using)
         total = counted.total if counted else 0
     return SearchPage(query.offset, total, rows, "newest")
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import psycopg
 from django.core.exceptions import RequestDataTooBig
-from django.db import DatabaseError, DataError, InterfaceError, OperationalError
+from django.db import DatabaseError, DataError
 from django.http import Http404, JsonResponse, UnreadablePostError
 from rest_framework import exceptions as drf
 
+from core.database_faults import RETRY_AFTER_SECONDS, if_unavailable
 from core.errors import (
     DomainError,
     Invalid,
@@ -33,7 +33,10 @@ from core.errors import (
 
 logger = logging.getLogger(__name__)
 
-RETRY_AFTER_UNAVAILABLE = "5"
+RETRY_AFTER_UNAVAILABLE = str(RETRY_AFTER_SECONDS)
+DATABASE_SWITCHING = (
+    "The database is unreachable or switching to a standby; retry after Retry-After seconds."
+)
 RETRY_AFTER_STORAGE_FULL = "60"  # space comes back when an operator frees it
 
 # Status and code of each domain error (docs/api.md, "Errors"). A subclass
@@ -135,17 +138,11 @@ def _translate(exc: Exception) -> tuple[int, str, str] | None:
         if "0x00" in str(exc):
             return 400, "invalid", "A text value holds a NUL character; send it without one."
         return 400, "invalid", "A value is out of range for the database; check the numbers sent."
-    # psycopg's own errors reach here from a session Django does not wrap (the
-    # upload guards', the news-server slots'): the same failure, the same answer.
-    disconnected = (
-        OperationalError,
-        InterfaceError,
-        psycopg.OperationalError,
-        psycopg.InterfaceError,
-    )
-    if isinstance(exc, disconnected):
-        logger.warning("database unavailable: %s", exc.__class__.__name__)
-        return 503, "unavailable", "The database is unreachable; retry with backoff."
+    # A failover, a restart or a lost connection (core/database_faults.py, by SQLSTATE;
+    # psycopg's own errors come from sessions Django does not wrap: the upload
+    # guards', the news-server slots'): the connection is dropped, the node retries.
+    if if_unavailable(exc):
+        return 503, "unavailable", DATABASE_SWITCHING
     if isinstance(exc, drf.APIException):
         return exc.status_code, "error", str(exc.detail)
     if isinstance(exc, DatabaseError):

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 import psycopg
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 from psycopg.rows import dict_row, namedtuple_row
 
@@ -116,20 +116,29 @@ class Queries:
     def __getitem__(self, name: str) -> str:
         return load_queries(self._path)[name]
 
-    def fetchone(self, name: str, params: Mapping[str, Any]) -> Record | None:
-        with connection.cursor() as cursor:
+    def fetchone(
+        self, name: str, params: Mapping[str, Any], *, using: str = DEFAULT_DB_ALIAS
+    ) -> Record | None:
+        with connections[using].cursor() as cursor:
             cursor.cursor.row_factory = namedtuple_row
             cursor.execute(self[name], params)
             return cursor.fetchone()  # type: ignore[no-any-return]
 
-    def fetchall(self, name: str, params: Mapping[str, Any]) -> list[Record]:
-        with connection.cursor() as cursor:
+    def fetchall(
+        self, name: str, params: Mapping[str, Any], *, using: str = DEFAULT_DB_ALIAS
+    ) -> list[Record]:
+        with connections[using].cursor() as cursor:
             cursor.cursor.row_factory = namedtuple_row
             cursor.execute(self[name], params)
             return cursor.fetchall()  # type: ignore[no-any-return]
 
     def fetchall_planned(
-        self, name: str, params: Mapping[str, Any], row_factory: Any = namedtuple_row
+        self,
+        name: str,
+        params: Mapping[str, Any],
+        row_factory: Any = namedtuple_row,
+        *,
+        using: str = DEFAULT_DB_ALIAS,
     ) -> list[Any]:
         """Like fetchall, but planned for these values every time, never prepared.
 
@@ -139,6 +148,7 @@ class Queries:
         each time (a millisecond) rather than fixed by a guess. Same
         connection and transaction; Django still counts and logs the query.
         """
+        connection = connections[using]
         connection.ensure_connection()
         raw = _UnpreparedCursor(connection.connection, row_factory=row_factory)
         wrapper = CursorDebugWrapper if connection.queries_logged else CursorWrapper
@@ -146,12 +156,16 @@ class Queries:
             cursor.execute(self[name], params)
             return cursor.fetchall()  # type: ignore[no-any-return]
 
-    def fetchdicts_planned(self, name: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def fetchdicts_planned(
+        self, name: str, params: Mapping[str, Any], *, using: str = DEFAULT_DB_ALIAS
+    ) -> list[dict[str, Any]]:
         """fetchall_planned's rows as dicts."""
-        return self.fetchall_planned(name, params, row_factory=dict_row)
+        return self.fetchall_planned(name, params, row_factory=dict_row, using=using)
 
-    def fetchdicts(self, name: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
-        with connection.cursor() as cursor:
+    def fetchdicts(
+        self, name: str, params: Mapping[str, Any], *, using: str = DEFAULT_DB_ALIAS
+    ) -> list[dict[str, Any]]:
+        with connections[using].cursor() as cursor:
             cursor.cursor.row_factory = dict_row
             cursor.execute(self[name], params)
             return cursor.fetchall()  # type: ignore[no-any-return]
@@ -176,6 +190,7 @@ class Queries:
 
     def fetchall_bound(self, name: str, params: Mapping[str, Any]) -> list[Record]:
         """Like fetchall, with the parameters sent in binary (see fetchone_bound)."""
+        connection = connections[DEFAULT_DB_ALIAS]
         connection.ensure_connection()
         raw = psycopg.Cursor(connection.connection, row_factory=namedtuple_row)
         raw.format = psycopg.pq.Format.BINARY
@@ -185,15 +200,15 @@ class Queries:
             return cursor.fetchall()  # type: ignore[no-any-return]
 
     def execute(self, name: str, params: Mapping[str, Any]) -> int:
-        """Run a statement and return its row count."""
-        with connection.cursor() as cursor:
+        """Run a statement and return its row count (on the primary: it may write)."""
+        with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
             cursor.execute(self[name], params)
             return cursor.rowcount
 
     def copy_rows(self, name: str, rows: Iterable[Sequence[Any]]) -> int:
         """Stream rows into a `COPY ... FROM STDIN` statement; returns how many were sent."""
         count = 0
-        with connection.cursor() as cursor:
+        with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
             with cursor.cursor.copy(self[name]) as copy:
                 for row in rows:
                     copy.write_row(row)

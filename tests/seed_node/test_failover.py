@@ -122,3 +122,18 @@ def test_the_agent_takes_several_coordinator_options(
     )
     assert status == 0
     assert len(second.posted("/ranges/lease")) >= 1
+
+
+@pytest.mark.slow
+def test_a_batch_answered_503_during_a_failover_is_sent_again_whole(
+    hosts: tuple[ScriptedCoordinator, ScriptedCoordinator],
+) -> None:
+    """The agent's side of a failover: the same batch again (the coordinator's batch keys
+    make a replay change nothing twice: tests/seeding/test_failover_replay.py)."""
+    first, _ = hosts
+    answers = iter([(503, {"error": "unavailable"})] * 2)
+    first.routes["/ranges/7/batch"] = lambda _: next(answers, (200, {"next": 2500}))
+    client = Coordinator([first.url], "sn_t", max_backoff=0.2)
+    batch = {"epoch": 3, "next": 2500, "headers": 10, "files": [], "fragments": []}
+    assert client.post("/ranges/7/batch", batch) == {"next": 2500}
+    assert first.posted("/ranges/7/batch") == [batch] * 3
