@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from catalog.release_backfill import backfill_releases
 from catalog.release_counts import settle_releases
 
 from .sql import queries
@@ -26,6 +27,9 @@ RETIRE_INTERVAL_SECONDS = 10.0  # a quiet lease passes on at most this long afte
 FOLD_INTERVAL_SECONDS = 300.0  # an hour is foldable five minutes after it ends
 PRUNE_INTERVAL_SECONDS = 3600.0  # minutes are kept for hours; once an hour is plenty
 SETTLE_INTERVAL_SECONDS = 60.0  # a quiet release is listed within a minute of settling
+# After an upgrade, RELEASE_BACKFILL_BATCH releases read and counted again a run
+# (well under a second); once done, a run reads two position rows.
+BACKFILL_INTERVAL_SECONDS = 10.0
 
 
 @dataclass
@@ -176,4 +180,11 @@ SETTLE = register(
     "releases listed after settling",
     settle_releases,
     every=SETTLE_INTERVAL_SECONDS,
+)
+# The catalog's catch-up after an upgrade: stored releases read and counted again.
+BACKFILL = register(
+    "backfill_releases",
+    "releases read or counted again after an upgrade",
+    backfill_releases,
+    every=BACKFILL_INTERVAL_SECONDS,
 )

@@ -1,0 +1,143 @@
+"""An upgraded catalog serves its releases at once and catches up by itself.
+
+Releases stored before migrations 0002-0005 carry no name fields, no listing
+and totals not counted the new way. Search and RSS serve such a release when
+its stored totals are complete (`catalog_release_served`), and the upkeep
+(`catalog.release_backfill`, in `manage.py maintain`) reads and counts them
+again a bounded number a run, with the services of the two commands.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+from django.test import Client
+
+from catalog.models import Release, ReleaseBackfill
+from catalog.release_backfill import backfill_releases, backfill_status
+from catalog.services import store_files
+from newznab import services as newznab_services
+from seeding import maintenance
+from tests.support.factories import GroupFactory
+from tests.support.newznab import call, parse
+from tests.support.reports import release_files
+from usenet.release_names import FIELDS_VERSION
+
+pytestmark = pytest.mark.django_db
+
+COMPLETE = [
+    "Some.Show.S01E01.1080p.WEB.h264-GRP",
+    "Some.Show.S01E02.1080p.WEB.h264-GRP",
+    "A.Great.Movie.2019.1080p.BluRay.x264-GRP",
+]
+INCOMPLETE = "Some.Show.S01E03.1080p.WEB.h264-GRP"
+
+
+def migrate(target):
+    executor = MigrationExecutor(connection)
+    executor.migrate(target)
+
+
+def served(client, key):
+    """The names search and RSS serve by default, each as a set."""
+    search = parse(call(client, t="search", apikey=key))
+    tv = parse(call(client, t="tvsearch", q="Some Show", season="1", ep="1", apikey=key))
+    rss = parse(client.get("/rss", {"apikey": key}))
+    return [{item.findtext("title") for item in doc.iter("item")} for doc in (search, tv, rss)]
+
+
+def stored_before_the_upgrade():
+    """Releases stored, then the catalog taken back to 0001 and forward (as an upgrade)."""
+    group = GroupFactory()
+    for i, stem in enumerate(COMPLETE):
+        store_files(group.id, None, [], release_files(stem, date=1_700_000_000 + 100 * i))
+    store_files(group.id, None, [], release_files(INCOMPLETE, date=1_700_001_000)[:-1])
+    migrate([("catalog", "0001_initial")])
+    migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_search_and_rss_serve_the_complete_releases_before_during_and_after_the_backfill(
+    settings,
+):
+    stored_before_the_upgrade()
+    assert not Release.objects.filter(listed=True).exists()  # as the migrations leave them
+    assert set(Release.objects.values_list("fields_version", "counted")) == {(0, False)}
+    _issued, key = newznab_services.issue_api_key("sonarr")
+    client = Client()
+    complete = set(COMPLETE)
+    # Before the upkeep: the complete ones by their stored totals; the episode's
+    # fields are not read yet, so tvsearch finds it by its words.
+    assert served(client, key) == [complete, {COMPLETE[0]}, complete]
+
+    settings.RELEASE_BACKFILL_BATCH = 1  # one release of each step a run
+    runs = 0
+    while backfill_releases():
+        runs += 1
+        assert served(client, key) == [complete, {COMPLETE[0]}, complete], runs
+    assert runs >= 4  # four releases, one a run
+
+    releases = {r.name: r for r in Release.objects.all()}
+    assert {n for n, r in releases.items() if r.listed} == complete
+    assert all(r.counted and r.fields_version == FIELDS_VERSION for r in releases.values())
+    assert releases[COMPLETE[0]].seasons == [1] and releases[COMPLETE[0]].episodes == [1]
+    assert releases[COMPLETE[2]].year == 2019
+    assert served(client, key) == [complete, {COMPLETE[0]}, complete]
+    assert backfill_status().done
+    assert backfill_releases() == 0
+
+
+def test_a_fresh_catalog_has_nothing_to_backfill_and_new_releases_need_none():
+    store_files(GroupFactory().id, None, [], release_files())
+    release = Release.objects.get()
+    assert release.counted and release.fields_version == FIELDS_VERSION
+    assert backfill_releases() == 0
+    assert backfill_status().done
+
+
+def pre_upgrade(*names):
+    """Releases as an upgrade leaves them (fields unread, not counted), through the batch path."""
+    group = GroupFactory()
+    for i, name in enumerate(names):
+        store_files(group.id, None, [], release_files(name, date=1_700_000_000 + 100 * i))
+    Release.objects.update(fields_version=0, counted=False, listed=False, title_key="")
+
+
+def test_the_backfill_resumes_from_its_position_and_starts_again_for_a_new_parser(settings):
+    pre_upgrade(*COMPLETE)
+    ids = sorted(Release.objects.values_list("id", flat=True))
+    settings.RELEASE_BACKFILL_BATCH = 1
+    assert backfill_releases() == 2  # the first release read, and counted
+    fields = ReleaseBackfill.objects.get(name="fields")
+    assert (fields.version, fields.after, fields.upto) == (FIELDS_VERSION, ids[0], ids[-1])
+    assert backfill_status().to_parse == ids[-1] - ids[0]
+    # A new process (a kill meanwhile) goes on from the stored position.
+    settings.RELEASE_BACKFILL_BATCH = 100
+    assert backfill_releases() == 4
+    assert not Release.objects.filter(fields_version__lt=FIELDS_VERSION).exists()
+    assert not Release.objects.filter(counted=False).exists()
+    # A parser version the position was not read for starts it from the first release.
+    ReleaseBackfill.objects.filter(name="fields").update(version=FIELDS_VERSION - 1)
+    Release.objects.filter(id=ids[1]).update(fields_version=0, title_key="")
+    assert backfill_releases() == 1
+    assert Release.objects.get(id=ids[1]).title_key != ""
+
+
+def test_a_run_walks_at_most_its_batch_of_ids_however_many_are_read_already(settings):
+    pre_upgrade(*COMPLETE)
+    Release.objects.update(fields_version=FIELDS_VERSION, counted=True)  # as if read by hand
+    ids = sorted(Release.objects.values_list("id", flat=True))
+    settings.RELEASE_BACKFILL_BATCH = 1
+    assert backfill_releases() == 0
+    assert ReleaseBackfill.objects.get(name="fields").after == ids[0]
+
+
+def test_the_upkeep_runs_it_and_maintain_reports_it():
+    pre_upgrade(*COMPLETE)
+    assert maintenance.BACKFILL in maintenance.tasks()
+    out = call_command("maintain")
+    assert "releases read or counted again after an upgrade" in out
+    assert set(Release.objects.values_list("listed", flat=True)) == {True}
