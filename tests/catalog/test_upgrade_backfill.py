@@ -18,6 +18,7 @@ from django.test import Client
 from catalog.models import Release, ReleaseBackfill
 from catalog.release_backfill import backfill_releases, backfill_status
 from catalog.services import store_files
+from console.selectors import seed_status
 from newznab import services as newznab_services
 from seeding import maintenance
 from tests.support.factories import GroupFactory
@@ -135,9 +136,17 @@ def test_a_run_walks_at_most_its_batch_of_ids_however_many_are_read_already(sett
     assert ReleaseBackfill.objects.get(name="fields").after == ids[0]
 
 
-def test_the_upkeep_runs_it_and_maintain_reports_it():
+def test_the_upkeep_runs_it_and_maintain_and_seed_status_report_it(settings):
     pre_upgrade(*COMPLETE)
+    settings.RELEASE_BACKFILL_BATCH = 1
     assert maintenance.BACKFILL in maintenance.tasks()
     out = call_command("maintain")
     assert "releases read or counted again after an upgrade" in out
+    status = call_command("seed_status")
+    assert "After the upgrade, releases to parse: about 2; to count: about 2" in status
+    assert seed_status()["release_backfill"] == {"to_parse": 2, "to_count": 2}
+    settings.RELEASE_BACKFILL_BATCH = 100
+    call_command("maintain")
     assert set(Release.objects.values_list("listed", flat=True)) == {True}
+    assert "After the upgrade" not in call_command("seed_status")
+    assert seed_status()["release_backfill"] is None
