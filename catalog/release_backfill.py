@@ -11,7 +11,8 @@ recount_releases`, at most RELEASE_BACKFILL_BATCH releases of each a run:
 
 - the fields: keyset by id from the position in catalog_release_backfill
   (the parser version it reads for, the last id read, the newest id when it
-  began), moved in the transaction of each batch, so a killed run resumes;
+  began), locked (SKIP LOCKED: one process at a time) and moved in the
+  transaction of each batch, so a killed run resumes;
   a new FIELDS_VERSION starts it again from the first release;
 - the counts: the releases the partial index of `NOT counted` still holds,
   from the last id counted (the position row `recount`); the recount marks
@@ -54,12 +55,16 @@ class BackfillStatus:
         return self.to_parse == 0 and self.to_count == 0
 
 
-def _position(name: str, version: int) -> tuple[int, int]:
-    """(after, upto) of a backfill, started (or started again for a new version) if need be."""
-    row = queries.fetchone("backfill_position", {"name": name})
-    if row is None or row.version != version:
+def _take(name: str, version: int) -> tuple[int, int] | None:
+    """(after, upto) of a backfill, locked for this transaction (started, or started again
+    for a new version, if need be); None while another process's batch holds it."""
+    queries.execute("create_backfill", {"name": name})
+    row = queries.fetchone("take_backfill_position", {"name": name})
+    if row is None:
+        return None
+    if row.version != version:
         row = queries.fetchone("start_backfill", {"name": name, "version": version})
-    assert row is not None
+        assert row is not None
     return int(row.after), int(row.upto)
 
 
@@ -71,44 +76,52 @@ def _parse(budget: int) -> int:
     """Walk at most `budget` release ids, reading the fields of those read under an older parser.
 
     Each batch asks the primary key for a window of BATCH ids at most, so a
-    run reads a bounded stretch however many of them were read already.
-    Answers how many releases were read.
+    run reads a bounded stretch however many of them were read already; the
+    position is locked and moved in the batch's transaction. Answers how
+    many releases were read.
     """
-    after, upto = _position(FIELDS, FIELDS_VERSION)
-    if after >= upto:
-        return 0
-    rule_version = current_rules().version
-    rules = (rule_version, category_rules(rule_version))
+    rules = None
     read = walked = 0
-    while walked < budget and after < upto:
-        end = min(upto, after + min(BATCH, budget - walked))
+    while walked < budget:
         with transaction.atomic():
+            position = _take(FIELDS, FIELDS_VERSION)
+            if position is None or position[0] >= position[1]:
+                break
+            after, upto = position
+            if rules is None:
+                rule_version = current_rules().version
+                rules = (rule_version, category_rules(rule_version))
+            end = min(upto, after + min(BATCH, budget - walked))
             batch = parse_batch(rules, after=after, limit=BATCH, upto=end)
             _move(FIELDS, end)
         read += batch.releases
         walked += end - after
-        after = end
     return read
 
 
 def _recount(budget: int) -> int:
-    """Count at most `budget` releases again; answers how many were counted."""
-    after, upto = _position(RECOUNT, 0)
-    if after >= upto:
-        return 0
+    """Count at most `budget` releases again; answers how many were counted.
+
+    The position is locked and moved in each batch's transaction. A batch
+    that finds none may have lost its rows to a concurrent recount (a row
+    counted meanwhile no longer matches): the step is done only when the
+    partial index holds none past the position.
+    """
     summary = RecountSummary()
     while summary.releases < budget:
         with transaction.atomic():
-            last = recount_batch(
-                summary,
-                after=after,
-                limit=min(BATCH, budget - summary.releases),
-                uncounted_only=True,
-            )
-            after = last or upto
-            _move(RECOUNT, after)
-        if after >= upto:
-            break
+            position = _take(RECOUNT, 0)
+            if position is None or position[0] >= position[1]:
+                break
+            after, upto = position
+            limit = min(BATCH, budget - summary.releases)
+            last = recount_batch(summary, after=after, limit=limit, uncounted_only=True)
+            if not last:
+                row = queries.fetchone("any_uncounted_after", {"after": after})
+                if row is not None and row.left:
+                    break  # the next run takes them
+                last = upto
+            _move(RECOUNT, last)
     return summary.releases
 
 

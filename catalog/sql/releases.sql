@@ -272,18 +272,38 @@ SELECT (SELECT count(*) FROM due) AS taken, (SELECT count(*) FROM dropped) AS dr
        (SELECT count(*) FROM listed) AS listed;
 
 -- name: backfill_position
--- The upkeep's backfill of the name fields: where it is (catalog_release_backfill).
+-- The upkeep's backfill of the name fields, or of the counts: where it is
+-- (catalog_release_backfill).
 SELECT version, after, upto FROM catalog_release_backfill WHERE name = %(name)s;
+
+-- name: take_backfill_position
+-- The same, locked for this batch's transaction; nothing when another
+-- process's batch holds it (that process goes on, this one stops its run).
+SELECT version, after, upto
+  FROM catalog_release_backfill
+ WHERE name = %(name)s
+   FOR UPDATE SKIP LOCKED;
+
+-- name: create_backfill
+-- A backfill's row, empty (version -1: started by the first batch).
+INSERT INTO catalog_release_backfill (name, version, after, upto)
+VALUES (%(name)s, -1, 0, 0)
+ON CONFLICT (name) DO NOTHING;
 
 -- name: start_backfill
 -- A backfill (for parser version %(version)s) from the oldest release to the
 -- newest now (the primary key's first and last entries).
-INSERT INTO catalog_release_backfill (name, version, after, upto)
-VALUES (%(name)s, %(version)s, coalesce((SELECT min(id) FROM catalog_release), 1) - 1,
-        coalesce((SELECT max(id) FROM catalog_release), 0))
-ON CONFLICT (name) DO UPDATE
-    SET version = excluded.version, after = excluded.after, upto = excluded.upto
+UPDATE catalog_release_backfill
+   SET version = %(version)s,
+       after = coalesce((SELECT min(id) FROM catalog_release), 1) - 1,
+       upto = coalesce((SELECT max(id) FROM catalog_release), 0)
+ WHERE name = %(name)s
 RETURNING version, after, upto;
+
+-- name: any_uncounted_after
+-- Whether a release past %(after)s is still not counted (one probe of the
+-- partial index, no lock).
+SELECT EXISTS (SELECT 1 FROM catalog_release WHERE NOT counted AND id > %(after)s) AS left;
 
 -- name: move_backfill
 UPDATE catalog_release_backfill SET after = %(after)s WHERE name = %(name)s;

@@ -9,9 +9,11 @@ again a bounded number a run, with the services of the two commands.
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 
@@ -150,3 +152,51 @@ def test_the_upkeep_runs_it_and_maintain_and_seed_status_report_it(settings):
     assert set(Release.objects.values_list("listed", flat=True)) == {True}
     assert "After the upgrade" not in call_command("seed_status")
     assert seed_status()["release_backfill"] is None
+
+
+def test_a_recount_batch_that_finds_none_while_some_are_left_does_not_end_the_step(
+    settings, monkeypatch
+):
+    """A concurrent recount can take a batch's rows from under its lock (they no longer
+    match `NOT counted`): the step ends only when the partial index holds none."""
+    pre_upgrade(*COMPLETE)
+    monkeypatch.setattr("catalog.release_backfill.recount_batch", lambda *a, **kw: 0)
+    backfill_releases()
+    assert backfill_status().to_count == 3
+    monkeypatch.undo()
+    backfill_releases()
+    assert not Release.objects.filter(counted=False).exists()
+    assert backfill_status().done
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_position_another_process_holds_is_left_to_it(settings):
+    pre_upgrade(*COMPLETE)
+    settings.RELEASE_BACKFILL_BATCH = 1
+    backfill_releases()  # both positions exist now
+    held, go = threading.Event(), threading.Event()
+
+    def hold():
+        try:
+            with transaction.atomic(using="default"):
+                with connection.cursor() as cursor:
+                    cursor.execute(
+                        "SELECT 1 FROM catalog_release_backfill WHERE name = 'fields' FOR UPDATE"
+                    )
+                held.set()
+                go.wait(30)
+        finally:
+            connection.close()
+
+    other = threading.Thread(target=hold)
+    other.start()
+    try:
+        assert held.wait(30)
+        assert backfill_releases() == 1  # the count's step alone
+        assert Release.objects.filter(fields_version__lt=FIELDS_VERSION).count() == 2
+    finally:
+        go.set()
+        other.join()
+    settings.RELEASE_BACKFILL_BATCH = 100
+    backfill_releases()
+    assert backfill_status().done
