@@ -28,7 +28,7 @@ FOLD_INTERVAL_SECONDS = 300.0  # an hour is foldable five minutes after it ends
 PRUNE_INTERVAL_SECONDS = 3600.0  # minutes are kept for hours; once an hour is plenty
 SETTLE_INTERVAL_SECONDS = 60.0  # a quiet release is listed within a minute of settling
 # After an upgrade, RELEASE_BACKFILL_BATCH releases read and counted again a run
-# (2,000 of each: about 0.7 s at the commands' rates in docs/performance.md);
+# (2,000 of each: 0.75-1.27 s measured, docs/performance.md);
 # once done, a run reads two position rows.
 BACKFILL_INTERVAL_SECONDS = 10.0
 
