@@ -150,14 +150,15 @@ def backfill_status() -> BackfillStatus:
     return BackfillStatus(to_parse, to_count)
 
 
-def backfill_releases() -> int:
-    """The upkeep's step: at most RELEASE_BACKFILL_BATCH release ids walked for their fields,
-    and as many releases counted again.
+def backfill_releases(budget: int | None = None) -> int:
+    """The upkeep's step: at most `budget` (RELEASE_BACKFILL_BATCH) release ids walked for
+    their fields, and as many releases counted again.
 
     Answers how many releases it read or counted; logs what is left while
     any is.
     """
-    budget = int(settings.RELEASE_BACKFILL_BATCH)
+    if budget is None:
+        budget = int(settings.RELEASE_BACKFILL_BATCH)
     done = _parse(budget) + _recount(budget)
     if done:
         status = backfill_status()

@@ -154,6 +154,22 @@ def test_the_upkeep_runs_it_and_maintain_and_seed_status_report_it(settings):
     assert seed_status()["release_backfill"] is None
 
 
+def test_the_lease_path_runs_a_small_step_and_maintain_its_whole_batch(settings, monkeypatch):
+    """A node's lease call waits for the upkeep it runs: there the backfill takes
+    BACKFILL_LEASE_STEP releases of each kind, not RELEASE_BACKFILL_BATCH."""
+    pre_upgrade(*COMPLETE)
+    settings.RELEASE_BACKFILL_BATCH = 100
+    monkeypatch.setattr(maintenance, "BACKFILL_LEASE_STEP", 1)
+    maintenance.mark_all_run()
+    maintenance.BACKFILL.last_run = float("-inf")
+    monkeypatch.setattr(maintenance, "_next_due", float("-inf"))
+    [outcome] = maintenance.run_due()
+    assert (outcome.task, outcome.count) == (maintenance.BACKFILL, 2)  # one read, one counted
+    assert Release.objects.filter(counted=False).count() == len(COMPLETE) - 1
+    assert maintenance.run_task(maintenance.BACKFILL) == 4  # maintain: the rest at once
+    assert not Release.objects.filter(counted=False).exists()
+
+
 def test_a_recount_batch_that_finds_none_while_some_are_left_does_not_end_the_step(
     settings, monkeypatch
 ):
