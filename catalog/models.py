@@ -192,6 +192,10 @@ class Release(models.Model):
     # the batch that completes it) or settled (quiet for
     # RELEASE_SETTLE_MINUTES above RELEASE_MIN_COMPLETION, set by the upkeep).
     listed = models.BooleanField(default=False, db_default=False)
+    # False on the releases stored before migration 0005 until the upkeep
+    # counts them again (catalog.release_backfill); meanwhile search serves
+    # one whose stored totals are complete (catalog_release_served).
+    counted = models.BooleanField(default=True, db_default=True)
 
     class Meta:
         db_table = "catalog_release"
@@ -204,6 +208,12 @@ class Release(models.Model):
             models.Index(fields=["-posted", "-id"], name="catalog_release_posted_idx"),
             models.Index(fields=["category", "-posted", "-id"], name="catalog_release_cat_idx"),
             GinIndex(fields=["groups"], name="catalog_release_groups_idx"),
+            # The releases left to count again after the upgrade (the upkeep's next batch).
+            models.Index(
+                fields=["id"],
+                condition=models.Q(counted=False),
+                name="catalog_release_uncounted_idx",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -286,3 +296,24 @@ class GroupCatalogSummary(models.Model):
 
     def __str__(self) -> str:
         return f"group {self.group_id}, slot {self.slot}: {self.files} files"
+
+
+class ReleaseBackfill(models.Model):
+    """Where the upkeep's backfill of the releases' name fields is (catalog.release_backfill).
+
+    One row, `fields`: the FIELDS_VERSION it reads for, the last release id
+    read, and the highest id to read (the newest release when it began: the
+    batch path reads every later one under that version already).
+    """
+
+    name = models.TextField(primary_key=True)
+    version = columns.SmallIntegerField()
+    after = models.BigIntegerField()
+    upto = models.BigIntegerField()
+
+    class Meta:
+        db_table = "catalog_release_backfill"
+        verbose_name = "release backfill position"
+
+    def __str__(self) -> str:
+        return f"{self.name}: version {self.version}, after {self.after} up to {self.upto}"

@@ -33,6 +33,36 @@ class RecountSummary:
     unlisted: int = 0  # listed only on a wrong count before
 
 
+def recount_batch(
+    summary: RecountSummary, *, after: int, limit: int, uncounted_only: bool = False
+) -> int:
+    """Count the next `limit` releases past id `after` again, adding to `summary`.
+
+    One transaction: the releases are locked in id order in one statement and
+    counted in a second, so a batch that committed while the lock waited is
+    counted too. `uncounted_only`: only those not counted since the upgrade
+    (migration 0005's partial index). Answers the last id counted, 0 when
+    none was left.
+    """
+    with transaction.atomic():
+        locked = queries.fetchall(
+            "lock_uncounted_releases" if uncounted_only else "lock_releases_to_recount",
+            {"after": after, "limit": limit},
+        )
+        ids = [r.id for r in locked]
+        if not ids:
+            return 0
+        counted = queries.fetchone(
+            "recount_releases", {"ids": ids, "floor": int(settings.RELEASE_MIN_COMPLETION)}
+        )
+    summary.releases += len(ids)
+    if counted is not None:
+        summary.changed += int(counted.changed)
+        summary.listed += int(counted.listed)
+        summary.unlisted += int(counted.unlisted)
+    return int(ids[-1])
+
+
 def recount_releases(
     batch_size: int = 1000,
     progress: Callable[[RecountSummary], None] | None = None,
@@ -41,29 +71,12 @@ def recount_releases(
 ) -> RecountSummary:
     """Count every release (id above `after`) again from its files; write only what changed.
 
-    Keyset by id, one transaction per batch: the batch's releases are locked
-    in one statement and counted in a second, so a batch that committed while
-    the lock waited is counted too. A run can stop anywhere: what it wrote is
-    right, and a second run changes nothing.
+    Keyset by id, one transaction per batch (`recount_batch`). A run can
+    stop anywhere: what it wrote is right, and a second run changes nothing.
     """
     row = queries.fetchone("count_releases", {})
     summary = RecountSummary(total=int(row.releases) if row else 0)
-    floor = int(settings.RELEASE_MIN_COMPLETION)
-    while True:
-        with transaction.atomic():
-            locked = queries.fetchall(
-                "lock_releases_to_recount", {"after": after, "limit": batch_size}
-            )
-            ids = [r.id for r in locked]
-            if not ids:
-                break
-            counted = queries.fetchone("recount_releases", {"ids": ids, "floor": floor})
-        summary.releases += len(ids)
-        if counted is not None:
-            summary.changed += int(counted.changed)
-            summary.listed += int(counted.listed)
-            summary.unlisted += int(counted.unlisted)
-        after = ids[-1]
+    while after := recount_batch(summary, after=after, limit=batch_size):
         if progress is not None:
             progress(summary)
     return summary
@@ -93,4 +106,4 @@ def settle_releases() -> int:
     return listed
 
 
-__all__ = ["RecountSummary", "recount_releases", "settle_releases"]
+__all__ = ["RecountSummary", "recount_batch", "recount_releases", "settle_releases"]

@@ -128,6 +128,45 @@ class ParseSummary:
     recategorized: int = 0  # of them, whose category changed
 
 
+@dataclass(frozen=True)
+class ParseBatch:
+    releases: int  # read again
+    recategorized: int
+    last_id: int  # the keyset's next `after`; 0 when no release was left
+
+
+def parse_batch(
+    rules: tuple[int, CategoryRules], *, after: int, limit: int, upto: int | None = None
+) -> ParseBatch:
+    """Read again the next `limit` releases past id `after` (up to `upto`) read under an older parser.
+
+    `rules`: the rule set version and its category rules (current_rules(),
+    category_rules()). One short transaction whose rows are locked in id order.
+    """
+    rule_version, overrides = rules
+    rows = queries.fetchall(
+        "releases_to_parse",
+        {"version": FIELDS_VERSION, "after": after, "limit": limit, "upto": upto},
+    )
+    if not rows:
+        return ParseBatch(0, 0, 0)
+    fields = [read_name(r.name) for r in rows]
+    params = field_params(fields)
+    params.update(
+        ids=[r.id for r in rows],
+        categories=[
+            decide_category(overrides, f, r.name, r.groups)
+            for f, r in zip(fields, rows, strict=True)
+        ],
+        rule_version=rule_version,
+    )
+    with transaction.atomic():
+        done = queries.fetchone("set_release_fields", params)
+    return ParseBatch(
+        int(done.releases) if done else 0, int(done.recategorized) if done else 0, rows[-1].id
+    )
+
+
 def parse_release_names(
     batch_size: int = 1000,
     progress: Callable[[ParseSummary], None] | None = None,
@@ -136,35 +175,20 @@ def parse_release_names(
 ) -> ParseSummary:
     """Read again the fields (and the category) of every release read under an older FIELDS_VERSION.
 
-    Keyset by id, one short transaction per batch of `batch_size`, whose rows
-    are locked in id order. A release records the FIELDS_VERSION it was read
+    Keyset by id, one short transaction per batch of `batch_size`
+    (`parse_batch`). A release records the FIELDS_VERSION it was read
     under, so a run that is killed resumes where it was and a second run
     finds nothing to do. `after`: start past this id (a resumed run need not
     walk the ids read already).
     """
     rule_version = current_rules().version
-    overrides = category_rules(rule_version)
+    rules = (rule_version, category_rules(rule_version))
     row = queries.fetchone("count_releases_to_parse", {"version": FIELDS_VERSION, "after": after})
     summary = ParseSummary(FIELDS_VERSION, rule_version, total=int(row.releases) if row else 0)
-    while rows := queries.fetchall(
-        "releases_to_parse", {"version": FIELDS_VERSION, "after": after, "limit": batch_size}
-    ):
-        fields = [read_name(r.name) for r in rows]
-        params = field_params(fields)
-        params.update(
-            ids=[r.id for r in rows],
-            categories=[
-                decide_category(overrides, f, r.name, r.groups)
-                for f, r in zip(fields, rows, strict=True)
-            ],
-            rule_version=rule_version,
-        )
-        with transaction.atomic():
-            done = queries.fetchone("set_release_fields", params)
-        if done is not None:
-            summary.releases += int(done.releases)
-            summary.recategorized += int(done.recategorized)
-        after = rows[-1].id
+    while (batch := parse_batch(rules, after=after, limit=batch_size)).last_id:
+        summary.releases += batch.releases
+        summary.recategorized += batch.recategorized
+        after = batch.last_id
         if progress is not None:
             progress(summary)
     return summary
@@ -172,10 +196,12 @@ def parse_release_names(
 
 __all__ = [
     "NameFields",
+    "ParseBatch",
     "ParseSummary",
     "category_from_fields",
     "decide_category",
     "field_params",
+    "parse_batch",
     "parse_release_names",
     "read_name",
 ]

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.conf import settings
 
+from catalog.release_backfill import backfill_status
 from catalog.selectors import CatalogTotals, catalog_totals, catalog_totals_by_group
 from core.replicas import NOT_CONFIGURED, ReplicaState, read_tolerating_lag, replica_state
 from indexer.space import catalog_full, leasing_paused
@@ -66,7 +67,14 @@ def seed_status() -> dict[str, Any]:
         "finished_last_hour": finished,
         "paused": paused_reason(),
         "catalog_full": catalog_full(),
+        "release_backfill": release_backfill(),
     }
+
+
+def release_backfill() -> dict[str, int] | None:
+    """What the upkeep has left to read and count after an upgrade (estimates), or None when done."""
+    status = backfill_status()
+    return None if status.done else {"to_parse": status.to_parse, "to_count": status.to_count}
 
 
 # --- the operators' dashboard -------------------------------------------------

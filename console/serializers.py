@@ -61,6 +61,11 @@ class FinishedOut(serializers.Serializer):
     headers = serializers.IntegerField(help_text="The headers those ranges counted.")
 
 
+class ReleaseBackfillOut(serializers.Serializer):
+    to_parse = serializers.IntegerField(help_text="At most this many releases left to read.")
+    to_count = serializers.IntegerField(help_text="At most this many left to count again.")
+
+
 class StatusOut(serializers.Serializer):
     ranges = serializers.DictField(child=RangeTotalsOut(), help_text="Totals by range status.")
     catalog = CatalogTotalsOut(help_text="The catalog's exact totals (docs/catalog.md, Totals).")
@@ -70,3 +75,8 @@ class StatusOut(serializers.Serializer):
     finished_last_hour = FinishedOut(help_text="Ranges finished in the last hour.")
     paused = serializers.CharField(allow_null=True, help_text="Why range leasing is paused.")
     catalog_full = serializers.CharField(allow_null=True, help_text="Why the catalog is full.")
+    release_backfill = ReleaseBackfillOut(
+        allow_null=True,
+        help_text="After an upgrade, the releases the upkeep has left to read and count "
+        "(estimates); null when done.",
+    )

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from catalog.release_backfill import backfill_releases
 from catalog.release_counts import settle_releases
 
 from .sql import queries
@@ -26,6 +27,12 @@ RETIRE_INTERVAL_SECONDS = 10.0  # a quiet lease passes on at most this long afte
 FOLD_INTERVAL_SECONDS = 300.0  # an hour is foldable five minutes after it ends
 PRUNE_INTERVAL_SECONDS = 3600.0  # minutes are kept for hours; once an hour is plenty
 SETTLE_INTERVAL_SECONDS = 60.0  # a quiet release is listed within a minute of settling
+# After an upgrade, RELEASE_BACKFILL_BATCH releases read and counted again a run of
+# `maintain` (2,000 of each: 0.75-1.27 s measured, docs/performance.md), and
+# BACKFILL_LEASE_STEP a run from the lease path, whose node waits for it (a
+# twentieth of that time); once done, a run reads two position rows.
+BACKFILL_INTERVAL_SECONDS = 10.0
+BACKFILL_LEASE_STEP = 100
 
 
 @dataclass
@@ -34,6 +41,9 @@ class Task:
     label: str  # what the count counts, for summaries: "quiet range leases retired"
     run: Callable[[], int]
     every: float  # seconds between opportunistic runs in one process
+    # What the lease path runs instead of `run`, where a whole run would hold up the
+    # node's call (a smaller step of the same work); None: `run`.
+    lease_step: Callable[[], int] | None = None
     last_run: float = float("-inf")  # time.monotonic() of this process's last run
 
 
@@ -49,9 +59,17 @@ _lock = threading.Lock()  # one thread of a process runs the due tasks; others g
 _next_due = float("-inf")
 
 
-def register(name: str, label: str, run: Callable[[], int], *, every: float) -> Task:
-    """Add (or replace, by name) a periodic task; returns it."""
-    task = Task(name, label, run, every)
+def register(
+    name: str,
+    label: str,
+    run: Callable[[], int],
+    *,
+    every: float,
+    lease_step: Callable[[], int] | None = None,
+) -> Task:
+    """Add (or replace, by name) a periodic task; returns it. `lease_step`: a smaller
+    step of the same work for the lease path, where a node's call waits for it."""
+    task = Task(name, label, run, every, lease_step)
     _tasks[name] = task
     _reschedule()
     return task
@@ -67,16 +85,19 @@ def _reschedule() -> None:
     _next_due = min((t.last_run + t.every for t in _tasks.values()), default=float("inf"))
 
 
-def run_task(task: Task) -> int:
-    """Run one task now and restart its per-process interval."""
+def run_task(task: Task, *, lease_path: bool = False) -> int:
+    """Run one task now (on the lease path: its lease step, where it has one) and restart
+    its per-process interval."""
     task.last_run = time.monotonic()
     _reschedule()
+    if lease_path and task.lease_step is not None:
+        return task.lease_step()
     return task.run()
 
 
-def _attempt(task: Task) -> Outcome:
+def _attempt(task: Task, *, lease_path: bool = False) -> Outcome:
     try:
-        return Outcome(task, run_task(task))
+        return Outcome(task, run_task(task, lease_path=lease_path))
     except Exception as exc:  # one failing sweep must not stop the others
         logger.exception("maintenance task %s failed", task.name)
         return Outcome(task, error=f"{type(exc).__name__}: {exc}")
@@ -94,7 +115,9 @@ def run_due() -> list[Outcome]:
         return []
     try:
         now = time.monotonic()
-        return [_attempt(task) for task in tasks() if now - task.last_run >= task.every]
+        return [
+            _attempt(task, lease_path=True) for task in tasks() if now - task.last_run >= task.every
+        ]
     finally:
         _lock.release()
 
@@ -176,4 +199,12 @@ SETTLE = register(
     "releases listed after settling",
     settle_releases,
     every=SETTLE_INTERVAL_SECONDS,
+)
+# The catalog's catch-up after an upgrade: stored releases read and counted again.
+BACKFILL = register(
+    "backfill_releases",
+    "releases read or counted again after an upgrade",
+    backfill_releases,
+    every=BACKFILL_INTERVAL_SECONDS,
+    lease_step=lambda: backfill_releases(BACKFILL_LEASE_STEP),  # read at call time
 )

@@ -109,10 +109,12 @@ SELECT count(*) AS releases
 
 -- name: releases_to_parse
 -- The next releases whose fields were read under an older parser (keyset by
--- id: no index on fields_version, a rare pass in id order).
+-- id: no index on fields_version, a rare pass in id order), up to id
+-- %(upto)s when given (the upkeep's: the primary key's range ends there).
 SELECT id, name, groups
   FROM catalog_release
  WHERE fields_version < %(version)s AND id > %(after)s
+   AND (%(upto)s::bigint IS NULL OR id <= %(upto)s::bigint)
  ORDER BY id
  LIMIT %(limit)s;
 
@@ -169,10 +171,21 @@ SELECT id
  LIMIT %(limit)s
    FOR UPDATE;
 
+-- name: lock_uncounted_releases
+-- The upkeep's recount after an upgrade: the next releases not counted
+-- again since migration 0005, by its partial index, locked in id order.
+SELECT id
+  FROM catalog_release
+ WHERE NOT counted AND id > %(after)s
+ ORDER BY id
+ LIMIT %(limit)s
+   FOR UPDATE;
+
 -- name: recount_releases
 -- Second statement, under those locks and in a new snapshot (READ
 -- COMMITTED): a batch that committed while the first waited is counted.
--- Only rows whose totals or listing change are written. A release is listed
+-- Only rows whose totals or listing change are written (and those not
+-- counted since the upgrade, marked counted). A release is listed
 -- when its true totals are complete; one listed before stays listed if they
 -- still reach the completion floor (a release listed on a double count of a
 -- cross-post does not). One left unlisted that reaches the floor is queued,
@@ -188,13 +201,13 @@ WITH counted AS (
     UPDATE catalog_release AS r
        SET files_seen = c.files, segments_present = c.segments, segments_expected = c.expected,
            size = c.bytes, posted = c.first, last_posted = c.last, has_par2 = c.par2,
-           has_nfo = c.nfo, groups = c.groups, listed = c.listed
+           has_nfo = c.nfo, groups = c.groups, listed = c.listed, counted = true
       FROM counted AS c
      WHERE r.id = c.release_id
        AND (r.files_seen, r.segments_present, r.segments_expected, r.size, r.posted,
-            r.last_posted, r.has_par2, r.has_nfo, r.groups, r.listed)
+            r.last_posted, r.has_par2, r.has_nfo, r.groups, r.listed, r.counted)
            IS DISTINCT FROM (c.files, c.segments, c.expected, c.bytes, c.first, c.last, c.par2,
-                             c.nfo, c.groups, c.listed)
+                             c.nfo, c.groups, c.listed, true)
     RETURNING c.was_listed, c.listed
 ), queued AS (
     INSERT INTO catalog_release_settling (release_id, touched_at)
@@ -257,3 +270,50 @@ WITH due AS (
 )
 SELECT (SELECT count(*) FROM due) AS taken, (SELECT count(*) FROM dropped) AS dropped,
        (SELECT count(*) FROM listed) AS listed;
+
+-- name: backfill_position
+-- The upkeep's backfill of the name fields, or of the counts: where it is
+-- (catalog_release_backfill).
+SELECT version, after, upto FROM catalog_release_backfill WHERE name = %(name)s;
+
+-- name: take_backfill_position
+-- The same, locked for this batch's transaction; nothing when another
+-- process's batch holds it (that process goes on, this one stops its run).
+SELECT version, after, upto
+  FROM catalog_release_backfill
+ WHERE name = %(name)s
+   FOR UPDATE SKIP LOCKED;
+
+-- name: create_backfill
+-- A backfill's row, empty (version -1: started by the first batch).
+INSERT INTO catalog_release_backfill (name, version, after, upto)
+VALUES (%(name)s, -1, 0, 0)
+ON CONFLICT (name) DO NOTHING;
+
+-- name: start_backfill
+-- A backfill (for parser version %(version)s) from the oldest release to the
+-- newest now (the primary key's first and last entries).
+UPDATE catalog_release_backfill
+   SET version = %(version)s,
+       after = coalesce((SELECT min(id) FROM catalog_release), 1) - 1,
+       upto = coalesce((SELECT max(id) FROM catalog_release), 0)
+ WHERE name = %(name)s
+RETURNING version, after, upto;
+
+-- name: any_uncounted_after
+-- Whether a release past %(after)s is still not counted (one probe of the
+-- partial index, no lock).
+SELECT EXISTS (SELECT 1 FROM catalog_release WHERE NOT counted AND id > %(after)s) AS left;
+
+-- name: move_backfill
+UPDATE catalog_release_backfill SET after = %(after)s WHERE name = %(name)s;
+
+-- name: uncounted_estimate
+-- The releases left to count again, as the planner's statistics estimate
+-- them: the partial index's entries at its last vacuum or analyze (no scan).
+SELECT greatest(c.reltuples, 0)::bigint AS estimate
+  FROM pg_class AS c
+ WHERE c.oid = 'catalog_release_uncounted_idx'::regclass;
+
+-- name: newest_release_id
+SELECT coalesce(max(id), 0) AS id FROM catalog_release;

@@ -179,6 +179,18 @@ RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
                     AND expected > 0 AND present >= expected, false)
 $$;
 
+-- What search and RSS serve by default: a listed release; and one stored
+-- before the upgrade that added `counted` (migration 0005) and not counted
+-- again yet by the upkeep, when its stored totals say it is complete, as the
+-- search served it before (docs/catalog.md, "After an upgrade").
+CREATE OR REPLACE FUNCTION catalog_release_served(
+    listed boolean, counted boolean, files_seen integer, files_expected integer,
+    present bigint, expected bigint)
+RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT listed OR (NOT counted
+                      AND catalog_release_complete(files_seen, files_expected, present, expected))
+$$;
+
 -- Enough to list once quiet: at least `floor` percent of the segments of the
 -- files seen, and of the files its counter names.
 CREATE OR REPLACE FUNCTION catalog_release_settles(

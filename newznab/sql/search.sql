@@ -15,7 +15,10 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.files_expected,
           FROM catalog_release
          WHERE posted >= %(since)s
            AND (%(categories)s::int[] IS NULL OR category = ANY(%(categories)s::int[]))
-           AND (%(incomplete)s OR listed)
+           AND (%(incomplete)s
+                OR catalog_release_served(listed, counted, files_seen,
+                                          files_expected, segments_present,
+                                          segments_expected))
          ORDER BY posted DESC, id DESC
          LIMIT %(budget)s) AS w
   LEFT JOIN newznab_release_grabs AS g ON g.release_id = w.id
@@ -37,7 +40,10 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.files_expected,
                             FROM catalog_release
                            WHERE newznab_season(search_vector) = %(season)s::text
                              AND posted >= %(since)s
-                             AND (%(incomplete)s OR listed)
+                             AND (%(incomplete)s
+                                  OR catalog_release_served(listed, counted, files_seen,
+                                                            files_expected, segments_present,
+                                                            segments_expected))
                            ORDER BY posted DESC, id DESC)
                          UNION ALL
                          (SELECT id, name, poster, posted, size, files_seen, files_expected,
@@ -46,7 +52,10 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.files_expected,
                             FROM catalog_release
                            WHERE newznab_season(search_vector) = '*'
                              AND posted >= %(since)s
-                             AND (%(incomplete)s OR listed)
+                             AND (%(incomplete)s
+                                  OR catalog_release_served(listed, counted, files_seen,
+                                                            files_expected, segments_present,
+                                                            segments_expected))
                            ORDER BY posted DESC, id DESC)) AS s
           ORDER BY s.posted DESC, s.id DESC
           LIMIT %(budget)s) AS w
@@ -76,7 +85,10 @@ WITH hits AS MATERIALIZED (
      WHERE (%(index_tsquery)s = '' OR search_vector @@ to_tsquery('simple', %(index_tsquery)s))
        AND (search_vector || ''::tsvector) @@ to_tsquery('simple', %(tsquery)s)
        AND posted >= %(since)s
-       AND (%(incomplete)s OR listed)
+       AND (%(incomplete)s
+            OR catalog_release_served(listed, counted, files_seen,
+                                      files_expected, segments_present,
+                                      segments_expected))
        AND (%(categories)s::int[] IS NULL OR category + 0 = ANY(%(categories)s::int[]))
        AND groups @> %(groups)s::text[]
        AND (%(season)s::text IS NULL
@@ -126,7 +138,10 @@ SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected,
         OR r.air_date >= %(aired_from)s::date)
    AND (%(season_or_aired)s OR %(aired_until)s::date IS NULL
         OR r.air_date < %(aired_until)s::date)
-   AND (%(incomplete)s OR r.listed)
+   AND (%(incomplete)s
+        OR catalog_release_served(r.listed, r.counted, r.files_seen,
+                                  r.files_expected, r.segments_present,
+                                  r.segments_expected))
    AND r.posted >= %(since)s
    AND (%(categories)s::int[] IS NULL OR r.category = ANY(%(categories)s::int[]))
    AND r.groups @> %(groups)s::text[]
@@ -154,7 +169,10 @@ SELECT count(*) AS total
                 OR r.air_date >= %(aired_from)s::date)
            AND (%(season_or_aired)s OR %(aired_until)s::date IS NULL
                 OR r.air_date < %(aired_until)s::date)
-           AND (%(incomplete)s OR r.listed)
+           AND (%(incomplete)s
+                OR catalog_release_served(r.listed, r.counted, r.files_seen,
+                                          r.files_expected, r.segments_present,
+                                          r.segments_expected))
            AND r.posted >= %(since)s
            AND (%(categories)s::int[] IS NULL OR r.category = ANY(%(categories)s::int[]))
            AND r.groups @> %(groups)s::text[]
@@ -167,7 +185,10 @@ SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected,
   FROM catalog_release AS r
   LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id
  WHERE r.posted >= %(since)s
-   AND (%(incomplete)s OR r.listed)
+   AND (%(incomplete)s
+        OR catalog_release_served(r.listed, r.counted, r.files_seen,
+                                  r.files_expected, r.segments_present,
+                                  r.segments_expected))
    AND (%(categories)s::int[] IS NULL OR r.category = ANY(%(categories)s::int[]))
    AND r.groups @> %(groups)s::text[]
  ORDER BY r.posted DESC, r.id DESC
@@ -178,7 +199,10 @@ SELECT count(*) AS total
   FROM (SELECT 1
           FROM catalog_release
          WHERE posted >= %(since)s
-           AND (%(incomplete)s OR listed)
+           AND (%(incomplete)s
+                OR catalog_release_served(listed, counted, files_seen,
+                                          files_expected, segments_present,
+                                          segments_expected))
            AND (%(categories)s::int[] IS NULL OR category = ANY(%(categories)s::int[]))
            AND groups @> %(groups)s::text[]
          LIMIT %(total_cap)s) AS c;

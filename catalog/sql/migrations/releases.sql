@@ -374,3 +374,16 @@ DROP FUNCTION catalog_release_files_written(bigint[], text[], integer[], integer
 DROP FUNCTION catalog_release_counts(bigint[]);
 DROP FUNCTION catalog_release_settles(integer, integer, bigint, bigint, integer);
 DROP FUNCTION catalog_release_complete(integer, integer, bigint, bigint);
+
+-- name: release_served
+-- Migration 0005: what search and RSS serve by default. A listed release;
+-- and one stored before the upgrade that the upkeep has not counted again
+-- yet (`counted` false) when its stored totals say it is complete, as the
+-- search served it before the upgrade (docs/catalog.md, "After an upgrade").
+CREATE OR REPLACE FUNCTION catalog_release_served(
+    listed boolean, counted boolean, files_seen integer, files_expected integer,
+    present bigint, expected bigint)
+RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT listed OR (NOT counted
+                      AND catalog_release_complete(files_seen, files_expected, present, expected))
+$$;

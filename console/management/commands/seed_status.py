@@ -56,6 +56,11 @@ def render_status(status: dict[str, Any]) -> str:
     out.append(f"Leasing paused: {status['paused']}" if status["paused"] else "Leasing: open")
     if status.get("catalog_full"):
         out.append(f"Catalog full: {status['catalog_full']}")
+    if backfill := status.get("release_backfill"):
+        out.append(
+            f"After the upgrade, releases to parse: about {backfill['to_parse']:,};"
+            f" to count: about {backfill['to_count']:,} (the upkeep does it)"
+        )
     return "\n".join(out)
 
 

@@ -1,7 +1,8 @@
 """`manage.py maintain [--every SECONDS] [--rounds N]`: the periodic upkeep, once or in a loop.
 
 Runs every task of `seeding.maintenance` (quiet range leases, the rollup's
-hours and old minutes, the catalog's settled releases, and what the apps
+hours and old minutes, the catalog's settled releases and its catch-up after
+an upgrade, and what the apps
 above register, such as stale snapshot parts). Without it the range-lease path still runs them now and
 then; a deployment that runs `maintain --every 60` keeps them on time
 whatever the traffic.
@@ -34,7 +35,8 @@ def _describe(outcomes: Sequence[Outcome]) -> str:
 class Command(BaseCommand):
     help = (
         "Run the periodic upkeep (retire quiet range leases, fold rollup hours, prune old "
-        "rollup minutes, remove stale snapshot parts, list settled releases): once, or "
+        "rollup minutes, remove stale snapshot parts, list settled releases, read and count "
+        "releases again after an upgrade): once, or "
         "every N seconds until SIGTERM or Ctrl-C."
     )
 
