@@ -114,7 +114,7 @@ def issue_token(name: str, *, actor: Any = None) -> tuple[Node, str, bool]:
     Returns (node, token, created). The token is shown once and only its
     SHA-256 digest is kept; the old token stops working at once in this
     process, and within TOKEN_CACHE_SECONDS in the others (the token cache,
-    indexer/authentication.py). The audit entry names the node, never the token.
+    indexer/token_cache.py). The audit entry names the node, never the token.
     """
     name = name.strip()
     if not name or len(name) > 100:
@@ -133,7 +133,7 @@ def issue_token(name: str, *, actor: Any = None) -> tuple[Node, str, bool]:
 def set_nodes_disabled(node_ids: Iterable[int], disabled: bool, *, actor: Any = None) -> int:
     """Disable or enable nodes. Disabled nodes lose their leases at once (the
     apps above listen to `nodes_disabled`) and their tokens stop at once in this
-    process, within TOKEN_CACHE_SECONDS in the others (indexer/authentication.py);
+    process, within TOKEN_CACHE_SECONDS in the others (indexer/token_cache.py);
     the audit entry says how many."""
     ids = list(node_ids)
     detail: dict[str, Any] = {"ids": ids[:AUDIT_IDS_SHOWN]}

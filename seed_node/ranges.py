@@ -100,7 +100,8 @@ class RangeWorker(Worker):
             elif lease.rejected is not None:
                 self.release(lease, lease.rejected, uncounted=False)
             else:
-                self.call(f"{lease.path}/finish", {"epoch": lease.epoch})
+                # Not self.call: no worker waits on it (call_seconds).
+                self.coordinator.post(f"{lease.path}/finish", {"epoch": lease.epoch})
                 self.stats.add(ranges=1)
                 log.info("%s: range %s done (%s headers)", self.name, lease.id, headers)
         except LeaseLost as exc:
