@@ -179,8 +179,9 @@ class BenchCoordinator:
     the headers the batches count: the agent's rate between those two moments.
     """
 
-    def __init__(self, leases: int, articles: int) -> None:
+    def __init__(self, leases: int, articles: int, batch_delay: float = 0.0) -> None:
         self.leases, self.articles = leases, articles
+        self.batch_delay = batch_delay  # seconds a batch's answer takes (a coordinator's work)
         self.handed = self.finished = self.headers = 0
         self.first_lease = self.last_finish = 0.0
         self.lock = threading.Lock()
@@ -194,6 +195,8 @@ class BenchCoordinator:
 
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                if bench.batch_delay and self.path.endswith("/batch"):
+                    time.sleep(bench.batch_delay)
                 data = json.dumps(bench.answer(self.path.removeprefix("/api/v1"), body)).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -233,10 +236,10 @@ class BenchCoordinator:
 
 
 def run_node(
-    workers: int, lines: list[bytes], news: BlockNewsServer, leases: int
+    workers: int, lines: list[bytes], news: BlockNewsServer, leases: int, batch_delay: float = 0.0
 ) -> tuple[float, float]:
     """seed-node with ``workers`` workers through ``leases`` leases: lines/s, lines/CPU-s."""
-    coordinator = BenchCoordinator(leases, len(lines))
+    coordinator = BenchCoordinator(leases, len(lines), batch_delay)
     token = Path(tempfile.mkdtemp()) / "token"
     token.write_text("sn_bench\n")
     code = "import sys\nfrom seed_node.cli import main\nsys.exit(main(sys.argv[1:]))\n"
@@ -285,6 +288,29 @@ def bench_processes(lines: list[bytes], leases: int, repeat: int) -> None:
     print(f"peak RSS of a seed-node process: {peak:.0f} MB")
 
 
+def bench_batch_latency(lines: list[bytes], leases: int, repeat: int, delay: float) -> None:
+    """One worker through ranges of ``lines`` articles (one batch each, at the range's
+    end), the coordinator answering batches at once (the baseline) or after ``delay``
+    seconds, alternating: how much of a batch's answer the agent waits for."""
+    news = BlockNewsServer(lines)
+    runs: dict[float, list[float]] = {0.0: [], delay: []}
+    for _ in range(repeat):
+        for seconds in runs:
+            runs[seconds].append(run_node(1, lines, news, leases, seconds)[0])
+    instant, delayed = max(runs[0.0]), max(runs[delay])
+    print(
+        f"\nseed-node, one worker, {leases} ranges of {len(lines):,} articles (one batch each), "
+        f"best of {repeat}:"
+    )
+    print(f"batches answered at once:          {instant:12,.0f} lines/s")
+    print(f"batches answered after {delay:.2f} s:     {delayed:12,.0f} lines/s"
+          f"  ({delayed / instant:.2f} of at once)")  # fmt: skip
+    range_seconds = len(lines) / instant
+    waited = len(lines) / delayed - range_seconds
+    print(f"a range takes {range_seconds:.3f} s at once; each waits {waited:.3f} s "
+          f"of the {delay:.2f} s answer ({waited / delay:.0%})")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=300_000)
@@ -296,7 +322,17 @@ def main() -> None:
     parser.add_argument(
         "--processes-only", action="store_true", help="only the one-against-two-workers table"
     )
+    parser.add_argument(
+        "--batch-delay",
+        type=float,
+        default=None,
+        help="only the batch-latency table: batches answered after this many seconds",
+    )
     args = parser.parse_args()
+    if args.batch_delay is not None:
+        lines = generate_lines(args.lines)
+        bench_batch_latency(lines, args.leases, args.repeat, args.batch_delay)
+        return
 
     lines = generate_lines(args.lines)
     print(f"{len(lines):,} overview lines, {sum(map(len, lines)) / len(lines):.0f} bytes each")

@@ -14,6 +14,7 @@ from core.tokens import hash_token, new_token
 from indexer.models import AuditAction, AuditEntry, Group, Node
 from indexer.newsserver import news_pool
 from indexer.signals import nodes_disabled
+from indexer.token_cache import forget_tokens
 from usenet.groups import group_name_problem
 from usenet.nntp import NNTPPool
 
@@ -111,8 +112,9 @@ def issue_token(name: str, *, actor: Any = None) -> tuple[Node, str, bool]:
     """Issue a token for `name`: a new node, or a rotation that re-enables it.
 
     Returns (node, token, created). The token is shown once and only its
-    SHA-256 digest is kept; the old token stops working at once. The audit
-    entry names the node, never the token.
+    SHA-256 digest is kept; the old token stops working at once in this
+    process, and within TOKEN_CACHE_SECONDS in the others (the token cache,
+    indexer/token_cache.py). The audit entry names the node, never the token.
     """
     name = name.strip()
     if not name or len(name) > 100:
@@ -123,17 +125,22 @@ def issue_token(name: str, *, actor: Any = None) -> tuple[Node, str, bool]:
     )
     action = AuditAction.TOKEN_ISSUED if created else AuditAction.TOKEN_ROTATED
     record_audit(actor, action, "node", 1, {"node": node.name, "node_id": node.pk})
+    if not created:
+        forget_tokens()
     return node, token, created
 
 
 def set_nodes_disabled(node_ids: Iterable[int], disabled: bool, *, actor: Any = None) -> int:
     """Disable or enable nodes. Disabled nodes lose their leases at once (the
-    apps above listen to `nodes_disabled`); the audit entry says how many."""
+    apps above listen to `nodes_disabled`) and their tokens stop at once in this
+    process, within TOKEN_CACHE_SECONDS in the others (indexer/token_cache.py);
+    the audit entry says how many."""
     ids = list(node_ids)
     detail: dict[str, Any] = {"ids": ids[:AUDIT_IDS_SHOWN]}
     with transaction.atomic():
         count = Node.objects.filter(id__in=ids).exclude(disabled=disabled).update(disabled=disabled)
         if disabled:
+            forget_tokens()
             for _receiver, ended in nodes_disabled.send(None, node_ids=ids):
                 detail.update(dict(ended) if isinstance(ended, dict) else {})
         action = AuditAction.NODES_DISABLED if disabled else AuditAction.NODES_ENABLED

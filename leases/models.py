@@ -107,6 +107,16 @@ class GroupLane(models.Model):
             models.Index(
                 fields=["node"], condition=Q(node__isnull=False), name="group_lane_node_idx"
             ),
+            # The crowded range claim's free lanes, both lanes in one order
+            # (leases/sql/schema.sql, seed_range_pick_unheld).
+            models.Index(
+                F("claimable_priority"),
+                F("claimable_articles").desc(),
+                F("group"),
+                F("lane"),
+                condition=Q(claimable_priority__isnull=False),
+                name="group_lane_claim_order_idx",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -76,7 +76,7 @@ STAT_NAMES = (
     "news_seconds",  # the reading loop waiting on the news server (or the relay)
     "parse_seconds",  # the reading loop parsing, aggregating and building batches
     "handoff_seconds",  # the reading loop blocked handing batches to the reporter
-    "call_seconds",  # the worker waiting on its own calls: lease, next, finish, release
+    "call_seconds",  # the worker waiting on its own calls: lease, next, finish (window), release
     "batch_seconds",  # the reporter thread posting batches (overlaps the reading)
 )
 _TIMERS = frozenset(name for name in STAT_NAMES if name.endswith("_seconds"))

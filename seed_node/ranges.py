@@ -1,4 +1,10 @@
-"""Range mode (``--mode ranges``): one range lease at a time, each read with a fresh window."""
+"""Range mode (``--mode ranges``): one range read at a time, each with a fresh window.
+
+A range's finish follows its last batch's answer on the reporter thread, while
+the worker already leases and reads the next range (the reporter sends in
+order: the next range's batches wait behind that finish). The range's
+heartbeat goes on until then; a stop waits for both (Worker.run).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,8 @@ import logging
 from usenet.rules import RuleSet
 
 from .aggregate import Window
-from .http import CoordinatorError, LeaseLost, Unauthenticated
+from .control import EXIT_UNAUTHENTICATED
+from .http import Aborted, CoordinatorError, LeaseLost, Unauthenticated
 from .leases import Heartbeat, Lease
 from .reading import RangeReader, Stopped
 from .reporting import Reporter
@@ -37,17 +44,21 @@ class RangeWorker(Worker):
                 rules=data.get("rules"),
             )
             heartbeat.hold(lease.path, lease.epoch, lease)
+            handed_on = False
             try:
-                self.read_range(lease, reporter)
+                handed_on = self.read_range(lease, reporter, heartbeat)
             finally:
-                heartbeat.drop(lease.path)
+                if not handed_on:
+                    heartbeat.drop(lease.path)
 
     def rules_for(self, lease: Lease) -> RuleSet:
         # Range leases carry no rules in protocol v1; the coordinator re-derives
         # identities itself, so the default rules only decide what is grouped here.
         return RuleSet.from_dict(lease.rules) if lease.rules else RuleSet.default()
 
-    def read_range(self, lease: Lease, reporter: Reporter) -> None:
+    def read_range(self, lease: Lease, reporter: Reporter, heartbeat: Heartbeat) -> bool:
+        """Read and report the range; True once its finish is handed to the reporter
+        (which then ends its heartbeat), False when it ended here."""
         window = Window(self.rules_for(lease), lease.group, max_open=self.settings.max_open)
         reader = self.reader(lease, window, reporter, carry=False)
         log.info(
@@ -59,8 +70,11 @@ class RangeWorker(Worker):
             lease.end,
         )
         try:
-            if self.finish_range(reader):
-                log.info("%s: range %s done (%s headers)", self.name, lease.id, window.headers)
+            reader.read()
+            reader.report(final=True)
+            reporter.after(lease, lambda: self.close_range(lease, window.headers, heartbeat))
+            self.backoff.reset()
+            return True
         except LeaseLost as exc:
             log.warning("%s: range %s lost: %s", self.name, lease.id, exc.detail)
         except Stopped:
@@ -74,6 +88,34 @@ class RangeWorker(Worker):
                 raise
             log.error("%s: range %s refused, this is a bug: %s", self.name, lease.id, exc)
             self.release(lease, str(exc), uncounted=False)
+        return False
+
+    def close_range(self, lease: Lease, headers: int, heartbeat: Heartbeat) -> None:
+        """On the reporter thread, once the range's last batch is answered: finish it,
+        or release it with the error a batch was refused with (none when it was lost);
+        then end its heartbeat."""
+        try:
+            if lease.lost:
+                log.warning("%s: range %s lost while reporting", self.name, lease.id)
+            elif lease.rejected is not None:
+                self.release(lease, lease.rejected, uncounted=False)
+            else:
+                # Not self.call: no worker waits on it (call_seconds).
+                self.coordinator.post(f"{lease.path}/finish", {"epoch": lease.epoch})
+                self.stats.add(ranges=1)
+                log.info("%s: range %s done (%s headers)", self.name, lease.id, headers)
+        except LeaseLost as exc:
+            log.warning("%s: range %s lost: %s", self.name, lease.id, exc.detail)
+        except Unauthenticated as exc:
+            log.error("the coordinator refused the token (401): %s", exc.detail)
+            self.control.fail(EXIT_UNAUTHENTICATED)
+        except Aborted:
+            pass
+        except CoordinatorError as exc:
+            log.error("%s: range %s refused, this is a bug: %s", self.name, lease.id, exc)
+            self.release(lease, str(exc), uncounted=False)
+        finally:
+            heartbeat.drop(lease.path)
 
     def leave(self, lease: Lease, reader: RangeReader, error: str | None) -> None:
         """Give the range back after reporting what was read (all open files as fragments)."""

@@ -6,6 +6,7 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 # The coordinator's File limits: a file that breaks one would make the whole
@@ -26,20 +27,33 @@ from .leases import Lease
 log = logging.getLogger(__name__)
 
 
+# A batch to send for a lease, or (body None) what to do once the lease's batches
+# before it are answered.
+Item = tuple[Lease, dict[str, Any] | None, Callable[[], None] | None]
+
+
 class Reporter:
-    """Sends batches in order on its own thread while the worker keeps reading."""
+    """Sends batches in order on its own thread while the worker keeps reading, and
+    runs what follows a range's last batch (its finish) once that batch is answered."""
 
     def __init__(self, coordinator: Coordinator, control: Control, stats: Stats, duplicate: bool):
         self.coordinator = coordinator
         self.control = control
         self.stats = stats
         self.duplicate = duplicate
-        self._queue: queue.Queue[tuple[Lease, dict[str, Any]] | None] = queue.Queue(maxsize=4)
+        self._queue: queue.Queue[Item | None] = queue.Queue(maxsize=4)
         self._thread = threading.Thread(target=self._run, name="reporter", daemon=True)
         self._thread.start()
 
     def submit(self, lease: Lease, body: dict[str, Any]) -> None:
-        self._queue.put((lease, body))
+        self._queue.put((lease, body, None))
+
+    def after(self, lease: Lease, action: Callable[[], None]) -> None:
+        """Run ``action`` on this thread once every batch submitted before it has been
+        answered (or given up): a range's finish follows its last batch's answer while
+        the worker already asks for the next range. ``action`` reads ``lease.lost`` and
+        ``lease.rejected`` itself."""
+        self._queue.put((lease, None, action))
 
     def flush(self) -> None:
         """Wait until every submitted batch is acknowledged (or given up)."""
@@ -55,11 +69,19 @@ class Reporter:
             try:
                 if item is None:
                     return
-                lease, body = item
-                if not lease.lost and lease.rejected is None:
+                lease, body, action = item
+                if action is not None:
+                    self._follow(lease, action)
+                elif body is not None and not lease.lost and lease.rejected is None:
                     self._send(lease, body)
             finally:
                 self._queue.task_done()
+
+    def _follow(self, lease: Lease, action: Callable[[], None]) -> None:
+        try:
+            action()
+        except Exception:
+            log.exception("range %s: what follows its last batch failed", lease.id)
 
     def _send(self, lease: Lease, body: dict[str, Any]) -> None:
         started = time.perf_counter()

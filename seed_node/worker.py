@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from .aggregate import Window
-from .control import EXIT_UNAUTHENTICATED, EXIT_UNEXPECTED, Context
+from .control import EXIT_OK, EXIT_UNAUTHENTICATED, EXIT_UNEXPECTED, Context
 from .http import Aborted, Backoff, Coordinator, LeaseLost, NotFound, Unauthenticated
 from .leases import Heartbeat, Lease
 from .reading import RangeReader
@@ -45,6 +45,10 @@ class Worker:
             log.exception("%s: unexpected error; stopping the node", self.name)
             self.control.fail(EXIT_UNEXPECTED)
         finally:
+            if self.control.exit_code == EXIT_OK:
+                # A stop (SIGTERM) waits for the batches in flight and the finishes
+                # that follow them; a second signal aborts the calls' retries.
+                reporter.flush()
             heartbeat.close()
             reporter.close()
 

@@ -50,6 +50,23 @@ SMOKE: dict[str, list[str]] = {
     ],
     "bench_held_lane.py": ["--ranges", "2000", "--leases", "3"],
     "bench_names.py": ["--repeat", "1", "--max-size", "1000"],
+    "bench_call_cost.py": [
+        "--seconds",
+        "0.1",
+        "--rounds",
+        "1",
+        "--tokens",
+        "3",
+        "--repeat",
+        "2",
+        "--sizes",
+        "50",
+        "100",
+        "--groups",
+        "10",
+        "--ranges-per-group",
+        "10",
+    ],
 }
 
 

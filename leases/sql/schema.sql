@@ -399,8 +399,15 @@ $$;
 -- planner drops it from the order and may walk seed_range_group_queued_idx
 -- from the group's newest range. No bitmap scans here or in
 -- seed_range_first_laneless: a generic plan knows no bound, and a bitmap scan
--- would read every queued range of a band before sorting. So a crowded claim
--- reads a bounded number of index entries however long the queue.
+-- would read every queued range of a band before sorting. The free lanes come
+-- in that order from group_lane_claim_order_idx when the whole queue is asked
+-- (p_min_priority at its least, every claim's first question): a lane's most
+-- urgent claimable priority is its claimable_priority, kept by the lane-work
+-- triggers, so no lane's work rows are read and the scan stops at the first
+-- lane that answers (held lanes, few, are passed). Only the urgency mix's
+-- second question (at or above p_urgent_below) groups the work rows of every
+-- free lane. So a crowded claim reads a bounded number of index entries
+-- however many groups and ranges there are.
 CREATE OR REPLACE FUNCTION seed_range_pick_unheld(p_ttl integer, p_min_priority integer)
 RETURNS TABLE (picked_id bigint, picked_priority integer)
 LANGUAGE plpgsql
@@ -409,6 +416,7 @@ SET enable_bitmapscan = off
 AS $$
 DECLARE
     cfg group_lane_config%ROWTYPE;
+    lanes refcursor;
     lane_row record;
     free_id bigint;
     free_priority integer;
@@ -421,7 +429,17 @@ BEGIN
     SELECT l.laneless_id, l.laneless_priority INTO free_id, free_priority
       FROM seed_range_first_laneless(cfg.tail_max, cfg.history_min, cfg.history_max,
                                      cfg.capture_only, p_min_priority) AS l;
-    FOR lane_row IN
+    IF p_min_priority = -2147483648 THEN
+        OPEN lanes FOR
+        SELECT gl.group_id, gl.lane, gl.claimable_priority AS priority
+          FROM group_lane AS gl
+         WHERE gl.claimable_priority IS NOT NULL
+           AND (free_priority IS NULL OR gl.claimable_priority < free_priority)
+           AND NOT (gl.node_id IS NOT NULL
+                    AND gl.heartbeat_at >= now() - make_interval(secs => p_ttl))
+         ORDER BY gl.claimable_priority, gl.claimable_articles DESC, gl.group_id, gl.lane;
+    ELSE
+        OPEN lanes FOR
         SELECT w.group_id, w.lane, min(w.priority) AS priority
           FROM group_lane_work AS w
           JOIN group_lane AS gl ON gl.group_id = w.group_id AND gl.lane = w.lane
@@ -431,8 +449,11 @@ BEGIN
            AND NOT (gl.node_id IS NOT NULL
                     AND gl.heartbeat_at >= now() - make_interval(secs => p_ttl))
          GROUP BY w.group_id, w.lane, gl.claimable_articles
-         ORDER BY min(w.priority), gl.claimable_articles DESC, w.group_id, w.lane
+         ORDER BY min(w.priority), gl.claimable_articles DESC, w.group_id, w.lane;
+    END IF;
     LOOP
+        FETCH lanes INTO lane_row;
+        EXIT WHEN NOT FOUND;
         SELECT s.id INTO lane_pick
           FROM seed_range AS s
          WHERE s.group_id = lane_row.group_id
@@ -445,10 +466,12 @@ BEGIN
          LIMIT 1
            FOR UPDATE SKIP LOCKED;
         IF lane_pick IS NOT NULL THEN
+            CLOSE lanes;
             RETURN QUERY SELECT lane_pick, lane_row.priority;
             RETURN;
         END IF;
     END LOOP;
+    CLOSE lanes;
     IF free_id IS NOT NULL THEN
         RETURN QUERY SELECT free_id, free_priority;
     END IF;

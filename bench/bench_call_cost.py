@@ -1,0 +1,705 @@
+"""The coordinator's CPU per call, one kind of call at a time, beside its baselines.
+
+On one gunicorn (`manage.py serve`'s configuration: core.gunicorn_worker's
+BufferingWorker, WEB_WORKERS x WEB_THREADS) serving bench/call_cost_app.py
+(the coordinator, plus a bare WSGI callable and a bare Django view), the
+kinds run in turn, alternating over --rounds rounds so that the machine's
+other load weighs on each alike:
+
+- bare WSGI (fixed bytes), bare Django view (the API's middleware, no
+  database, no authentication, no DRF), the project's ping;
+- each protocol call alone: lease, heartbeat, finish, group lease, lane next,
+  snapshot put; what a call needs first (a lease to heartbeat, finish or
+  report to; a lane to ask `next` of) is done with the meter stopped, and so
+  is the clean-up after it;
+- batches of --sizes segments (files of 25 segments, new articles every time).
+
+Each row: calls, then the CPU per call of gunicorn's tree (master and
+workers) and of PostgreSQL's tree, from /proc (simulator/fleet.py's
+CpuMeter), over the measured calls only. Then the fit of CPU per batch call
+over its segments (least squares: the intercept is a batch's fixed cost, the
+slope its cost per segment), beside the same fit for `store_files` called
+in-process on the same files in the same run (this process's CPU and
+PostgreSQL's). --profile KIND records the gunicorn workers with py-spy while
+that kind runs and prints the top frames. Method and figures:
+docs/performance.md, "The coordinator's cost per call".
+
+Run: .venv/bin/python bench/bench_call_cost.py [--seconds 4] [--rounds 2]
+     [--sizes 500 5000 20000] [--profile ping batch_20000 --profile-seconds 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench_fleet import free_port, postmaster_pid
+from common import load_groups, sql
+from django_setup import ROOT, setup
+
+DATABASE = "bench_call_cost"
+RANGE_SIZE = 20_000  # the largest batch fits one range
+SEGMENTS_PER_FILE = 25
+LOAD_RANGES = """
+INSERT INTO seed_range (group_id, start_id, end_id, next_id, status, priority, capture,
+                        epoch, attempts, headers, files, fragments, error, created_at)
+SELECT g.id, 1 + n * %(size)s, (n + 1) * %(size)s, 1 + n * %(size)s, 'queued', 100, false,
+       0, 0, 0, 0, 0, '', now()
+  FROM news_group g, generate_series(0, %(per_group)s - 1) AS n
+"""
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--seconds", type=float, default=4.0, help="measured time per kind/round")
+    parser.add_argument("--rounds", type=int, default=2, help="alternating windows per kind")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[500, 5_000, 20_000])
+    parser.add_argument("--tokens", type=int, default=48, help="nodes, one connection each")
+    parser.add_argument("--concurrency", type=int, default=8, help="calls in flight at most")
+    parser.add_argument("--repeat", type=int, default=10, help="calls per node per phase, loops")
+    parser.add_argument("--groups", type=int, default=200)
+    parser.add_argument("--ranges-per-group", type=int, default=100)
+    parser.add_argument("--workers", type=int, default=None, help="gunicorn workers (WEB_WORKERS)")
+    parser.add_argument("--threads", type=int, default=None, help="threads each (WEB_THREADS)")
+    parser.add_argument("--kinds", nargs="*", default=None, help="only these kinds")
+    parser.add_argument("--profile", nargs="*", default=[], help="py-spy the workers during these")
+    parser.add_argument("--profile-seconds", type=float, default=20.0)
+    parser.add_argument(
+        "--other-env",
+        nargs="*",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a second gunicorn with these settings, for the --other-kinds",
+    )
+    parser.add_argument(
+        "--other-kinds", nargs="*", default=[], help="kinds also run on the second gunicorn"
+    )
+    return parser.parse_args()
+
+
+def load(groups: int, ranges_per_group: int, nodes: int) -> list[str]:
+    """Empty the coordinator's tables, plan the ranges, issue `nodes` tokens."""
+    from indexer.services import issue_token
+    from leases import services as leases
+
+    sql("TRUNCATE news_group, seed_node, rate_bucket RESTART IDENTITY CASCADE")
+    load_groups("alt.binaries.cost.", groups)
+    sql(LOAD_RANGES, {"size": RANGE_SIZE, "per_group": ranges_per_group})
+    leases.rebuild_lane_work()
+    sql("VACUUM ANALYZE seed_range")
+    tokens = [issue_token(f"cost-{i}")[1] for i in range(nodes)]
+    from django.db import connection
+
+    connection.close()
+    return tokens
+
+
+def serve(
+    args: argparse.Namespace, port: int, log: Path, more_env: dict[str, str]
+) -> subprocess.Popen[bytes]:
+    """gunicorn as `manage.py serve` runs it, with bench/call_cost_app.py as the app
+    (and `more_env`'s settings)."""
+    from django.conf import settings
+
+    from core.management.commands.serve import gunicorn_arguments
+
+    gunicorn = shutil.which("gunicorn", path=os.path.dirname(sys.executable))
+    assert gunicorn is not None, "gunicorn is not installed: run `make install`"
+    workers = args.workers or settings.WEB_WORKERS
+    threads = args.threads or settings.WEB_THREADS
+    command = gunicorn_arguments(gunicorn, f"127.0.0.1:{port}", workers, threads, 120)
+    command[1] = "call_cost_app"
+    command += ["--pythonpath", f"{ROOT},{ROOT / 'bench'}"]
+    metrics = ROOT / "var" / f"bench_call_cost-prometheus-{port}"
+    shutil.rmtree(metrics, ignore_errors=True)
+    metrics.mkdir(parents=True)
+    env = {
+        **os.environ,
+        "EMBEDDED_DATABASE_NAME": DATABASE,
+        "PROMETHEUS_MULTIPROC_DIR": str(metrics),
+        **more_env,
+    }
+    server = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT
+    )
+    import urllib.request
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=2).close()
+            return server
+        except OSError:
+            if server.poll() is not None:
+                raise SystemExit("gunicorn exited:\n" + log.read_text()[-3000:]) from None
+            time.sleep(0.3)
+    server.terminate()
+    raise SystemExit("gunicorn did not come up:\n" + log.read_text()[-3000:])
+
+
+class Fleet:
+    """One keep-alive connection per token, at most `concurrency` calls in flight."""
+
+    def __init__(self, url: str, tokens: list[str], concurrency: int) -> None:
+        from simulator.fleet import Connection
+
+        self.conns = [Connection(url, token, 120.0) for token in tokens]
+        self.gate = asyncio.Semaphore(concurrency)
+        self.refused = 0  # 429/503 answers (counted as calls: the coordinator paid for them)
+        self.rng = random.Random(27)
+
+    async def call(self, i: int, method: str, path: str, body: Any = None, **kw: Any) -> Any:
+        """The answer's status and JSON body; a 429/503 is waited out and asked again."""
+        data = kw.get("raw", b"" if body is None else json.dumps(body).encode())
+        content_type = kw.get("content_type", "application/json")
+        while True:
+            async with self.gate:
+                answer = await self.conns[i].request(method, path, data, content_type)
+            if answer.status in (429, 503):
+                self.refused += 1
+                await asyncio.sleep(answer.retry_after(1.0))
+                continue
+            if answer.status >= 300:
+                raise SystemExit(f"{method} {path}: {answer.status} {answer.body[:300]!r}")
+            return answer.json() if answer.body else None
+
+    async def each(
+        self, step: Callable[[int, Any], Awaitable[Any]], states: list[Any]
+    ) -> list[Any]:
+        return list(await asyncio.gather(*(step(i, s) for i, s in enumerate(states))))
+
+
+# --- the kinds: (prepare, measured, clean-up), each per node -------------------------
+
+
+@dataclass
+class Kind:
+    name: str
+    measured: Callable[[Fleet, int, Any], Awaitable[int]]  # -> calls made
+    prepare: Callable[[Fleet, int], Awaitable[Any]] | None = None
+    cleanup: Callable[[Fleet, int, Any], Awaitable[None]] | None = None
+    segments: int = 0  # a batch's, for the fit
+
+
+def loop(method: str, path: str, repeat: int) -> Callable[[Fleet, int, Any], Awaitable[int]]:
+    async def measured(fleet: Fleet, i: int, _state: Any) -> int:
+        for _ in range(repeat):
+            await fleet.call(i, method, path)
+        return repeat
+
+    return measured
+
+
+async def lease(fleet: Fleet, i: int, _state: Any = None) -> Any:
+    offer = await fleet.call(i, "POST", "/api/v1/ranges/lease")
+    assert offer["lease"] is not None, "the bench ran out of queued ranges: --ranges-per-group"
+    return offer["lease"]
+
+
+async def lease_measured(fleet: Fleet, i: int, state: Any) -> int:
+    state["lease"] = await lease(fleet, i)
+    return 1
+
+
+async def release(fleet: Fleet, i: int, held: Any) -> None:
+    held = held.get("lease", held)
+    body = {"epoch": held["epoch"], "uncounted": True}
+    await fleet.call(i, "POST", f"/api/v1/ranges/{held['id']}/release", body)
+
+
+async def finish(fleet: Fleet, i: int, held: Any) -> None:
+    await fleet.call(i, "POST", f"/api/v1/ranges/{held['id']}/finish", {"epoch": held["epoch"]})
+
+
+def heartbeat(repeat: int) -> Callable[[Fleet, int, Any], Awaitable[int]]:
+    async def measured(fleet: Fleet, i: int, held: Any) -> int:
+        for _ in range(repeat):
+            path = f"/api/v1/ranges/{held['id']}/heartbeat"
+            await fleet.call(i, "POST", path, {"epoch": held["epoch"]})
+        return repeat
+
+    return measured
+
+
+async def finish_measured(fleet: Fleet, i: int, held: Any) -> int:
+    await finish(fleet, i, held)
+    held["finished"] = True
+    return 1
+
+
+async def finish_unless_finished(fleet: Fleet, i: int, held: Any) -> None:
+    if not held.get("finished"):
+        await finish(fleet, i, held)
+
+
+def batch_body(fleet: Fleet, i: int, held: Any, segments: int) -> dict[str, Any]:
+    from simulator.fleet import Profile, make_files
+
+    profile = Profile(files=segments // SEGMENTS_PER_FILE, segments=SEGMENTS_PER_FILE)
+    files, articles = make_files(f"cost-{i}", fleet.rng, held["start"], profile)
+    return {
+        "epoch": held["epoch"],
+        "next": held["start"] + articles,
+        "headers": articles,
+        "files": files[:-1],
+        "fragments": files[-1:],
+    }
+
+
+def batch(segments: int) -> tuple[Any, Any]:
+    async def prepare(fleet: Fleet, i: int) -> Any:
+        held = await lease(fleet, i)
+        held["body"] = json.dumps(batch_body(fleet, i, held, segments)).encode()
+        return held
+
+    async def measured(fleet: Fleet, i: int, held: Any) -> int:
+        await fleet.call(i, "POST", f"/api/v1/ranges/{held['id']}/batch", raw=held["body"])
+        return 1
+
+    return prepare, measured
+
+
+async def lane_lease(fleet: Fleet, i: int, _state: Any = None) -> Any:
+    offer = await fleet.call(i, "POST", "/api/v1/groups/lease", {"lane": "history"})
+    assert offer["lease"] is not None, "no lane to hand out: --groups"
+    lane = offer["lease"]
+    return {
+        "path": f"/api/v1/groups/{lane['group']['id']}/lanes/history",
+        "epoch": lane["epoch"],
+        "head": {
+            "format": 1,
+            "group": lane["group"]["name"],
+            "rules_version": lane["rules"]["version"],
+            "max_open": 200_000,
+            "counters": {},
+        },
+    }
+
+
+async def lane_lease_measured(fleet: Fleet, i: int, state: Any) -> int:
+    state["lane"] = await lane_lease(fleet, i)
+    return 1
+
+
+async def lane_release(fleet: Fleet, i: int, state: Any) -> None:
+    lane = state.get("lane", state)
+    work = state.get("range")
+    if work is not None:
+        body = {"epoch": work["epoch"], "uncounted": True}
+        await fleet.call(i, "POST", f"/api/v1/ranges/{work['id']}/release", body)
+    await fleet.call(i, "POST", f"{lane['path']}/release", {"epoch": lane["epoch"]})
+
+
+async def lane_next_measured(fleet: Fleet, i: int, lane: Any) -> int:
+    answer = await fleet.call(i, "POST", f"{lane['path']}/next", {"epoch": lane["epoch"]})
+    lane["range"] = answer["range"]
+    return 1
+
+
+def window_snapshot(lane: Any) -> bytes:
+    """A window as the agent serializes it (docs/api.md): the lease's header, then
+    about 16 KiB of open files in the range just read (as simulator/fleet.py's)."""
+    import gzip
+
+    start, end = lane["range"]["start"], lane["range"]["end"]
+    lines = [json.dumps(lane["head"]).encode()]
+    for n in range(200):
+        entry = {
+            "subject": f'"sim-{n}.rar" yEnc (1/2)',
+            "poster": "sim <sim@example.com>",
+            "date": 1_700_000_000,
+            "total": 2,
+            "segments": [[1, random.randint(start, end), f"<{os.urandom(24).hex()}@sim>", 500]],
+        }
+        lines.append(json.dumps(entry).encode())
+    return gzip.compress(b"\n".join(lines) + b"\n", 1)
+
+
+def snapshot_put(repeat: int) -> Callable[[Fleet, int, Any], Awaitable[int]]:
+    async def measured(fleet: Fleet, i: int, lane: Any) -> int:
+        window = window_snapshot(lane)
+        for _ in range(repeat):
+            path = f"{lane['path']}/snapshot?epoch={lane['epoch']}&next={lane['range']['end'] + 1}"
+            await fleet.call(i, "PUT", path, raw=window, content_type="application/gzip")
+        return repeat
+
+    return measured
+
+
+async def lane_with_range(fleet: Fleet, i: int) -> Any:
+    lane = await lane_lease(fleet, i)
+    await lane_next_measured(fleet, i, lane)
+    return lane
+
+
+def kinds(args: argparse.Namespace) -> list[Kind]:
+    r = args.repeat
+    found = [
+        Kind("bare_wsgi", loop("GET", "/bench/bare-wsgi", r)),
+        Kind("bare_view", loop("GET", "/api/v1/bench/bare-view", r)),
+        Kind("ping", loop("GET", "/api/v1/ping", r)),
+        Kind("lease", lease_measured, lambda f, i: asyncio.sleep(0, {}), release),
+        Kind("heartbeat", heartbeat(r), lease, release),
+        Kind("finish", finish_measured, lease, finish_unless_finished),
+        Kind("group_lease", lane_lease_measured, lambda f, i: asyncio.sleep(0, {}), lane_release),
+        Kind("lane_next", lane_next_measured, lane_lease, lane_release),
+        Kind("snapshot_put", snapshot_put(max(r // 5, 1)), lane_with_range, lane_release),
+    ]
+    for size in args.sizes:
+        prepare, measured = batch(size)
+        found.append(Kind(f"batch_{size}", measured, prepare, finish, segments=size))
+    if args.kinds:
+        found = [k for k in found if k.name in args.kinds]
+    return found
+
+
+# --- measuring ----------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    calls: int = 0
+    seconds: float = 0.0
+    ticks: Counter[str] | None = None
+
+    def add(self, calls: int, seconds: float, ticks: dict[str, int]) -> None:
+        self.calls += calls
+        self.seconds += seconds
+        self.ticks = (self.ticks or Counter()) + Counter(ticks)
+
+    def ms_per_call(self, tree: str, hz: int) -> float:
+        return (self.ticks or Counter())[tree] / hz / max(self.calls, 1) * 1000
+
+
+async def window(fleet: Fleet, kind: Kind, seconds: float, meter: Any, tally: Tally) -> None:
+    """Phases of every node's measured step (meter running), each between its untimed
+    preparation and clean-up, until `seconds` of measured time have passed."""
+    spent = 0.0
+    nodes = len(fleet.conns)
+    while spent < seconds:
+        if kind.prepare is not None:
+            states = await fleet.each(lambda i, _s: kind.prepare(fleet, i), [None] * nodes)  # type: ignore[misc]
+        else:
+            states = [None] * nodes
+        before, started = meter.sample(), time.monotonic()
+        calls = await fleet.each(lambda i, s: kind.measured(fleet, i, s), states)
+        after, elapsed = meter.sample(), time.monotonic() - started
+        spent += elapsed
+        tally.add(sum(calls), elapsed, {k: after[k] - before[k] for k in after})
+        if kind.cleanup is not None:
+            await fleet.each(lambda i, s: kind.cleanup(fleet, i, s), states)  # type: ignore[misc]
+
+
+def fit(points: list[tuple[float, float]]) -> tuple[float, float]:
+    """Least squares y = a + b x: (a, b)."""
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    sxx = sum((x - mx) ** 2 for x, _ in points)
+    b = sum((x - mx) * (y - my) for x, y in points) / sxx if sxx else 0.0
+    return my - b * mx, b
+
+
+def in_process(sizes: list[int], seconds: float, meter: Any) -> dict[int, Tally]:
+    """store_files called here, in a transaction per batch, on files like the batches':
+    this process's CPU (as "client") and PostgreSQL's tree. One batch of each size
+    first, untimed (this process's first statements are planned and prepared)."""
+    from django.db import transaction
+
+    from catalog.services import store_files
+    from catalog.validation import validate_files
+    from simulator.fleet import Profile, make_files
+
+    group_id = sql("SELECT min(id) FROM news_group")[0][0]
+    rng = random.Random(28)
+    tallies = {size: Tally() for size in sizes}
+    article = 10**12  # far from the ranges' articles
+    for size in sizes:
+        spent, warm = 0.0, False
+        profile = Profile(files=size // SEGMENTS_PER_FILE, segments=SEGMENTS_PER_FILE)
+        while spent < seconds:
+            files, articles = make_files("inproc", rng, article, profile)
+            article += articles
+            reports = validate_files(files, "files", len(files))
+            before, cpu, started = meter.sample(), time.process_time(), time.monotonic()
+            with transaction.atomic():
+                store_files(group_id, None, reports[:-1], reports[-1:])
+            after, elapsed = meter.sample(), time.monotonic() - started
+            if not warm:
+                warm = True
+                continue
+            spent += elapsed
+            ticks = {"postgres": after["postgres"] - before["postgres"]}
+            ticks["client"] = round((time.process_time() - cpu) * meter.hz)
+            tallies[size].add(1, elapsed, ticks)
+    return tallies
+
+
+def body_breakdown(size: int, repeat: int = 10) -> list[list[str]]:
+    """CPU of this process per batch body of `size` segments, by step of the view before
+    store_files: the JSON decoding (the standard library's, as LimitedJSONParser does,
+    and the two faster decoders when installed) and the files' validation."""
+    import importlib
+
+    from catalog.validation import validate_files
+    from simulator.fleet import Profile, make_files
+
+    profile = Profile(files=size // SEGMENTS_PER_FILE, segments=SEGMENTS_PER_FILE)
+    files, articles = make_files("decode", random.Random(29), 1, profile)
+    body = json.dumps({"epoch": 1, "next": articles + 1, "headers": articles, "files": files})
+
+    def cpu_ms(step: Callable[[], Any]) -> float:
+        step()
+        started = time.process_time()
+        for _ in range(repeat):
+            step()
+        return (time.process_time() - started) / repeat * 1000
+
+    raw = body.encode()
+    rows = [[f"json.loads ({len(raw):,} bytes)", f"{cpu_ms(lambda: json.loads(raw.decode())):.1f}"]]
+    for name, call in (("orjson", "loads"), ("msgspec.json", "decode")):
+        try:
+            decode = getattr(importlib.import_module(name), call)
+        except ImportError:
+            continue
+        rows.append([f"{name}.{call}", f"{cpu_ms(lambda d=decode: d(raw)):.1f}"])  # type: ignore[misc]
+    rows.append(["validate_files", f"{cpu_ms(lambda: validate_files(files, 'files', 10**6)):.1f}"])
+    return rows
+
+
+def profile(
+    loop: asyncio.AbstractEventLoop,
+    kind: Kind,
+    fleet: Fleet,
+    server: subprocess.Popen[bytes],
+    seconds: float,
+) -> None:
+    """py-spy on gunicorn's tree while `kind` runs: top frames, inclusive and self."""
+    from simulator.fleet import CpuMeter
+
+    spy = shutil.which("py-spy", path=os.path.dirname(sys.executable))
+    if spy is None:
+        raise SystemExit("--profile needs py-spy: .venv/bin/pip install py-spy")
+    out = ROOT / "var" / f"bench_call_cost-{kind.name}.txt"
+    recorder = subprocess.Popen(
+        [spy, "record", "--pid", str(server.pid), "--subprocesses", "--format", "raw",
+         "--rate", "200", "--duration", str(int(seconds)), "--output", str(out), "--nonblocking",
+         "--nolineno"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    meter = CpuMeter({"gunicorn": server.pid})
+    deadline = time.monotonic() + seconds
+    while recorder.poll() is None and time.monotonic() < deadline + 5:
+        loop.run_until_complete(window(fleet, kind, 1.0, meter, Tally()))
+    recorder.wait(60)
+    print(f"\npy-spy of gunicorn's workers during {kind.name} ({out}):")
+    print(flame_summary(out.read_text()))
+
+
+def flame_summary(raw: str, top: int = 20) -> str:
+    """Functions by the share of samples they are on the stack of (inclusive; those
+    on nearly every sample, the request's wrapping down to the middleware, left
+    out), and by the share where they are the innermost (self), from py-spy's
+    collapsed stacks; threads not serving a request left out. py-spy counts a
+    thread waiting in a system call (psycopg's wait for PostgreSQL's answer) as
+    busy."""
+    from usenet.numbers import ascii_digits
+
+    inclusive: Counter[str] = Counter()
+    own: Counter[str] = Counter()
+    total = 0
+    for line in raw.splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not ascii_digits(count):
+            continue
+        frames = stack.split(";")
+        if not any("handle_request" in f or "get_response" in f for f in frames):
+            continue  # not serving a request: the main loop, idle threads
+        n = int(count)
+        total += n
+        for frame in set(frames):
+            inclusive[frame] += n
+        own[frames[-1]] += n
+    if not total:
+        return "(no samples serving a request)"
+    lines = [f"{total} samples serving requests", "", "| inclusive | frame |", "|---:|---|"]
+    below = [(f, n) for f, n in inclusive.most_common() if n < 0.97 * total]
+    lines += [f"| {n / total:5.1%} | `{f}` |" for f, n in below[:top]]
+    lines += ["", "| self | frame |", "|---:|---|"]
+    lines += [f"| {n / total:5.1%} | `{f}` |" for f, n in own.most_common(top)]
+    return "\n".join(lines)
+
+
+STATEMENTS = """
+SELECT calls, total_exec_time + total_plan_time AS ms, rows,
+       regexp_replace(left(query, 400), '\\s+', ' ', 'g') AS query
+  FROM pg_stat_statements
+ WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+ ORDER BY total_exec_time + total_plan_time DESC
+ LIMIT %(top)s
+"""
+
+
+def statements_start() -> bool:
+    """pg_stat_statements emptied, when the server loads it (shared_preload_libraries;
+    docs/performance.md says how to turn it on for the embedded server)."""
+    from django.db import DatabaseError, transaction
+
+    try:
+        with transaction.atomic():
+            sql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+            sql("SELECT pg_stat_statements_reset()")
+        return True
+    except DatabaseError as error:
+        print(f"pg_stat_statements is not available ({str(error).strip()}): no statement table")
+        return False
+
+
+def statements_report(top: int = 15) -> None:
+    """The run's statements on this database, by the time PostgreSQL spent in them."""
+    from simulator.fleet import table
+
+    rows = sql(STATEMENTS, {"top": top})
+    total = sum(r[1] for r in rows) or 1.0
+    print("\npg_stat_statements, the whole run (every kind), by PostgreSQL's time:")
+    print(table(["calls", "ms", "share of these", "ms/call", "rows", "statement"],
+                [[f"{c:,}", f"{ms:,.0f}", f"{ms / total:.1%}", f"{ms / max(c, 1):.3f}", f"{r:,}",
+                  "`" + q[:110].replace("|", "\\|") + "`"] for c, ms, r, q in rows]))  # fmt: skip
+
+
+def report(tallies: dict[str, Tally], local: dict[int, Tally], sizes: list[int], hz: int) -> None:
+    from simulator.fleet import table
+
+    rows = []
+    for name, t in tallies.items():
+        web, db = t.ms_per_call("gunicorn", hz), t.ms_per_call("postgres", hz)
+        rows.append([name, t.calls, f"{t.calls / t.seconds:,.0f}", f"{web:.2f}", f"{db:.2f}",
+                     f"{web + db:.2f}", f"{t.ticks['machine'] / hz / t.seconds:.2f}" if t.ticks else "-"])  # fmt: skip
+    header = ["kind", "calls", "calls/s", "gunicorn ms/call", "postgres ms/call", "total ms/call",
+              "machine cores busy"]  # fmt: skip
+    print(table(header, rows))
+
+    def per_call(t: Tally, tree: str) -> float:
+        return t.ms_per_call(tree, hz) + t.ms_per_call("postgres", hz)
+
+    def ratio(a: str, b: str) -> str:
+        if a not in tallies or b not in tallies:
+            return "-"
+        return f"{per_call(tallies[a], 'gunicorn') / per_call(tallies[b], 'gunicorn'):.2f}"
+
+    print()
+    print(f"ping ÷ bare Django view (coordinator CPU per call): {ratio('ping', 'bare_view')}"
+          " (goal ≤ 1.5)")  # fmt: skip
+    print(f"bare Django view ÷ bare WSGI: {ratio('bare_view', 'bare_wsgi')}")
+    for name in tallies:
+        if " (" in name:  # the same kind on the second gunicorn
+            base = name.split(" (")[0]
+            print(f"{base} ÷ {name} (coordinator CPU per call): {ratio(base, name)}")
+    batches = [(s, tallies[f"batch_{s}"]) for s in sizes if f"batch_{s}" in tallies]
+    if len(batches) < 2:
+        return
+    http = fit([(s, per_call(t, "gunicorn")) for s, t in batches])
+    here = fit([(s, per_call(local[s], "client")) for s in sizes])
+    web = fit([(s, t.ms_per_call("gunicorn", hz)) for s, t in batches])
+    db = fit([(s, t.ms_per_call("postgres", hz)) for s, t in batches])
+    print()
+    print(table(
+        ["CPU per batch = fixed + per segment x segments", "fixed ms", "µs per segment"],
+        [["through HTTP: gunicorn + PostgreSQL", f"{http[0]:.2f}", f"{http[1] * 1000:.1f}"],
+         ["  of which gunicorn", f"{web[0]:.2f}", f"{web[1] * 1000:.1f}"],
+         ["  of which PostgreSQL", f"{db[0]:.2f}", f"{db[1] * 1000:.1f}"],
+         ["store_files in-process: this process + PostgreSQL", f"{here[0]:.2f}", f"{here[1] * 1000:.1f}"]],
+    ))  # fmt: skip
+    print()
+    print(f"a batch's fixed cost: {http[0]:.2f} ms (goal ≤ 3 ms)")
+    print(f"per segment, HTTP ÷ store_files in-process: {http[1] / here[1]:.2f} (goal ≤ 2)")
+    largest, t = batches[-1]
+    cores = os.cpu_count() or 1
+    print(f"saturation bound at {largest:,} segments a batch: {cores} cores ÷ "
+          f"{per_call(t, 'gunicorn'):.1f} ms = {cores / per_call(t, 'gunicorn') * 1000 * largest:,.0f} "
+          "segments/s (goal ≥ 150,000)")  # fmt: skip
+    for s in sizes:
+        lt = local[s]
+        print(f"store_files in-process, {s:,} segments: {per_call(lt, 'client'):.1f} ms CPU "
+              f"({lt.calls} batches)")  # fmt: skip
+
+
+def main() -> None:
+    args = parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop the server on the way out
+    setup(DATABASE)
+    from simulator.fleet import CpuMeter, table
+
+    tokens = load(args.groups, args.ranges_per_group, args.tokens)
+    statements = statements_start()
+    breakdown = body_breakdown(max(args.sizes))
+    print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} "
+          f"(uptime); {args.tokens} nodes, {args.concurrency} calls in flight; "
+          f"{args.rounds} rounds of {args.seconds:g} s per kind, alternating", flush=True)  # fmt: skip
+    port = free_port()
+    server = serve(args, port, ROOT / "var" / "bench_call_cost-serve.log", {})
+    servers = [server]
+    roots = {"postgres": postmaster_pid(), "client": os.getpid()}
+    meter = CpuMeter({"gunicorn": server.pid, **roots})
+    # One loop for the whole run, its connections kept alive across windows; it is not
+    # running between them, so Django may be called there (in_process).
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    fleet = Fleet(f"http://127.0.0.1:{port}", tokens, args.concurrency)
+    chosen = kinds(args)
+    tallies = {k.name: Tally() for k in chosen}
+    other: tuple[Fleet, Any] | None = None
+    label = " ".join(args.other_env)
+    if args.other_env:
+        port = free_port()
+        more = dict(item.split("=", 1) for item in args.other_env)
+        servers.append(serve(args, port, ROOT / "var" / "bench_call_cost-serve-other.log", more))
+        other = (Fleet(f"http://127.0.0.1:{port}", tokens, args.concurrency),
+                 CpuMeter({"gunicorn": servers[-1].pid, **roots}))  # fmt: skip
+        tallies.update({f"{k} ({label})": Tally() for k in args.other_kinds})
+    local: dict[int, Tally] = {s: Tally() for s in args.sizes}
+    try:
+        for round_ in range(args.rounds):
+            for kind in chosen:
+                runs = [(kind.name, fleet, meter)]
+                if other is not None and kind.name in args.other_kinds:
+                    runs.append((f"{kind.name} ({label})", *other))
+                for name, on, metered in runs:
+                    loop.run_until_complete(window(on, kind, args.seconds, metered, tallies[name]))
+                    print(f"round {round_ + 1} {name}: {tallies[name].calls} calls", flush=True)
+            for size, t in in_process(args.sizes, args.seconds, meter).items():
+                local[size].add(t.calls, t.seconds, dict(t.ticks or {}))
+        for name in args.profile:
+            chosen_kind = next(k for k in chosen if k.name == name)
+            profile(loop, chosen_kind, fleet, server, args.profile_seconds)
+    finally:
+        for running in servers:
+            running.terminate()
+        for running in servers:
+            running.wait(60)
+    print(f"\nload at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
+          f"refused (429/503) and asked again: {fleet.refused}\n")  # fmt: skip
+    report(tallies, local, args.sizes, meter.hz)
+    print(f"\nIn this process, a body of {max(args.sizes):,} segments, CPU ms (before the run):")
+    print(table(["step", "ms"], breakdown))
+    if statements:
+        statements_report()
+
+
+if __name__ == "__main__":
+    main()

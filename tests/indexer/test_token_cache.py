@@ -1,0 +1,92 @@
+"""The per-process token cache (indexer/token_cache.py): an enabled node's token is
+checked against the database at most every TOKEN_CACHE_SECONDS; a token disabled
+or rotated elsewhere stops within that bound, in this process at once."""
+
+from __future__ import annotations
+
+import pytest
+
+from indexer import token_cache
+from indexer.models import Node
+from indexer.services import issue_token, set_nodes_disabled
+from tests.support.nodes import NodeClient
+
+pytestmark = pytest.mark.django_db
+
+PING = "/api/v1/ping"
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """The cache's monotonic clock, moved by hand."""
+    now = [1000.0]
+    monkeypatch.setattr(token_cache.time, "monotonic", lambda: now[0])
+    return now
+
+
+@pytest.fixture
+def node(settings):
+    settings.TOKEN_CACHE_SECONDS = 5
+    token_cache.forget_tokens()
+    found, token, _ = issue_token("cached-1")
+    found.token = token
+    return found
+
+
+def test_a_token_seen_once_is_not_looked_up_again_within_the_bound(
+    node, clock, django_assert_num_queries
+):
+    client = NodeClient(node)
+    with django_assert_num_queries(3):  # the token, last_seen_at written, the ping's clock
+        assert client.get(PING).status_code == 200
+    with django_assert_num_queries(1):  # the ping's clock alone
+        assert client.get(PING).status_code == 200
+    clock[0] += 5
+    with django_assert_num_queries(2):  # expired: the token is looked up again
+        assert client.get(PING).status_code == 200
+
+
+def test_a_token_disabled_elsewhere_stops_within_the_bound(node, clock):
+    client = NodeClient(node)
+    assert client.get(PING).status_code == 200
+    # Another process (or host) disables it: this process's cache does not hear of it.
+    Node.objects.filter(id=node.id).update(disabled=True)
+    clock[0] += 4.9
+    assert client.get(PING).status_code == 200
+    clock[0] += 0.1
+    refused = client.get(PING)
+    assert refused.status_code == 401
+    assert "disabled" in refused.json()["detail"]
+
+
+def test_disabling_and_rotating_in_this_process_stop_the_token_at_once(node, clock):
+    client = NodeClient(node)
+    assert client.get(PING).status_code == 200
+    set_nodes_disabled([node.id], True)
+    assert client.get(PING).status_code == 401
+    _, new, _ = issue_token("cached-1")  # rotation re-enables the node with a new token
+    assert client.get(PING).status_code == 401
+    node.token = new
+    assert NodeClient(node).get(PING).status_code == 200
+
+
+def test_unknown_and_disabled_tokens_are_never_kept(node, clock, django_assert_num_queries):
+    stranger = Node(id=0, name="stranger")
+    stranger.token = "sn_" + "x" * 32
+    for _ in range(2):
+        with django_assert_num_queries(1):
+            assert NodeClient(stranger).get(PING).status_code == 401
+    set_nodes_disabled([node.id], True)
+    for _ in range(2):
+        with django_assert_num_queries(1):
+            assert NodeClient(node).get(PING).status_code == 401
+    assert token_cache._cache == {}
+
+
+def test_with_no_cache_every_request_looks_the_token_up(node, settings, django_assert_num_queries):
+    settings.TOKEN_CACHE_SECONDS = 0
+    client = NodeClient(node)
+    assert client.get(PING).status_code == 200
+    for _ in range(2):
+        with django_assert_num_queries(2):
+            assert client.get(PING).status_code == 200
