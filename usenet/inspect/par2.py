@@ -32,6 +32,7 @@ MAX_FILES = 10_000  # files named in one recovery set
 MAX_NAME_BYTES = 4096  # a FileDesc name; file systems stop at 255-1024
 MAX_INPUT = 64 << 20
 FAILED_MD5_BUDGET = 4  # times the input's size hashed for packets that fail their MD5
+FAILED_MD5_SLACK = 64 << 10  # and this much more, for small inputs
 
 TYPE_MAIN = b"PAR 2.0\0Main\0\0\0\0"
 TYPE_FILEDESC = b"PAR 2.0\0FileDesc"
@@ -91,7 +92,7 @@ class _Reader:
         self.data = data
         self.view = memoryview(data)
         # MD5 work on packets that fail may total this much; good packets are skipped whole.
-        self.failed_budget = FAILED_MD5_BUDGET * len(data) + (1 << 20)
+        self.failed_budget = FAILED_MD5_BUDGET * len(data) + FAILED_MD5_SLACK
         self.descs: dict[bytes, Par2File] = {}
         self.unicode_names: dict[bytes, str] = {}
         self.main: tuple[bytes, int, list[bytes]] | None = None
