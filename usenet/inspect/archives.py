@@ -135,7 +135,9 @@ def _rar4(data: bytes) -> ArchiveFacts:
             facts.notes.append("the first volume's bytes end before the next header")
             return facts
         crc, kind, flags, size = _RAR4_BLOCK.unpack_from(data, position)
-        if size < _RAR4_BLOCK.size or size > len(data) - position:
+        if size < _RAR4_BLOCK.size:  # would not move the walk forward
+            raise RarError(f"A RAR header at byte {position} is shorter than its own fields.")
+        if size > len(data) - position:
             facts.notes.append("the first volume's bytes end inside a header")
             return facts
         header = data[position : position + size]
@@ -309,6 +311,8 @@ def _rar5(data: bytes) -> ArchiveFacts:
             facts.notes.append("the first volume's bytes end inside a header")
             return facts
         start = sized.position
+        if header_size < 2:  # a type and flags at least
+            raise RarError(f"A RAR5 header at byte {position} is shorter than its own fields.")
         if header_size > MAX_RAR5_HEADER or header_size > len(data) - start:
             facts.notes.append("the first volume's bytes end inside a header")
             return facts

@@ -56,7 +56,7 @@ def par2_set(tmp_path_factory: pytest.TempPathFactory) -> Par2Fixture:
     for name, content in files.items():
         (directory / name).write_bytes(content)
     subprocess.run(
-        [tool("par2"), "create", "-q", "-q", "-r10", "-n1", "set.par2", *files],
+        [tool("par2"), "create", "-q", "-q", "-s4096", "-r10", "-n1", "set.par2", *files],
         cwd=directory,
         check=True,
         capture_output=True,

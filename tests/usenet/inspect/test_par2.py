@@ -69,7 +69,10 @@ def test_without_a_main_packet_the_described_files_are_returned(par2_set: Par2Fi
 
 def test_a_unicode_name_packet_gives_the_name() -> None:
     file_id = b"F" * 16
-    desc = packet(par2.TYPE_FILEDESC, file_id + b"M" * 16 + b"H" * 16 + struct.pack("<Q", 5) + b"ascii?.mkv\0\0")
+    desc = packet(
+        par2.TYPE_FILEDESC,
+        file_id + b"M" * 16 + b"H" * 16 + struct.pack("<Q", 5) + b"ascii?.mkv\0\0",
+    )
     main = packet(par2.TYPE_MAIN, struct.pack("<QI", 1024, 1) + file_id)
     name = packet(par2.TYPE_UNICODE_NAME, file_id + "日本語.mkv".encode("utf-16-le"))
     assert [f.name for f in par2.parse(main + desc + name).files] == ["日本語.mkv"]

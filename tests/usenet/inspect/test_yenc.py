@@ -42,7 +42,12 @@ def test_a_whole_file_article_decodes_and_checks_its_crc32(decode) -> None:  # t
     assert part.data == data
     assert part.crc_checked
     header = part.header
-    assert (header.name, header.size, header.part, header.begin) == ("Ünï code name.mkv", len(data), None, None)
+    assert (header.name, header.size, header.part, header.begin) == (
+        "Ünï code name.mkv",
+        len(data),
+        None,
+        None,
+    )
 
 
 @pytest.mark.parametrize("decode", DECODERS)
@@ -74,7 +79,10 @@ def test_a_name_that_is_not_utf8_is_read_as_latin1(decode) -> None:  # type: ign
     [
         (lambda body: body[: body.rfind(b"crc32=")] + b"crc32=00000001\r\n", "CRC32 is"),
         (lambda body: body.replace(b"=yend size=3000", b"=yend size=2999"), "=yend line says 2999"),
-        (lambda body: body.replace(b"=ybegin line=128 size=3000", b"=ybegin line=128 size=3001"), "header says 3001"),
+        (
+            lambda body: body.replace(b"=ybegin line=128 size=3000", b"=ybegin line=128 size=3001"),
+            "header says 3001",
+        ),
         (lambda body: body[: body.rfind(b"=yend")], "No =yend"),
         (lambda body: body.replace(b"=ybegin", b"=yboing"), "not yEnc"),
         (lambda body: body.replace(b"size=3000 name", b"size=3e3 name"), "size="),
@@ -111,7 +119,9 @@ def outcome(decode, body: bytes) -> tuple[str, object]:  # type: ignore[no-untyp
 
 
 # The data lines' alphabet: the bytes yEnc treats apart, and two plain ones.
-LINE_BYTES = st.binary(max_size=40).map(lambda raw: bytes(b"=\r\n.y a\x00"[byte % 8] for byte in raw))
+LINE_BYTES = st.binary(max_size=40).map(
+    lambda raw: bytes(b"=\r\n.y a\x00"[byte % 8] for byte in raw)
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -119,8 +129,12 @@ LINE_BYTES = st.binary(max_size=40).map(lambda raw: bytes(b"=\r\n.y a\x00"[byte 
 def test_both_decoders_agree_on_any_data_lines(lines: bytes, crc: bool) -> None:
     """Escapes at line ends, '==', leading dots, bare CR/LF: the same bytes or the same error."""
     decoded = yenc._pure_data(lines)
-    trailer = b"=yend size=%d" % len(decoded) + (b" crc32=%08x" % zlib.crc32(decoded) if crc else b"")
-    body = b"=ybegin line=128 size=%d name=n\r\n" % len(decoded) + lines + b"\r\n" + trailer + b"\r\n"
+    trailer = b"=yend size=%d" % len(decoded) + (
+        b" crc32=%08x" % zlib.crc32(decoded) if crc else b""
+    )
+    body = (
+        b"=ybegin line=128 size=%d name=n\r\n" % len(decoded) + lines + b"\r\n" + trailer + b"\r\n"
+    )
     assert outcome(yenc.decode_pure, body) == outcome(yenc.decode, body)
 
 
@@ -128,7 +142,11 @@ def test_both_decoders_agree_on_any_data_lines(lines: bytes, crc: bool) -> None:
 @given(data=st.binary(max_size=3000), line_end=st.sampled_from([b"\r\n", b"\n"]))
 def test_both_decoders_agree_on_encoded_data(data: bytes, line_end: bytes) -> None:
     body = yenc_body(data, line_end=line_end)
-    assert outcome(yenc.decode_pure, body) == outcome(yenc.decode, body) == (
-        "ok",
-        (data, yenc.decode_pure(body).header, True),
+    assert (
+        outcome(yenc.decode_pure, body)
+        == outcome(yenc.decode, body)
+        == (
+            "ok",
+            (data, yenc.decode_pure(body).header, True),
+        )
     )
