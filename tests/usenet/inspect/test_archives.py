@@ -13,7 +13,6 @@ from usenet.inspect.errors import ArchiveError, RarError, SevenZipError, ZipErro
 
 from .conftest import UNICODE_NAME, rar
 
-
 # Mathematical bold capitals (U+1D400...): outside the BMP, a surrogate pair in UTF-16.
 BOLD_ABBC = "\U0001d400\U0001d401\U0001d401\U0001d402.txt"
 

@@ -159,17 +159,7 @@ PREFIXES = [
 @FUZZ
 @given(
     name=st.sampled_from(sorted(PARSERS)),
-    prefix=st.sampled_from(
-        [
-            b"",
-            b"PAR2\0PKT",
-            archives.RAR4_MARKER,
-            archives.RAR5_MARKER,
-            archives.SEVEN_ZIP_MARKER,
-            b"PK\x03\x04",
-            b"=ybegin size=9 name=x\r\n",
-        ]
-    ),  # fmt: skip
+    prefix=st.sampled_from(PREFIXES),
     tail=st.binary(max_size=2000),
 )
 def test_random_bytes_raise_only_their_own_errors(name: str, prefix: bytes, tail: bytes) -> None:
