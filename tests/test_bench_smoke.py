@@ -49,6 +49,7 @@ SMOKE: dict[str, list[str]] = {
         "1",
     ],
     "bench_held_lane.py": ["--ranges", "2000", "--leases", "3"],
+    "bench_inspect.py": ["--max-size", "10000", "--seconds", "0.01"],
 }
 
 
