@@ -9,7 +9,7 @@ ignored.
 The header lines (``=ybegin``, ``=ypart``, ``=yend``) are always read here, in
 Python, field by field with bounded numbers; only the data lines between them
 are decoded by ``sabctools`` (SABnzbd's C decoder, an optional dependency: the
-``node`` extra) when it is importable, else by the pure-Python path below.
+``yenc`` extra) when it is importable, else by the pure-Python path below.
 Both decode the same bytes to the same result (tests/usenet/inspect runs both),
 so a node without sabctools's wheel reports what one with it does, slower.
 
@@ -74,7 +74,7 @@ class YencPart:
 
 @functools.cache
 def _accelerator() -> ModuleType | None:
-    """sabctools when it is importable (the optional ``node`` extra), else None."""
+    """sabctools when it is importable (the optional ``yenc`` extra), else None."""
     try:
         import sabctools
     except ImportError:
