@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -99,25 +100,24 @@ def decode_pure(body: bytes) -> YencPart:
     return _decode(body, _pure_data)
 
 
-def _decode(body: bytes, decode_data: object) -> YencPart:
+def _decode(body: bytes, decode_data: Callable[[bytes], bytes]) -> YencPart:
     if len(body) > MAX_BODY:
         raise YencError(f"The article body is {len(body)} bytes, more than the {MAX_BODY} read.")
-    header, data_start, data_end, trailer = _frame(body)
+    header, data_start, data_end = _frame(body)
     raw = body[data_start:data_end]
     unfolded = raw.translate(None, b"\r")
     if unfolded.startswith(b"=y") or b"\n=y" in unfolded:
-        # No encoder starts a data line so ('y' is never escaped); sabctools would end the data there.
+        # No encoder starts a data line so ('y' is never escaped); sabctools ends the data there.
         raise YencError(
             "A data line starts with '=y' before the =yend line: the body is not one article."
         )
-    assert callable(decode_data)
-    data: bytes = decode_data(raw)
+    data = decode_data(raw)
     STEPS.take(len(raw))
-    return _checked(data, header, trailer)
+    return _checked(data, header)
 
 
-def _frame(body: bytes) -> tuple[YencHeader, int, int, dict[str, bytes]]:
-    """The header fields, where the data lines start and end, and the =yend fields."""
+def _frame(body: bytes) -> tuple[YencHeader, int, int]:
+    """The header fields, and where the data lines start and end."""
     if body.startswith(b"=ybegin "):
         start = 0
     else:
@@ -137,7 +137,7 @@ def _frame(body: bytes) -> tuple[YencHeader, int, int, dict[str, bytes]]:
     end_line, _ = _line(body, end_at + 1)
     trailer = _fields(end_line[len(b"=yend ") :], named=False)
     header = _header(begin, part_fields, trailer)
-    return header, after, end_at + 1, trailer
+    return header, after, end_at + 1
 
 
 def _line(body: bytes, start: int) -> tuple[bytes, int]:
@@ -193,7 +193,7 @@ def _header(
     size = _number(begin, "size")
     if size is None:
         raise YencError("The =ybegin line has no size=.")
-    raw_name = begin.get("name", b"")[: MAX_NAME * 4]
+    raw_name = begin.get("name", b"")  # within a header line: at most MAX_HEADER_LINE bytes
     try:
         name = raw_name.decode("utf-8")
     except UnicodeDecodeError:
@@ -217,8 +217,10 @@ def _header(
     )
 
 
-def _checked(data: bytes, header: YencHeader, trailer: dict[str, bytes]) -> YencPart:
-    expected = header.size if header.begin is None else header.end - header.begin + 1  # type: ignore[operator]
+def _checked(data: bytes, header: YencHeader) -> YencPart:
+    expected = header.size
+    if header.begin is not None and header.end is not None:
+        expected = header.end - header.begin + 1
     if len(data) != expected:
         raise YencError(f"The article decodes to {len(data)} bytes; its header says {expected}.")
     if header.end_size is not None and header.end_size != len(data):
