@@ -94,11 +94,16 @@ def seven_zip_archives(tmp_path_factory: pytest.TempPathFactory) -> dict[str, by
         "zipcrypto.zip": ["-tzip", "-psecret"],
         "aes.zip": ["-tzip", "-psecret", "-mem=AES256"],
         "plain.zip": ["-tzip"],
+        "tiny-headers.7z": [
+            "-psecret",
+            "-mhe=on",
+        ],  # of b.nfo alone: small enough to cut everywhere
     }
     archives = {}
     for name, options in made.items():
+        inputs = ["b.nfo"] if name.startswith("tiny") else [UNICODE_NAME, "b.nfo"]
         subprocess.run(
-            [seven, "a", "-bd", "-y", *options, name, UNICODE_NAME, "b.nfo"],
+            [seven, "a", "-bd", "-y", *options, name, *inputs],
             cwd=directory,
             check=True,
             capture_output=True,

@@ -102,7 +102,12 @@ def test_seven_zip_from_its_start_tells_its_size_and_no_names(
 
 @pytest.mark.parametrize(
     ("name", "headers_encrypted", "passworded"),
-    [("plain.7z", False, None), ("password.7z", False, None), ("headers.7z", True, True)],
+    [
+        ("plain.7z", False, None),
+        ("password.7z", False, None),
+        ("headers.7z", True, True),
+        ("tiny-headers.7z", True, True),
+    ],
 )
 def test_a_whole_small_7z_shows_whether_its_headers_are_encrypted(
     seven_zip_archives: dict[str, bytes],

@@ -63,8 +63,7 @@ def samples(
         "par2": [small_par2, par2_set.index[:3000]],
         "nfo": [nfo_text.encode("cp437"), nfo_text.encode("utf-8")],
         "archive": [rar(name) for name in RARS]
-        + [seven_zip_archives["headers.7z"][-400:], seven_zip_archives["aes.zip"][:600]]
-        + [seven_zip_archives["plain.7z"][:32] + seven_zip_archives["plain.7z"][-200:]],
+        + [seven_zip_archives["tiny-headers.7z"], seven_zip_archives["aes.zip"][:600]],
         "yenc": [yenc_body(bytes(range(256)) * 2, "n.bin", part=(1, 1, 512))],
     }
 
