@@ -472,7 +472,7 @@ def _zip(data: bytes) -> ArchiveFacts:
         if name_size + extra_size > len(data) - start:
             facts.notes.append("the first volume's bytes end inside a header")
             return facts
-        raw_name = data[start : start + name_size]
+        raw_name = data[start : start + min(name_size, MAX_NAME_BYTES)]
         extra = data[start + name_size : start + name_size + extra_size]
         aes, sizes = _zip_extra(extra)
         if sizes is not None and (packed == 0xFFFFFFFF or unpacked == 0xFFFFFFFF):
@@ -480,9 +480,8 @@ def _zip(data: bytes) -> ArchiveFacts:
         descriptor = bool(flags & 0x0008)
         facts.entries.append(
             ArchiveEntry(
-                name=raw_name.decode("utf-8", "replace")
-                if flags & 0x0800
-                else _text(raw_name[:MAX_NAME_BYTES], "cp437"),
+                # bit 11: UTF-8 by the spec; else cp437, though many tools write UTF-8 anyway
+                name=_text(raw_name, "cp437"),
                 size=None if descriptor else unpacked,
                 packed_size=None if descriptor else packed,
                 encrypted=bool(flags & 0x0001) or aes or method == 99,
