@@ -49,8 +49,8 @@ def test_an_nfo_posted_in_yenc_or_as_plain_text_gives_its_ids() -> None:
 
 
 def test_errors_are_reported_per_part() -> None:
-    bad_crc = yenc_body(b"abc").replace(b"crc32=", b"crc32=0")
-    result = inspect_article("par2", bad_crc[: bad_crc.rfind(b"crc32=")] + b"crc32=1\r\n")
+    body = yenc_body(b"abc")
+    result = inspect_article("par2", body[: body.rfind(b"crc32=")] + b"crc32=1\r\n")
     assert [e["part"] for e in result.errors] == ["yenc"]
     result = inspect_article("par2", yenc_body(b"not par2 at all"))
     assert [e["part"] for e in result.errors] == ["par2"]
