@@ -67,6 +67,7 @@ SMOKE: dict[str, list[str]] = {
         "--ranges-per-group",
         "10",
     ],
+    "bench_inspect.py": ["--max-size", "10000", "--seconds", "0.01"],
 }
 
 

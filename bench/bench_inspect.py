@@ -1,0 +1,222 @@
+"""Parse speed of the inspection parsers (usenet/inspect) on real and hostile inputs.
+
+The parse-speed part of issue 26's bench: par2 packets, nfo text, archive
+headers and yEnc bodies (sabctools against the pure-Python path), first on
+real-shaped inputs, then on hostile inputs of growing size (1 KB ... 10 MB).
+Each hostile row prints MB/s, the steps the parser counted per input byte
+(usenet/inspect/steps.py), and its speed as a ratio to the 1 KB case of the
+same run: linear work keeps the ratio near or above 1 (fixed costs are spread
+over more bytes); a parser whose work grew faster than its input would fall
+towards 0. The figures are in docs/performance.md ("Inspection parsers").
+
+Run: ``.venv/bin/python bench/bench_inspect.py [--max-size 10000000] [--seconds 0.3]``
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import random
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import size_parser
+from usenet.inspect import archives, nfo, par2, yenc
+from usenet.inspect.errors import InspectError
+from usenet.inspect.steps import STEPS
+
+RAR_DIR = Path(__file__).resolve().parent.parent / "tests" / "usenet" / "data" / "rar"
+
+# The fleet parts of issue 26's bench come later, with the inspection leases:
+# inspections per second per node and bytes fetched per release against BODY
+# of the same articles by a bare reader (goal >= 0.7x), and the coordinator's
+# cost per inspection result. They need the node's inspect mode and the
+# coordinator's apply step, which this layer does not have.
+
+
+def timed(parse: Callable[[bytes], object], data: bytes, seconds: float) -> tuple[float, int]:
+    """Seconds per parse (best of repeated runs filling `seconds`) and the steps of one."""
+    before = STEPS.taken
+    _run(parse, data)
+    steps = STEPS.taken - before
+    best = float("inf")
+    deadline = time.perf_counter() + seconds
+    runs = 0
+    while runs < 3 or time.perf_counter() < deadline:
+        start = time.perf_counter()
+        _run(parse, data)
+        best = min(best, time.perf_counter() - start)
+        runs += 1
+    return best, steps
+
+
+def _run(parse: Callable[[bytes], object], data: bytes) -> None:
+    try:
+        parse(data)
+    except InspectError:
+        pass  # hostile input: the parser's own error is the expected outcome
+
+
+def yenc_encode(data: bytes) -> bytes:
+    """A yEnc body of data, 128-byte lines (the bench's own encoder: no dependency)."""
+    out = bytearray()
+    line = 0
+    for byte in data:
+        code = (byte + 42) & 0xFF
+        if code in (0, 10, 13, 61) or (line == 0 and code in (9, 32, 46)):
+            out += bytes((61, (code + 64) & 0xFF))
+            line += 2
+        else:
+            out.append(code)
+            line += 1
+        if line >= 128:
+            out += b"\r\n"
+            line = 0
+    return (
+        b"=ybegin part=1 line=128 size=%d name=a8f7d6e5c4b3.part01.rar\r\n" % len(data)
+        + b"=ypart begin=1 end=%d\r\n" % len(data)
+        + bytes(out)
+        + b"\r\n=yend size=%d part=1 pcrc32=%08x\r\n" % (len(data), zlib.crc32(data))
+    )
+
+
+def par2_packet(kind: bytes, body: bytes) -> bytes:
+    rest = b"S" * 16 + kind + body + b"\0" * (-len(body) % 4)
+    return b"PAR2\0PKT" + struct.pack("<Q", 32 + len(rest)) + hashlib.md5(rest).digest() + rest
+
+
+def real_par2(rng: random.Random) -> tuple[str, bytes]:
+    """A par2 index made by par2cmdline over 20 files, or built packet by packet without it."""
+    tool = shutil.which("par2")
+    if tool:
+        with tempfile.TemporaryDirectory() as directory:
+            names = [f"Some.Release.2024.1080p.WEB.x264-GRP.part{n:02d}.rar" for n in range(20)]
+            for name in names:
+                (Path(directory) / name).write_bytes(rng.randbytes(20_000))
+            subprocess.run(
+                [tool, "create", "-q", "-q", "-s4096", "-r1", "-n1", "set.par2", *names],
+                cwd=directory,
+                check=True,
+                capture_output=True,
+            )
+            return "par2 index, 20 files (par2cmdline)", (Path(directory) / "set.par2").read_bytes()
+    ids = [rng.randbytes(16) for _ in range(20)]
+    packets = [par2_packet(par2.TYPE_MAIN, struct.pack("<QI", 4096, 20) + b"".join(ids))]
+    for n, file_id in enumerate(ids):
+        name = f"Some.Release.2024.1080p.WEB.x264-GRP.part{n:02d}.rar".encode()
+        packets.append(
+            par2_packet(
+                par2.TYPE_FILEDESC, file_id + rng.randbytes(32) + struct.pack("<Q", 20_000) + name
+            )
+        )
+    return "par2 index, 20 files (built: no par2 here)", b"".join(packets)
+
+
+def real_inputs(rng: random.Random) -> list[tuple[str, Callable[[bytes], object], bytes]]:
+    stream = io.BytesIO()
+    with zipfile.ZipFile(stream, "w") as archive:
+        for n in range(50):
+            archive.writestr(f"Some.Release.2024/file{n:02d}.mkv", rng.randbytes(2000))
+    nfo_text = (
+        "╔════════════════════════════╗\r\n"
+        + "║ Some.Movie.2024.1080p.BluRay.x264-GRP ║\r\n" * 3
+        + "https://www.imdb.com/title/tt0111161/\r\nhttp://thetvdb.com/?tab=series&id=81189\r\n"
+        + "░▒▓█ " * 600
+    ).encode("cp437")
+    article = rng.randbytes(700_000)
+    par2_label, par2_data = real_par2(rng)
+    rows = [
+        (par2_label, par2.parse, par2_data),
+        ("nfo, cp437 art (4 KB)", nfo.parse, nfo_text),
+        (
+            "RAR5 first volume, first 8 KiB",
+            archives.parse,
+            (RAR_DIR / "rar5-vols.part1.first8k.rar").read_bytes(),
+        ),
+        ("RAR4 unicode names", archives.parse, (RAR_DIR / "unicode2.rar").read_bytes()),
+        ("zip, 50 local headers", archives.parse, stream.getvalue()),
+        ("yEnc 700 KB article, pure Python", yenc.decode_pure, yenc_encode(article)),
+    ]
+    if yenc.decoder_name() != "pure-python":
+        rows.append(
+            (f"yEnc 700 KB article, {yenc.decoder_name()}", yenc.decode, yenc_encode(article))
+        )
+    return rows
+
+
+def hostile(kind: str, size: int, rng: random.Random) -> bytes:
+    """size bytes built to make the parser work hardest."""
+    if kind == "par2: headers claiming the rest":
+        count = max(1, size // 64)  # each header's length reaches the end: its MD5 fails
+        return b"".join(
+            b"PAR2\0PKT" + struct.pack("<Q", (count - n) * 64) + b"\0" * 48 for n in range(count)
+        )
+    if kind == "par2: 64-byte packets":
+        unit = par2_packet(b"PAR 2.0\0Creator\0", b"")
+        return unit * max(1, size // len(unit))
+    if kind == "nfo: ids and links":
+        unit = b"tt1234567 thetvdb.com/series/ a.b.c-D tt "
+        return (unit * (size // len(unit) + 1))[:size]
+    if kind == "rar4: empty blocks":
+        block = struct.pack("<HBHH", 0, 0x7A, 0x8000, 11) + b"\0\0\0\0"
+        block = struct.pack("<H", zlib.crc32(block[2:]) & 0xFFFF) + block[2:]
+        return archives.RAR4_MARKER + block * max(1, (size - 7) // len(block))
+    if kind == "zip: empty local headers":
+        entry = struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 20, 0, 0, 0, 0, 0, 0, 0, 1, 0) + b"x"
+        return entry * max(1, min(size // len(entry), archives.MAX_ENTRIES - 1))
+    data = rng.randbytes(max(1, size * 100 // 103))  # yEnc: random data, about size encoded
+    return yenc_encode(data)
+
+
+HOSTILE: list[tuple[str, Callable[[bytes], object]]] = [
+    ("par2: headers claiming the rest", par2.parse),
+    ("par2: 64-byte packets", par2.parse),
+    ("nfo: ids and links", nfo.parse),
+    ("rar4: empty blocks", archives.parse),
+    ("zip: empty local headers", archives.parse),
+    ("yEnc: random data, pure Python", yenc.decode_pure),
+]
+if yenc.decoder_name() != "pure-python":
+    HOSTILE.append((f"yEnc: random data, {yenc.decoder_name()}", yenc.decode))
+
+
+def main() -> None:
+    parser = size_parser(__doc__ or "", max_size=10_000_000, seed=26)
+    parser.add_argument("--seconds", type=float, default=0.3, help="timing per row")
+    options = parser.parse_args()
+    rng = random.Random(options.seed)
+    print(f"yEnc decoder here: {yenc.decoder_name()}")
+    print("\nReal inputs")
+    print(f"  {'input':<48} {'bytes':>9} {'MB/s':>9}")
+    for label, parse, data in real_inputs(rng):
+        seconds, _steps = timed(parse, data, options.seconds)
+        print(f"  {label:<48} {len(data):>9} {len(data) / seconds / 1e6:>9.1f}")
+    sizes = [
+        size for size in (1_000, 10_000, 100_000, 1_000_000, 10_000_000) if size <= options.max_size
+    ]
+    print("\nHostile inputs of growing size (ratio: MB/s against the 1 KB case of the same row)")
+    print(f"  {'input':<40} {'bytes':>10} {'MB/s':>9} {'steps/byte':>10} {'ratio':>7}")
+    for label, parse in HOSTILE:
+        base = None
+        for size in sizes:
+            data = hostile(label.split(",")[0] if label.startswith("yEnc") else label, size, rng)
+            seconds, steps = timed(parse, data, options.seconds)
+            speed = len(data) / seconds / 1e6
+            base = base or speed
+            print(
+                f"  {label:<40} {len(data):>10} {speed:>9.2f} {steps / len(data):>10.2f} {speed / base:>7.2f}"
+            )
+
+
+if __name__ == "__main__":
+    main()

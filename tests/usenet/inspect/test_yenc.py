@@ -1,0 +1,152 @@
+"""yEnc bodies decode, with size and CRC checked, the same with sabctools and without."""
+
+from __future__ import annotations
+
+import sys
+import zlib
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from usenet.inspect import yenc
+from usenet.inspect.errors import YencError
+
+from .conftest import random_bytes, yenc_body
+
+DECODERS = [yenc.decode, yenc.decode_pure]
+
+
+@pytest.fixture
+def without_sabctools(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    yenc._accelerator.cache_clear()
+    monkeypatch.setitem(sys.modules, "sabctools", None)  # import sabctools now fails
+    yield
+    yenc._accelerator.cache_clear()
+
+
+def test_sabctools_is_what_decode_uses_when_it_is_installed() -> None:
+    assert yenc.decoder_name().startswith("sabctools 9.")
+
+
+def test_without_sabctools_decode_runs_the_pure_path(without_sabctools: None) -> None:
+    data = random_bytes(5000, 10)
+    assert yenc.decoder_name() == "pure-python"
+    assert yenc.decode(yenc_body(data)).data == data
+
+
+@pytest.mark.parametrize("decode", DECODERS)
+def test_a_whole_file_article_decodes_and_checks_its_crc32(decode) -> None:  # type: ignore[no-untyped-def]
+    data = random_bytes(40_000, 11) + bytes(range(256)) * 4  # every byte, escapes included
+    part = decode(yenc_body(data, "Ünï code name.mkv"))
+    assert part.data == data
+    assert part.crc_checked
+    header = part.header
+    assert (header.name, header.size, header.part, header.begin) == (
+        "Ünï code name.mkv",
+        len(data),
+        None,
+        None,
+    )
+
+
+@pytest.mark.parametrize("decode", DECODERS)
+def test_a_part_decodes_with_its_begin_end_and_pcrc32(decode) -> None:  # type: ignore[no-untyped-def]
+    data = random_bytes(10_000, 12)
+    part = decode(yenc_body(data, "b1c2d3.part01.rar", part=(3, 20_001, 100_000)))
+    assert part.data == data
+    assert (part.header.part, part.header.begin, part.header.end) == (3, 20_001, 30_000)
+    assert part.header.size == 100_000
+    assert part.crc_checked
+
+
+@pytest.mark.parametrize("decode", DECODERS)
+def test_lf_line_ends_and_text_before_ybegin_are_read(decode) -> None:  # type: ignore[no-untyped-def]
+    data = random_bytes(3000, 13)
+    body = b"posted by someone\n\n" + yenc_body(data, line_end=b"\n")
+    assert decode(body).data == data
+
+
+@pytest.mark.parametrize("decode", DECODERS)
+def test_a_name_that_is_not_utf8_is_read_as_latin1(decode) -> None:  # type: ignore[no-untyped-def]
+    body = yenc_body(b"abc", "x").replace(b"name=x", b"name=caf\xe9.nfo")
+    assert decode(body).header.name == "café.nfo"
+
+
+@pytest.mark.parametrize("decode", DECODERS)
+@pytest.mark.parametrize(
+    ("change", "complaint"),
+    [
+        (lambda body: body[: body.rfind(b"crc32=")] + b"crc32=00000001\r\n", "CRC32 is"),
+        (lambda body: body.replace(b"=yend size=3000", b"=yend size=2999"), "=yend line says 2999"),
+        (
+            lambda body: body.replace(b"=ybegin line=128 size=3000", b"=ybegin line=128 size=3001"),
+            "header says 3001",
+        ),
+        (lambda body: body[: body.rfind(b"=yend")], "No =yend"),
+        (lambda body: body.replace(b"=ybegin", b"=yboing"), "not yEnc"),
+        (lambda body: body.replace(b"size=3000 name", b"size=3e3 name"), "size="),
+        (lambda body: body.replace(b"size=3000 name", b"size=99999999999999999999 name"), "size="),
+        (lambda body: body.replace(b"crc32=", b"crc32=zz"), "hexadecimal"),
+        (lambda body: body.replace(b"\r\n", b"\r\n=ybegin x\r\n", 2), "'=y'"),
+    ],
+)
+def test_a_body_that_fails_a_check_is_a_yenc_error(decode, change, complaint: str) -> None:  # type: ignore[no-untyped-def]
+    body = change(yenc_body(random_bytes(3000, 14)))
+    with pytest.raises(YencError, match=complaint.replace("(", r"\(")):
+        decode(body)
+
+
+@pytest.mark.parametrize("decode", DECODERS)
+def test_a_ypart_outside_the_file_is_refused(decode) -> None:  # type: ignore[no-untyped-def]
+    body = yenc_body(b"abcd", part=(2, 99, 50))
+    with pytest.raises(YencError, match="not within the file"):
+        decode(body)
+
+
+def test_a_body_past_the_bound_is_refused_before_decoding(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(yenc, "MAX_BODY", 100)
+    with pytest.raises(YencError, match="more than the 100"):
+        yenc.decode(yenc_body(random_bytes(200, 15)))
+
+
+def outcome(decode, body: bytes) -> tuple[str, object]:  # type: ignore[no-untyped-def]
+    try:
+        part = decode(body)
+    except YencError as error:
+        return "error", str(error)
+    return "ok", (part.data, part.header, part.crc_checked)
+
+
+# The data lines' alphabet: the bytes yEnc treats apart, and two plain ones.
+LINE_BYTES = st.binary(max_size=40).map(
+    lambda raw: bytes(b"=\r\n.y a\x00"[byte % 8] for byte in raw)
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(lines=LINE_BYTES, crc=st.booleans())
+def test_both_decoders_agree_on_any_data_lines(lines: bytes, crc: bool) -> None:
+    """Escapes at line ends, '==', leading dots, bare CR/LF: the same bytes or the same error."""
+    decoded = yenc._pure_data(lines)
+    trailer = b"=yend size=%d" % len(decoded) + (
+        b" crc32=%08x" % zlib.crc32(decoded) if crc else b""
+    )
+    body = (
+        b"=ybegin line=128 size=%d name=n\r\n" % len(decoded) + lines + b"\r\n" + trailer + b"\r\n"
+    )
+    assert outcome(yenc.decode_pure, body) == outcome(yenc.decode, body)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.binary(max_size=3000), line_end=st.sampled_from([b"\r\n", b"\n"]))
+def test_both_decoders_agree_on_encoded_data(data: bytes, line_end: bytes) -> None:
+    body = yenc_body(data, line_end=line_end)
+    assert (
+        outcome(yenc.decode_pure, body)
+        == outcome(yenc.decode, body)
+        == (
+            "ok",
+            (data, yenc.decode_pure(body).header, True),
+        )
+    )

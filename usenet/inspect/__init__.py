@@ -1,0 +1,197 @@
+"""Inspection of obfuscated posts: what a first article's bytes say about a release.
+
+No Django here: the node agent runs these on article bodies it fetches
+(issue 26), and reports ``inspect_article``'s result to the coordinator as
+JSON. Each format has its parser, its bounds and its error class
+(docs/inspection.md): ``yenc`` (the article body), ``par2`` (an index file's
+packets), ``nfo`` (its text), ``archives`` (RAR 4, RAR 5, 7z and zip first
+volumes). Every error is an ``InspectError``; ``inspect_article`` turns them
+into the result's ``errors`` and never raises one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from . import archives, nfo, par2, yenc
+from .errors import (
+    ArchiveError,
+    InspectError,
+    NfoError,
+    Par2Error,
+    RarError,
+    SevenZipError,
+    YencError,
+    ZipError,
+)
+
+__all__ = [
+    "ROLES",
+    "ArchiveError",
+    "FoundFile",
+    "InspectError",
+    "InspectResult",
+    "NfoError",
+    "Par2Error",
+    "RarError",
+    "SevenZipError",
+    "YencError",
+    "ZipError",
+    "inspect_article",
+]
+
+ROLES = ("par2", "nfo", "archive")
+MAX_REPORTED_FILES = 1000
+MAX_REPORTED_NAME = 1024  # characters
+MAX_NOTES = 16
+MAX_ERROR = 300  # characters of an error's sentence
+
+
+@dataclass(slots=True)
+class FoundFile:
+    """A file named inside the article: by a par2 FileDesc or an archive header."""
+
+    name: str
+    size: int | None
+    encrypted: bool | None = None
+    packed_size: int | None = None
+    md5: str | None = None
+    hash16k: str | None = None
+
+
+@dataclass(slots=True)
+class InspectResult:
+    """What one article showed, bounded in size, ready for json.dumps via to_json()."""
+
+    role: str
+    format: str | None = None  # "par2", "nfo", "rar4", "rar5", "7z", "zip"
+    yenc: dict[str, Any] | None = None
+    files: list[FoundFile] = field(default_factory=list)
+    files_truncated: bool = False
+    imdb_ids: list[str] = field(default_factory=list)
+    tvdb_ids: list[str] = field(default_factory=list)
+    release_names: list[str] = field(default_factory=list)
+    volume: bool | None = None
+    solid: bool | None = None
+    headers_encrypted: bool | None = None
+    passworded: bool | None = None
+    archive_size: int | None = None
+    complete: bool | None = None
+    notes: list[str] = field(default_factory=list)
+    errors: list[dict[str, str]] = field(default_factory=list)  # {"part": "yenc", "error": ...}
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def error(self, part: str, error: InspectError) -> None:
+        self.errors.append({"part": part, "error": str(error)[:MAX_ERROR]})
+
+    def add_file(self, found: FoundFile) -> None:
+        if len(self.files) >= MAX_REPORTED_FILES:
+            self.files_truncated = True
+            return
+        found.name = found.name[:MAX_REPORTED_NAME]
+        self.files.append(found)
+
+
+def inspect_article(role: str, body: bytes) -> InspectResult:
+    """What the article body (yEnc, dot-stuffing undone) of a par2, nfo or archive shows.
+
+    An nfo may also be posted as plain text: a body with no =ybegin is read as
+    the nfo itself. Errors land in the result's ``errors``, one per part that
+    failed ("yenc", then the format's), never as an exception.
+    """
+    result = InspectResult(role=role)
+    if role not in ROLES:
+        result.error("role", InspectError(f"The role {role[:40]!r} is not one of {ROLES}."))
+        return result
+    try:
+        part = yenc.decode(body)
+    except YencError as error:
+        if role == "nfo" and b"=ybegin " not in body[: yenc.MAX_PREAMBLE + 9]:
+            _nfo(result, body)
+        else:
+            result.error("yenc", error)
+        return result
+    header = part.header
+    result.yenc = {
+        "name": header.name,
+        "size": header.size,
+        "part": header.part,
+        "total": header.total,
+        "begin": header.begin,
+        "end": header.end,
+        "crc_checked": part.crc_checked,
+    }
+    if role == "par2":
+        _par2(result, part.data)
+    elif role == "nfo":
+        _nfo(result, part.data)
+    else:
+        _archive(result, part.data)
+    return result
+
+
+def _par2(result: InspectResult, data: bytes) -> None:
+    result.format = "par2"
+    try:
+        found = par2.parse(data)
+    except Par2Error as error:
+        result.error("par2", error)
+        return
+    for described in found.files:
+        result.add_file(
+            FoundFile(
+                name=described.name,
+                size=described.size,
+                md5=described.md5,
+                hash16k=described.hash16k,
+            )
+        )
+    result.complete = found.main_found
+    if not found.main_found:
+        result.notes.append("no main packet in the article: the files are those described")
+    if found.damaged:
+        result.notes.append(f"{found.damaged} damaged packet headers skipped")
+
+
+def _nfo(result: InspectResult, data: bytes) -> None:
+    result.format = "nfo"
+    try:
+        facts = nfo.parse(data)
+    except NfoError as error:
+        result.error("nfo", error)
+        return
+    result.imdb_ids = list(facts.imdb_ids)
+    result.tvdb_ids = list(facts.tvdb_ids)
+    result.release_names = [name[:MAX_REPORTED_NAME] for name in facts.release_names]
+    result.notes.append(f"read as {facts.encoding}")
+    if facts.truncated:
+        result.notes.append(f"only the first {nfo.MAX_NFO} bytes were read")
+
+
+def _archive(result: InspectResult, data: bytes) -> None:
+    try:
+        facts = archives.parse(data)
+    except ArchiveError as error:
+        result.format = archives.detect(data)
+        result.error("archive", error)
+        return
+    result.format = facts.format
+    for entry in facts.entries:
+        result.add_file(
+            FoundFile(
+                name=entry.name,
+                size=entry.size,
+                encrypted=entry.encrypted,
+                packed_size=entry.packed_size,
+            )
+        )
+    result.volume = facts.volume
+    result.solid = facts.solid
+    result.headers_encrypted = facts.headers_encrypted
+    result.passworded = facts.passworded
+    result.archive_size = facts.archive_size
+    result.complete = facts.complete
+    result.notes.extend(facts.notes[:MAX_NOTES])
