@@ -191,7 +191,6 @@ class Release(models.Model):
     # Served to search and RSS by default: complete (set by the triggers in
     # the batch that completes it) or settled (quiet for
     # RELEASE_SETTLE_MINUTES above RELEASE_MIN_COMPLETION, set by the upkeep).
-    # Those stored before migration 0002 were listed by it (recount_releases).
     listed = models.BooleanField(default=False, db_default=False)
 
     class Meta:

@@ -30,7 +30,7 @@ class RecountSummary:
     total: int = 0  # in the catalog when the run began
     changed: int = 0  # whose row was written
     listed: int = 0  # newly listed
-    unlisted: int = 0  # listed on a wrong count, or stored before the upgrade, below the floor
+    unlisted: int = 0  # listed only on a wrong count before
 
 
 def recount_releases(
