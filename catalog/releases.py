@@ -96,9 +96,10 @@ def _wanted(files: Sequence[ReleaseFile]) -> tuple[list[bytes | None], dict[byte
 
 
 def _create(
-    group: str, rule_version: int, missing: list[_Wanted], created: list[int]
+    group: str, rule_version: int, missing: list[_Wanted], created: list[int], found: list[int]
 ) -> dict[bytes, int]:
-    """Create the releases no batch has made yet, under their keys' advisory locks."""
+    """Create the releases no batch has made yet, under their keys' advisory locks;
+    the ones another batch made meanwhile are added to `found`, to be locked."""
     missing.sort(key=lambda w: w.key)
     keys = [w.key for w in missing]
     queries.fetchone_bound("lock_release_keys", {"keys": keys})
@@ -121,6 +122,7 @@ def _create(
     }
     rows = queries.fetchall_bound("create_releases", params)
     created.extend(r.id for r in rows if r.created)
+    found.extend(r.id for r in rows if not r.created)
     return {bytes(r.key): r.id for r in rows}
 
 
@@ -130,8 +132,11 @@ def assign_releases(
     """The release id of each of `files` (None: no release), creating releases as needed.
 
     Finding them, then (for new keys) their advisory locks and creating them,
-    then locking the existing ones in id order. The ids of the releases it
-    created are added to `created` (`drop_empty_releases` after the merge).
+    then locking the existing ones in id order, with those another batch made while
+    this one waited for their keys (a batch merging into a release it has not
+    locked would count twice a cross-posted file a concurrent batch writes). The
+    ids of the releases it created are added to `created` (`drop_empty_releases`
+    after the merge).
     Call it inside the batch's transaction, before the merge.
     """
     keys, wanted = _wanted(files)
@@ -147,12 +152,12 @@ def assign_releases(
         },
     )
     ids: dict[bytes, int] = {bytes(r.key): r.id for r in rows if r.id is not None}
-    existing = sorted(ids.values())
+    existing = list(ids.values())
     missing = [w for k, w in wanted.items() if k not in ids]
     if missing:
-        ids.update(_create(group, rule_version, missing, created))
+        ids.update(_create(group, rule_version, missing, created, existing))
     if existing:
-        queries.fetchone_bound("lock_releases", {"ids": existing})
+        queries.fetchone_bound("lock_releases", {"ids": sorted(set(existing))})
     return [None if key is None else ids[key] for key in keys]
 
 

@@ -56,7 +56,8 @@ def release_id_of(value: str, installation: uuid.UUID) -> int:
         except NotANumber:
             raise NoSuchItem(f"No such item ({text[:40]}: no release has that number)") from None
     try:
-        if len(text) > MAX_GUID_LENGTH:
+        # uuid.UUID reads its hex digits with int(): Arabic-Indic digits would pass.
+        if len(text) > MAX_GUID_LENGTH or not text.isascii():
             raise ValueError(text)
         guid = uuid.UUID(text)
     except ValueError:

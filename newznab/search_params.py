@@ -115,6 +115,11 @@ def air_date(text: str, season: int | None) -> date:
         raise BadParameter(
             f"Incorrect parameter (ep: {text[:12]} is no date; {DATE_FORMS})"
         ) from None
+    if not FIRST_YEAR <= day.year <= LAST_YEAR:
+        # Nothing airs then; the day after 9999-12-31 is no date either (it was a 500).
+        raise BadParameter(
+            f"Incorrect parameter (ep: {text[:12]} is no air date; a year {FIRST_YEAR}-{LAST_YEAR})"
+        )
     if season is not None and season != day.year:
         raise BadParameter(f"Incorrect parameter (season: {season}, but ep gives {day.year})")
     return day

@@ -193,10 +193,17 @@ NEWZNAB_NUMBERS = [
     ("/api", {"t": "tvsearch"}, "season", 201),
     ("/api", {"t": "tvsearch", "season": "1"}, "ep", 201),
     ("/api", {"t": "movie"}, "imdbid", 201),
+    ("/api", {"t": "movie"}, "tmdbid", 201),
+    ("/api", {"t": "tvsearch"}, "tvdbid", 201),
+    ("/api", {"t": "tvsearch"}, "tvmazeid", 201),
+    ("/api", {"t": "tvsearch"}, "rid", 201),
+    ("/api", {"t": "search"}, "incomplete", 201),
+    ("/api", {"t": "tvsearch", "q": "show", "season": "2024"}, "ep", 201),
     ("/api", {"t": "details"}, "id", 300),
     ("/api", {"t": "get"}, "id", 300),
     ("/rss", {}, "t", 201),
     ("/rss", {}, "num", 201),
+    ("/rss", {}, "incomplete", 201),
 ]
 
 

@@ -13,6 +13,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection, connections, transaction
 
+from catalog import services
 from catalog.models import CatalogFile, Release, ReleaseSettling
 from catalog.release_counts import recount_releases, settle_releases
 from catalog.services import delete_files, store_files
@@ -279,5 +280,91 @@ def _a_recount_waits_for_a_lock():
             "SELECT count(*) FROM pg_stat_activity"
             " WHERE wait_event_type = 'Lock' AND query LIKE %s",
             ["%FOR UPDATE%"],
+        )
+        return cursor.fetchone()[0] > 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_file_two_groups_write_at_once_to_a_release_a_third_batch_just_made_counts_once(
+    monkeypatch,
+):
+    """Batch B misses the release A is creating, waits for A's key lock, then finds
+    it made; batch C finds it made too. Each merges the same file in its own group.
+    B must hold the release's row as C does, or each trigger misses the other's
+    uncommitted copy and the file is counted twice."""
+    files = release_files()
+    creator, second, third = GroupFactory(), GroupFactory(), GroupFactory()
+    created, a_commit = threading.Event(), threading.Event()
+    b_assigned, b_go, b_done = threading.Event(), threading.Event(), threading.Event()
+    c_merged, c_commit = threading.Event(), threading.Event()
+    real_assign = services.assign_releases
+
+    def assign(*args, **kwargs):
+        ids = real_assign(*args, **kwargs)
+        if threading.current_thread().name == "batch-b":
+            b_assigned.set()
+            assert b_go.wait(30), "b_go"
+        return ids
+
+    monkeypatch.setattr(services, "assign_releases", assign)
+
+    def batch_a():
+        with transaction.atomic():
+            store(creator, files[0])
+            created.set()
+            assert a_commit.wait(30), "a_commit"
+
+    def batch_b():
+        threading.current_thread().name = "batch-b"
+        assert created.wait(30), "created"
+        with transaction.atomic():
+            store(second, files[1])
+        b_done.set()
+
+    def batch_c():
+        assert b_assigned.wait(30), "b_assigned"
+        with transaction.atomic():
+            store(third, files[1])
+            c_merged.set()
+            assert c_commit.wait(30), "c_commit"
+
+    def conduct():
+        assert created.wait(30), "created"
+        wait_for(lambda: _waits_for_a_lock("%pg_advisory_xact_lock%"), "B never waited for A")
+        a_commit.set()
+        assert b_assigned.wait(30), "b_assigned"
+        # C merges at once (the race) or waits for B's lock on the release.
+        wait_for(lambda: c_merged.is_set() or _waits_for_a_lock("%FOR UPDATE%"), "C never ran")
+        b_go.set()
+        # B waits for C's row (the race: its merge, or its commit) or B commits.
+        wait_for(
+            lambda: b_done.is_set() or _waits_for_a_lock("%", but_not="%FOR UPDATE%"),
+            "B never merged",
+        )
+        c_commit.set()
+
+    run_threads([batch_a, batch_b, batch_c, conduct])
+    release = Release.objects.get()
+    assert CatalogFile.objects.count() == 3
+    assert (release.files_seen, release.segments_present, release.size) == (
+        2,
+        4,
+        articles_bytes(files[:2]),
+    )
+
+
+def wait_for(condition, failure):
+    deadline = time.monotonic() + 30
+    while not condition():
+        assert time.monotonic() < deadline, failure
+        time.sleep(0.01)
+
+
+def _waits_for_a_lock(query, but_not=""):
+    with connections["default"].cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE wait_event_type = 'Lock' AND query LIKE %s AND query NOT LIKE %s",
+            [query, but_not],
         )
         return cursor.fetchone()[0] > 0

@@ -128,7 +128,8 @@ def test_a_daily_show_s_year(client, api_key, releases):
     "params",
     [{"season": "2024", "ep": "13/45"}, {"season": "2023", "ep": "2024-01-15"},
      {"season": "1", "ep": "01/15"}, {"ep": "2024-1x-15"}, {"season": "9999"},
-     {"season": "1", "ep": "99999"}, {"ep": "123456"}],
+     {"season": "1", "ep": "99999"}, {"ep": "123456"}, {"ep": "9999-12-31"},
+     {"season": "9999", "ep": "12/31"}, {"ep": "0001-01-01"}],
 )  # fmt: skip
 def test_a_date_that_is_none_is_error_201(client, api_key, releases, params):
     assert (

@@ -37,6 +37,13 @@ def test_two_installations_give_one_release_two_guids() -> None:
         release_id_of(release_guid(OTHER, 17), INSTALLATION)
 
 
+def test_a_guid_in_other_digits_is_not_read() -> None:
+    guid = release_guid(INSTALLATION, 17)
+    arabic = guid.translate(str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩"))
+    with pytest.raises(NoSuchItem, match="an id is the guid of an item"):
+        release_id_of(arabic, INSTALLATION)
+
+
 def test_the_old_release_numbers_are_still_read() -> None:
     assert release_id_of("17", INSTALLATION) == 17
 
