@@ -89,13 +89,10 @@ def movie_query(query: SearchQuery) -> SearchQuery:
 
 
 def series_titles(q: str) -> tuple[str, ...]:
-    """A series title's keys: as given, and without a last word that is a year
-    ("Doctor Who 2005": names say "Doctor.Who.2005" or "Doctor.Who")."""
-    words = words_of(q)
-    keys = [title_match_key(q)]
-    if len(words) > 1 and year_of(words[-1]) is not None:
-        keys.append(title_match_key(" ".join(words[:-1])))
-    return tuple(dict.fromkeys(keys))
+    """A series title's keys. One: title_key drops a year or country code that
+    ends it, so "Doctor Who 2005" meets names that say "Doctor.Who.2005" or
+    "Doctor.Who"."""
+    return (title_match_key(q),)
 
 
 def air_date(text: str, season: int | None) -> date:

@@ -74,7 +74,7 @@ from typing import Any
 from .numbers import ascii_digits
 
 # Bump when the parser changes what it returns for some name.
-FIELDS_VERSION = 3
+FIELDS_VERSION = 4
 
 MAX_NAME_LENGTH = 512
 MAX_TOKENS = 64
@@ -149,6 +149,8 @@ _ASCII_SEPARATORS = bytes.maketrans(
 )
 _APOSTROPHES = frozenset("'\u2019`\u00b4")
 _KEY_DROPPED = frozenset(("and", "&"))
+# Country codes that end a series title ("The Office (US)", "Shark Tank AU"); title_key drops them.
+_KEY_COUNTRIES = frozenset(("us", "uk", "au", "nz", "ca"))
 
 # What a token means, looked up once per token. (field, value).
 _RES = "res"
@@ -383,9 +385,12 @@ def title_key(text: str) -> str:
     "the" is dropped; "&" and "and" are dropped, so "Law & Order", "Law and
     Order" and "Law.and.Order" meet; apostrophes join their word ("Grey's" is
     "greys"); single letters in a row join ("S.H.I.E.L.D." is "shield", as
-    Sonarr's "SHIELD"); accents fold ("Pokémon" is "pokemon"); years and
-    country codes stay words ("Doctor Who 2005", "The Office US" are "doctor
-    who 2005", "office us"). A search applies it to the query to compare.
+    Sonarr's "SHIELD"); accents fold ("Pokémon" is "pokemon"); a year and a
+    country code that end a longer title are dropped ("Doctor Who (2005)",
+    "The Office (US)" are "doctor who", "office"), because names and Sonarr's
+    query each give or leave them out ("Doctor.Who.S01E01", "The.Office.(US).
+    2005.S02E01"); Sonarr tells such series apart from the year and country it
+    reads itself. A search applies it to the query to compare.
     """
     words = _split(text[:MAX_NAME_LENGTH].lower())
     del words[MAX_TOKENS:]
@@ -417,7 +422,18 @@ def _key(lows: list[str]) -> str:
         kept = kept[1:]
     if len(kept) > 1 and 1 in map(len, kept):
         kept = _join_letters(kept)
+    if len(kept) > 1 and _is_title_suffix(kept[-1]):
+        kept = kept[:-1]
+        if len(kept) > 1 and _is_title_suffix(kept[-1]):
+            kept = kept[:-1]  # "The Office (US) (2005)"
     return " ".join(kept)
+
+
+def _is_title_suffix(word: str) -> bool:
+    """A year (1900-2099, fixed so a key never changes with the date) or a country code."""
+    if len(word) == 4:
+        return word[:2] in ("19", "20") and ascii_digits(word[2:])
+    return word in _KEY_COUNTRIES
 
 
 def _join_letters(words: list[str]) -> list[str]:
