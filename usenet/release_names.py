@@ -22,7 +22,13 @@ as one pass over tokens instead of backtracking patterns):
   `x264`), or, for a movie, the last year before those (`2001.A.Space.Odyssey
   .1968` is "2001 A Space Odyssey", 1968); tags at its end (`German DL`,
   `EXTENDED`) are trimmed off. A TV title keeps its year (`Show.2010.S01E01`
-  is "Show 2010", the key Sonarr searches for a series named "Show (2010)").
+  is "Show 2010"); its key (`title_key`) drops a year or country code that
+  ends it, so Sonarr's "Show (2010)" and "Show" both meet it. A date opening
+  the name comes before the title (`221208 Show ep11`). A title written in
+  two scripts is the part in Latin letters after the other
+  (`我的人间烟火.Fireworks.Series.S01E01`, `Енола Голмс / Enola Holmes`, and
+  `Босх: Спадок (S2E1) / Series: Legacy (S2E1)`: the title after the " / "),
+  as Sonarr searches by its series' Latin title.
 - Numbering: `S01E02`, `S01E02E03`, `S01E01-E03` (a range), `S6E02`,
   `s03.e05`, `S01EP01`, `1x02`, `1x02x03`, `2x09-2x10`, `Season 01 Episode
   05`, `Saison3`, `S01`, `S01-S03`, three to five digits after the title
@@ -1320,6 +1326,12 @@ def _numbers_of(low: str) -> tuple[int, ...] | None:
 
 def parse_release_name(name: str) -> ParsedName:
     """The fields of a release name (see the module docstring)."""
+    return _parse(name, again=True)
+
+
+def _parse(name: str, *, again: bool) -> ParsedName:
+    """parse_release_name; `again`: the title may be read from a part of the name
+    (once: the part's own parse is not read again)."""
     text, leading_group, extension = _strip_tags(name[:MAX_NAME_LENGTH])
     words = _split(text)
     del words[MAX_TOKENS:]
@@ -1447,7 +1459,18 @@ def parse_release_name(name: str) -> ParsedName:
         end -= 1  # "Movie German DL", "World Movie Z EXTENDED 2013": tags before the year
     if end == 1 and lows and lows[0] == "-":
         end = 0
+    if end - start > 1 and not text.isascii():
+        start = _latin_title_start(lows, start, end)
     title = " ".join(tokens[start:end])
+    key = None
+    if again and (start == end or (" / " in text and not _has_latin(lows[start:end]))):
+        # "221208 Show ep11": the title after a date that opens the name; "Босх:
+        # Спадок (S2E1) / Series: Legacy (S2E1)": the title after the " / ".
+        rest = _title_part(text, tokens, found, start)
+        if rest:
+            other = _parse(rest, again=False)
+            if other.title_key and (start == end or _has_latin(other.title_key.split())):
+                title, key = other.title, other.title_key
     if found.air_date is not None and year is None:
         year = found.air_date.year
     if year is None and found.seasons and 1900 <= found.seasons[0] <= _THIS_YEAR + 1:
@@ -1500,7 +1523,7 @@ def parse_release_name(name: str) -> ParsedName:
         {
             "kind": kind,
             "title": title,
-            "title_key": _key(lows[start:end]),
+            "title_key": _key(lows[start:end]) if key is None else key,
             "year": year,
             "seasons": found.seasons,
             "episodes": found.episodes,
@@ -1520,6 +1543,45 @@ def parse_release_name(name: str) -> ParsedName:
             "version": version,
         }
     )
+
+
+def _is_latin(char: str) -> bool:
+    """A letter of the Latin alphabets (ASCII, Latin-1, Extended-A/B and Additional)."""
+    code = ord(char)
+    return code < 0x250 or 0x1E00 <= code <= 0x1EFF
+
+
+def _has_latin(words: list[str]) -> bool:
+    return any(c.isalpha() and _is_latin(c) for word in words for c in word)
+
+
+def _latin_title_start(lows: list[str], start: int, end: int) -> int:
+    """Where the title's Latin part starts when it follows words in another script
+    ("我的人间烟火 Fireworks Series", "Енола Голмс Enola Holmes"); `start` otherwise,
+    and when the other script ends the title ("나는 SOLO 나는 솔로" is one title)."""
+    last = -1
+    for index in range(start, end):
+        word = lows[index]
+        if not word.isascii() and any(c.isalpha() and not _is_latin(c) for c in word):
+            last = index
+    if last < 0:
+        return start
+    for index in range(last + 1, end):
+        word = lows[index]
+        if any(c.isalpha() for c in word):
+            return index if word.isascii() or _has_latin([word]) else start
+    return start
+
+
+def _title_part(text: str, tokens: list[str], found: _Numbering, start: int) -> str:
+    """The part of a name its title is read from again: after a date that opens the
+    name ("221208 Show ep11"), or after the first " / " (a second title); "" for none."""
+    if start == 0 and found.air_date is not None and found.marker == 0:
+        after = 1
+        while after < min(len(tokens), 3) and tokens[after][:1] in _DIGITS:
+            after += 1  # "2021.08.10 Show": the date's other tokens
+        return " ".join(tokens[after:]) if after < len(tokens) else ""
+    return text.partition(" / ")[2]
 
 
 def _quality(

@@ -243,6 +243,63 @@ def test_a_release_and_the_query_sonarr_sends_for_it_meet_on_the_key():
     assert parse_release_name("Law.and.Order.S01E01").title_key == title_key("Law and Order")
 
 
+def test_a_year_or_country_either_side_states_still_meets_on_the_key():
+    # Names and Sonarr's query each give or leave out the year and the country.
+    for name in ("Doctor.Who.2005.S04E06.720p.HDTV-G", "Doctor.Who.S04E06.720p.HDTV-G"):
+        assert parse_release_name(name).title_key == title_key("Doctor Who (2005)")
+        assert parse_release_name(name).title_key == title_key("Doctor Who")
+    office = parse_release_name("The Office (US) (2005) - S02E12 - The Injury (1080p WEB-DL).mkv")
+    assert office.title_key == title_key("The Office") == title_key("The Office (US)")
+    assert office.title == "The Office US 2005"  # the title as written keeps them
+
+
+@pytest.mark.parametrize(
+    ("name", "title", "episode"),
+    [
+        ("231105 Morning Talk Show ep12.mp4", "Morning Talk Show", 12),
+        ("20231105 Morning Talk Show ep12.mp4", "Morning Talk Show", 12),
+        ("231105 新番組 ep07.ts", "新番組", 7),
+        ("231105 Variety Hour Season 3 ep04[1080p].mp4", "Variety Hour", 4),
+    ],
+)
+def test_a_date_that_opens_the_name_comes_before_the_title(name, title, episode):
+    parsed = parse_release_name(name)
+    assert (parsed.title, parsed.title_key) == (title, title_key(title))
+    assert episode in parsed.episodes
+    assert parsed.air_date is not None
+
+
+@pytest.mark.parametrize(
+    ("name", "title"),
+    [
+        ("山海情.Minding.the.Gap.S01E05.2021.1080p.WEB-DL.H264.AAC-GRP", "Minding the Gap"),
+        ("【某站发布】大江大河[第01-10集][国语].Like.a.Flowing.River.S01.2018.1080p.WEB-DL-G",
+         "Like a Flowing River"),
+        ("Чорнобиль / Chernobyl (2019) S01E02 WEB-DL 1080p Ukr/Eng", "Chernobyl"),
+        ("Архів: Таємниці (S1E3) / Archive: Secrets (S1E3) (2021) WEB-DL 1080p Ukr/Eng",
+         "Archive Secrets"),
+        ("Архів: Таємниці / Archive: Secrets / S1E3 of 8 (2021) WEB-DL 1080p Ukr", "Archive Secrets"),
+    ],
+)  # fmt: skip
+def test_a_title_in_two_scripts_is_its_latin_part(name, title):
+    parsed = parse_release_name(name)
+    assert parsed.title_key == title_key(title)
+    assert parsed.kind == "tv" and parsed.seasons[:1] == (1,)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "나는 SOLO 나는 솔로.E223.251015.1080p-F1RST",  # the other script ends it: one title
+        "Чорнобиль (2019) S01E02 WEB-DL 1080p",  # no Latin title to prefer
+        "Чорнобиль / Тест (2019) S01E02 WEB-DL 1080p",
+    ],
+)
+def test_a_title_with_no_latin_part_after_the_other_script_is_kept_whole(name):
+    parsed = parse_release_name(name)
+    assert parsed.title_key == title_key(name.partition(".E2")[0].partition(" (")[0])
+
+
 # ---------------------------------------------------------------- categories
 
 
