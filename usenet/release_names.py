@@ -297,7 +297,7 @@ for _edition, _words in (
     _add(_EDITION, _words, _edition)
 _add(
     _SEASON_WORD,
-    "season seasons saison saisons staffel temporada stagione se sezon series seizoen",
+    "season seasons saison saisons staffel temporada tem temp stagione se sezon series seizoen",
     "season",
 )
 _add(_EPISODE_WORD, "episode episodes ep episodio folge cap afl bolum bölüm blm", "episode")
@@ -801,6 +801,8 @@ class _Numbering:
     season_at: int = -1  # where the season was read
     # Where the title starts after an episode number that opens the name ("01 - Title").
     title_at: int = 0
+    # The letters of a word glued to its S01E01 ("zoos01e11") that end the title ("zoo").
+    glued_title: int = 0
 
     def mark(self, index: int) -> None:
         if self.marker < 0 or index < self.marker:
@@ -1293,6 +1295,15 @@ def _fansub_absolute(
         if before_marker and found.marker >= 0 and index > found.marker + 1:
             if index != found.marker + 2 or lows[found.marker + 1] != "-":
                 return  # "S01E01-02 - 001-002": the absolute numbers right after
+        if (
+            before_marker
+            and index == found.marker - 1
+            and lows[index + 1][0] == "s"
+            and _is_title_word(lows[index - 1])
+        ):
+            # "Series at Age 29 S01E03": a number the title ends in, no dash before the
+            # S01E03 ("Show 214 10x14" is episode 214 of season 10).
+            continue
         numbered = _numbers_of(low)
         if numbered is not None and not (numbered[0] in _RESOLUTION_NUMBERS and len(low) > 2):
             found.absolute = numbered
@@ -1451,9 +1462,12 @@ def _parse(name: str, *, again: bool) -> ParsedName:
     if year_index >= start and not numbered and year_index < end:
         end = year_index
     video = resolution is not None or source is not None or codec is not None
+    # "Test.Real.S02E01", "Shes.Gotta.Have.It.S01E08": before an S01E01 a flag or a
+    # language is the title's word (names state them after it).
+    spelled = end == found.season_at and bool(found.episodes) and lows[end][:1] == "s"
     while end > 1 and (
         lows[end - 1] == "-"
-        or _is_weak(lows[end - 1], video)
+        or (_is_weak(lows[end - 1], video) and not spelled)
         or (lows[end - 1] == "cut" and end > 2 and _is_weak(lows[end - 2], video))
     ):
         end -= 1  # "Movie German DL", "World Movie Z EXTENDED 2013": tags before the year
@@ -1461,7 +1475,12 @@ def _parse(name: str, *, again: bool) -> ParsedName:
         end = 0
     if end - start > 1 and not text.isascii():
         start = _latin_title_start(lows, start, end)
+    title_words = lows[start:end]
     title = " ".join(tokens[start:end])
+    if found.glued_title and end == found.season_at and found.marker == end:
+        # "grp-zoos01e11", "TheSeriesS06E11": the word before the S01E01 is the title's.
+        title_words = [*title_words, lows[end][: found.glued_title]]
+        title = " ".join((*tokens[start:end], tokens[end][: found.glued_title]))
     key = None
     if again and (start == end or (" / " in text and not _has_latin(lows[start:end]))):
         # "221208 Show ep11": the title after a date that opens the name; "Босх:
@@ -1523,7 +1542,7 @@ def _parse(name: str, *, again: bool) -> ParsedName:
         {
             "kind": kind,
             "title": title,
-            "title_key": _key(lows[start:end]) if key is None else key,
+            "title_key": _key(title_words) if key is None else key,
             "year": year,
             "seasons": found.seasons,
             "episodes": found.episodes,
@@ -1677,6 +1696,8 @@ def _scan_glued_word(low: str, index: int, found: _Numbering, marks: dict[str, l
             if low[at + 1 : at + 2] in _DIGITS:
                 glued = _season_episode(low[at:])
                 if glued is not None and glued[1]:
+                    if not found.seasons:
+                        found.glued_title = at
                     found.season(glued[0], index, glued[1])
                     return
             at = low.rfind("s", 1, at)

@@ -300,6 +300,34 @@ def test_a_title_with_no_latin_part_after_the_other_script_is_kept_whole(name):
     assert parsed.title_key == title_key(name.partition(".E2")[0].partition(" (")[0])
 
 
+@pytest.mark.parametrize(
+    ("name", "title", "season", "episode"),
+    [
+        # A word glued to its S01E01 ends the title.
+        ("abc-lakes02e07-720p", "abc-lake", 2, 7),
+        ("NightShiftS03E04.720p.HDTV", "NightShift", 3, 4),
+        # A number before an S01E01 with no dash apart is the title's, even in a fansub's name.
+        ("[Grp] Life at 35 S02E05 1080p WEB-DL", "Life at 35", 2, 5),
+        # A flag or language word before an S01E01 is the title's (names state them after it).
+        ("Keeping.It.Real.S03E02.720p.HDTV.x264-GRP", "Keeping It Real", 3, 2),
+        ("Make.It.S01E04.1080p.WEB.h264-GRP", "Make It", 1, 4),
+        # Spanish "Tem." / "Temp." is a season word.
+        ("Serie.Nombre.-.Temp.2.720p.HDTV.x264[Cap.205]SPANISH-GRP", "Serie Nombre", 2, 5),
+        ("Serie.Nombre.-.Tem.2.720p.HDTV.x264[Cap.205]SPANISH-GRP", "Serie Nombre", 2, 5),
+    ],
+)
+def test_the_title_ends_where_the_season_episode_starts(name, title, season, episode):
+    parsed = parse_release_name(name)
+    assert parsed.title_key == title_key(title)
+    assert (parsed.seasons[:1], episode in parsed.episodes) == ((season,), True)
+
+
+def test_a_flag_after_the_episode_is_still_read():
+    parsed = parse_release_name("Keeping.It.Real.S03E02.REAL.PROPER.720p.HDTV.x264-GRP")
+    assert parsed.proper and parsed.title_key == "keeping it real"
+    assert parse_release_name("Show.S01E01.ITALIAN.720p.HDTV.x264-GRP").languages == ("italian",)
+
+
 # ---------------------------------------------------------------- categories
 
 
