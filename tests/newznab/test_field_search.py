@@ -15,10 +15,10 @@ from django.db import connection
 from catalog.models import Release
 from catalog.services import store_files
 from newznab.selectors import title_match_key
-from usenet.release_names import title_key
 from tests.support.factories import GroupFactory
 from tests.support.newznab import NEWZNAB_NS, call, error_code, parse
 from tests.support.reports import release_files
+from usenet.release_names import title_key
 
 pytestmark = pytest.mark.django_db
 
@@ -27,9 +27,7 @@ NOW = int(time.time())
 # whatever the parser makes of the name).
 RELEASES: dict[str, dict[str, Any]] = {
     "The.Office.US.S02E03.720p.HDTV-G": dict(title_key="office", seasons=[2], episodes=[3]),
-    "The.Office.US.S02E04E05.720p.HDTV-G": dict(
-        title_key="office", seasons=[2], episodes=[4, 5]
-    ),
+    "The.Office.US.S02E04E05.720p.HDTV-G": dict(title_key="office", seasons=[2], episodes=[4, 5]),
     "The.Office.US.S02.1080p.WEB-G": dict(title_key="office", seasons=[2], full_season=True),
     "The.Office.US.S03E03.720p.HDTV-G": dict(title_key="office", seasons=[3], episodes=[3]),
     "Office.Hours.S02E03.720p-G": dict(title_key="office hours", seasons=[2], episodes=[3]),

@@ -602,6 +602,8 @@ def test_each_pattern_the_held_out_corpus_found_is_read(name, expected):
     parsed = parse_release_name(name)
     got = {field: getattr(parsed, field) for field in expected}
     assert got == expected
+
+
 # The catalog stores seasons, episodes and absolute numbers as smallint[]: a number past
 # 32767 in a name would make the batch's INSERT fail, so the parser never gives one.
 SMALLINT_MAX = 32_767
