@@ -89,10 +89,16 @@ def movie_query(query: SearchQuery) -> SearchQuery:
 
 
 def series_titles(q: str) -> tuple[str, ...]:
-    """A series title's keys. One: title_key drops a year or country code that
-    ends it, so "Doctor Who 2005" meets names that say "Doctor.Who.2005" or
-    "Doctor.Who"."""
-    return (title_match_key(q),)
+    """A series title's keys (title_key drops a year or country code that ends it,
+    so "Doctor Who 2005" meets "Doctor.Who.2005" and "Doctor.Who"): as given, and
+    without a season that ends it ("Anime Title S2": names say "Anime.Title.S02 - 07"
+    as often as "Anime Title S2 - 07", the season their own)."""
+    keys = [title_match_key(q)]
+    words = words_of(q)
+    last = words[-1] if len(words) > 1 else ""
+    if last[:1] == "s" and 2 <= len(last) <= 3 and ascii_digits(last[1:]):
+        keys.append(title_match_key(" ".join(words[:-1])))
+    return tuple(dict.fromkeys(keys))
 
 
 def air_date(text: str, season: int | None) -> date:

@@ -144,6 +144,7 @@ _SEPARATOR_MAP: dict[str, str] = {
     **{c: " " for c in '._[](){}+,;_"|/\\*?:<>\t\r\n\x00'},
     **{c: " " for c in "\u3010\u3011\u300c\u300d\u300e\u300f\uff08\uff09\u3014\u3015\u300a\u300b"},
     **{c: " " for c in "\u00a0\u200b\u200c\u200d\u2060\ufeff\u3000"},
+    "\u00b7": " ",  # a middle dot between two titles ("名侦探柯南·Series Title")
     "~": "-",
     **{chr(0xFF10 + n): str(n) for n in range(10)},
 }
@@ -428,11 +429,20 @@ def _key(lows: list[str]) -> str:
         kept = kept[1:]
     if len(kept) > 1 and 1 in map(len, kept):
         kept = _join_letters(kept)
+    if " s0" in " " + " ".join(kept):
+        # "Title S02" is Sonarr's "Title S2" (an anime series named by its season).
+        kept = [_unpadded_season(word) for word in kept]
     if len(kept) > 1 and _is_title_suffix(kept[-1]):
         kept = kept[:-1]
         if len(kept) > 1 and _is_title_suffix(kept[-1]):
             kept = kept[:-1]  # "The Office (US) (2005)"
     return " ".join(kept)
+
+
+def _unpadded_season(word: str) -> str:
+    if len(word) > 2 and word[:2] == "s0" and ascii_digits(word[2:]):
+        return "s" + str(int(word[1:]))
+    return word
 
 
 def _is_title_suffix(word: str) -> bool:
@@ -1473,7 +1483,8 @@ def _parse(name: str, *, again: bool) -> ParsedName:
         end -= 1  # "Movie German DL", "World Movie Z EXTENDED 2013": tags before the year
     if end == 1 and lows and lows[0] == "-":
         end = 0
-    if end - start > 1 and not text.isascii():
+    other_script = not text.isascii() and _has_other_script(lows[start:end])
+    if other_script and end - start > 1:
         start = _latin_title_start(lows, start, end)
     title_words = lows[start:end]
     title = " ".join(tokens[start:end])
@@ -1482,13 +1493,14 @@ def _parse(name: str, *, again: bool) -> ParsedName:
         title_words = [*title_words, lows[end][: found.glued_title]]
         title = " ".join((*tokens[start:end], tokens[end][: found.glued_title]))
     key = None
-    if again and (start == end or (" / " in text and not _has_latin(lows[start:end]))):
+    if again and (start == end or ("/" in text and other_script)):
         # "221208 Show ep11": the title after a date that opens the name; "Босх:
-        # Спадок (S2E1) / Series: Legacy (S2E1)": the title after the " / ".
+        # Спадок (S2E1) / Series: Legacy (S2E1)", "刀剑神域: Alicization / Anime
+        # Series": the Latin title after the " / ".
         rest = _title_part(text, tokens, found, start)
         if rest:
             other = _parse(rest, again=False)
-            if other.title_key and (start == end or _has_latin(other.title_key.split())):
+            if other.title_key and (start == end or not _has_other_script(other.title_key.split())):
                 title, key = other.title, other.title_key
     if found.air_date is not None and year is None:
         year = found.air_date.year
@@ -1574,14 +1586,21 @@ def _has_latin(words: list[str]) -> bool:
     return any(c.isalpha() and _is_latin(c) for word in words for c in word)
 
 
+def _has_other_script(words: list[str]) -> bool:
+    """Whether a letter of another script than Latin is in the words."""
+    return any(
+        not word.isascii() and any(c.isalpha() and not _is_latin(c) for c in word)
+        for word in words
+    )
+
+
 def _latin_title_start(lows: list[str], start: int, end: int) -> int:
     """Where the title's Latin part starts when it follows words in another script
     ("我的人间烟火 Fireworks Series", "Енола Голмс Enola Holmes"); `start` otherwise,
     and when the other script ends the title ("나는 SOLO 나는 솔로" is one title)."""
     last = -1
     for index in range(start, end):
-        word = lows[index]
-        if not word.isascii() and any(c.isalpha() and not _is_latin(c) for c in word):
+        if _has_other_script([lows[index]]):
             last = index
     if last < 0:
         return start
@@ -1594,13 +1613,19 @@ def _latin_title_start(lows: list[str], start: int, end: int) -> int:
 
 def _title_part(text: str, tokens: list[str], found: _Numbering, start: int) -> str:
     """The part of a name its title is read from again: after a date that opens the
-    name ("221208 Show ep11"), or after the first " / " (a second title); "" for none."""
+    name ("221208 Show ep11"), or after the first "/" with a space beside it (a
+    second title); "" for none."""
     if start == 0 and found.air_date is not None and found.marker == 0:
         after = 1
         while after < min(len(tokens), 3) and tokens[after][:1] in _DIGITS:
             after += 1  # "2021.08.10 Show": the date's other tokens
         return " ".join(tokens[after:]) if after < len(tokens) else ""
-    return text.partition(" / ")[2]
+    at = text.find("/")
+    while at >= 0:
+        if text[at - 1 : at] == " " or text[at + 1 : at + 2] == " ":
+            return text[at + 1 :]  # "Title / Title", "Title/ Title" ("Ukr/Eng" is no title)
+        at = text.find("/", at + 1)
+    return ""
 
 
 def _quality(
