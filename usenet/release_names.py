@@ -1589,8 +1589,7 @@ def _has_latin(words: list[str]) -> bool:
 def _has_other_script(words: list[str]) -> bool:
     """Whether a letter of another script than Latin is in the words."""
     return any(
-        not word.isascii() and any(c.isalpha() and not _is_latin(c) for c in word)
-        for word in words
+        not word.isascii() and any(c.isalpha() and not _is_latin(c) for c in word) for word in words
     )
 
 

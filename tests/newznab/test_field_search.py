@@ -142,6 +142,18 @@ def test_anime_by_absolute_number_as_sonarr_asks(client, api_key, releases):
     assert tv(client, api_key.key, q="Anime Title", ep=14) == []
 
 
+def test_a_series_title_ending_in_its_season_meets_a_name_that_states_it_apart(
+    client, api_key, releases
+):
+    # Sonarr names the series "Anime Title S2"; the name says "Anime Title S02 - 13".
+    found = titles(call(client, t="search", cat="5070", q="Anime Title S2 13", apikey=api_key.key))
+    assert found == ["[Fansub] Anime Title - 13 [1080p].mkv"]
+    assert tv(client, api_key.key, q="Office US S2", season=2, ep=3) == [
+        "The.Office.US.S02E03.720p.HDTV-G"
+    ]
+    assert titles(call(client, t="search", q="Anime Title S 13", apikey=api_key.key)) == []
+
+
 def test_a_movie_by_title_and_year(client, api_key, releases):
     key = api_key.key
     # Radarr's second tier: t=search with the title and the year.

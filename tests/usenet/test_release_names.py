@@ -217,6 +217,9 @@ def test_a_title_word_that_is_also_a_tag_stays_in_the_title():
         ("Us", "us"),
         ("1917", "1917"),
         ("Blade Runner 2049", "blade runner"),
+        ("Anime Title S02", "anime title s2"),
+        ("Anime Title S2", "anime title s2"),
+        ("Anime Title S10", "anime title s10"),
         ("Law & Order", "law order"),
         ("Law and Order", "law order"),
         ("Grey's Anatomy", "greys anatomy"),
@@ -279,12 +282,19 @@ def test_a_date_that_opens_the_name_comes_before_the_title(name, title, episode)
         ("Архів: Таємниці (S1E3) / Archive: Secrets (S1E3) (2021) WEB-DL 1080p Ukr/Eng",
          "Archive Secrets"),
         ("Архів: Таємниці / Archive: Secrets / S1E3 of 8 (2021) WEB-DL 1080p Ukr", "Archive Secrets"),
+        # A second title after a "/" with a space beside it, though the first ends in Latin.
+        ("[Grp] 进击的巨人 Final / Attack Titan S01 - 05 [1080p]", "Attack Titan S1"),
+        ("[Grp][进击的巨人 Final/ Attack Titan S01][05][1080p]", "Attack Titan"),
+        # A middle dot between the titles.
+        ("[Grp]进击的巨人·Attack-Titan S01[05][1080p]", "Attack-Titan"),
     ],
 )  # fmt: skip
 def test_a_title_in_two_scripts_is_its_latin_part(name, title):
     parsed = parse_release_name(name)
     assert parsed.title_key == title_key(title)
-    assert parsed.kind == "tv" and parsed.seasons[:1] == (1,)
+    assert parsed.kind in ("tv", "anime") and (
+        parsed.seasons[:1] == (1,) or parsed.absolute_episodes
+    )
 
 
 @pytest.mark.parametrize(
