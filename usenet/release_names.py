@@ -158,6 +158,8 @@ _APOSTROPHES = frozenset("'\u2019`\u00b4")
 _KEY_DROPPED = frozenset(("and", "&"))
 # Country codes that end a series title ("The Office (US)", "Shark Tank AU"); title_key drops them.
 _KEY_COUNTRIES = frozenset(("us", "uk", "au", "nz", "ca"))
+_CENTURIES = frozenset(("19", "20"))  # the years title_key drops: 1900-2099
+_SUFFIX_ENDS = _KEY_COUNTRIES | {f"{n:02d}" for n in range(100)}
 
 # What a token means, looked up once per token. (field, value).
 _RES = "res"
@@ -423,19 +425,24 @@ def _key(lows: list[str]) -> str:
                 kept.extend(word.split())
             else:
                 kept.append(word)
+        joined = " ".join(kept)
     if "and" in kept or "&" in kept:
         kept = [word for word in kept if word not in _KEY_DROPPED]
+        joined = " ".join(kept)
     if len(kept) > 1 and kept[0] == "the":
         kept = kept[1:]
     if len(kept) > 1 and 1 in map(len, kept):
         kept = _join_letters(kept)
-    if " s0" in " " + " ".join(kept):
+        joined = " ".join(kept)
+    if "s0" in joined:
         # "Title S02" is Sonarr's "Title S2" (an anime series named by its season).
         kept = [_unpadded_season(word) for word in kept]
-    if len(kept) > 1 and _is_title_suffix(kept[-1]):
-        kept = kept[:-1]
-        if len(kept) > 1 and _is_title_suffix(kept[-1]):
-            kept = kept[:-1]  # "The Office (US) (2005)"
+    # `joined` ends as `kept` does: its last two letters rule out most words at once.
+    if joined[-2:] in _SUFFIX_ENDS and len(kept) > 1:
+        if _is_title_suffix(kept[-1]):
+            kept = kept[:-1]
+            if len(kept) > 1 and _is_title_suffix(kept[-1]):
+                kept = kept[:-1]  # "The Office (US) (2005)"
     return " ".join(kept)
 
 
@@ -448,7 +455,7 @@ def _unpadded_season(word: str) -> str:
 def _is_title_suffix(word: str) -> bool:
     """A year (1900-2099, fixed so a key never changes with the date) or a country code."""
     if len(word) == 4:
-        return word[:2] in ("19", "20") and ascii_digits(word[2:])
+        return word[:2] in _CENTURIES and ascii_digits(word[2:])
     return word in _KEY_COUNTRIES
 
 
@@ -1345,14 +1352,9 @@ def _numbers_of(low: str) -> tuple[int, ...] | None:
     return None
 
 
-def parse_release_name(name: str) -> ParsedName:
-    """The fields of a release name (see the module docstring)."""
-    return _parse(name, again=True)
-
-
-def _parse(name: str, *, again: bool) -> ParsedName:
-    """parse_release_name; `again`: the title may be read from a part of the name
-    (once: the part's own parse is not read again)."""
+def parse_release_name(name: str, *, _again: bool = True) -> ParsedName:
+    """The fields of a release name (see the module docstring). `_again` (internal):
+    the title may be read from a part of the name; that part's own parse is not."""
     text, leading_group, extension = _strip_tags(name[:MAX_NAME_LENGTH])
     words = _split(text)
     del words[MAX_TOKENS:]
@@ -1477,7 +1479,7 @@ def _parse(name: str, *, again: bool) -> ParsedName:
     spelled = end == found.season_at and bool(found.episodes) and lows[end][:1] == "s"
     while end > 1 and (
         lows[end - 1] == "-"
-        or (_is_weak(lows[end - 1], video) and not spelled)
+        or (not spelled and _is_weak(lows[end - 1], video))
         or (lows[end - 1] == "cut" and end > 2 and _is_weak(lows[end - 2], video))
     ):
         end -= 1  # "Movie German DL", "World Movie Z EXTENDED 2013": tags before the year
@@ -1493,13 +1495,13 @@ def _parse(name: str, *, again: bool) -> ParsedName:
         title_words = [*title_words, lows[end][: found.glued_title]]
         title = " ".join((*tokens[start:end], tokens[end][: found.glued_title]))
     key = None
-    if again and (start == end or ("/" in text and other_script)):
+    if _again and (start == end or ("/" in text and other_script)):
         # "221208 Show ep11": the title after a date that opens the name; "Босх:
         # Спадок (S2E1) / Series: Legacy (S2E1)", "刀剑神域: Alicization / Anime
         # Series": the Latin title after the " / ".
         rest = _title_part(text, tokens, found, start)
         if rest:
-            other = _parse(rest, again=False)
+            other = parse_release_name(rest, _again=False)
             if other.title_key and (start == end or not _has_other_script(other.title_key.split())):
                 title, key = other.title, other.title_key
     if found.air_date is not None and year is None:
