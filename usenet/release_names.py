@@ -1502,7 +1502,12 @@ def parse_release_name(name: str, *, _again: bool = True) -> ParsedName:
         rest = _title_part(text, tokens, found, start)
         if rest:
             other = parse_release_name(rest, _again=False)
-            if other.title_key and (start == end or not _has_other_script(other.title_key.split())):
+            if other.title_key and (
+                # After a date, a title its own episode follows ("2018-11-14.1080.all" has none).
+                (other.episodes or other.absolute_episodes)
+                if start == end
+                else not _has_other_script(other.title_key.split())
+            ):
                 title, key = other.title, other.title_key
     if found.air_date is not None and year is None:
         year = found.air_date.year

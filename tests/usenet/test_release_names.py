@@ -272,6 +272,11 @@ def test_a_date_that_opens_the_name_comes_before_the_title(name, title, episode)
     assert parsed.air_date is not None
 
 
+def test_after_a_date_only_a_title_an_episode_follows_is_read():
+    assert parse_release_name("2018-11-14.1080.all.mp4").title_key == ""
+    assert parse_release_name("2011.01.10 - A Late Talk Show- HD TV.mkv").title_key == ""
+
+
 @pytest.mark.parametrize(
     ("name", "title"),
     [
