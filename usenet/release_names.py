@@ -399,7 +399,8 @@ def title_key(text: str) -> str:
     "The Office (US)" are "doctor who", "office"), because names and Sonarr's
     query each give or leave them out ("Doctor.Who.S01E01", "The.Office.(US).
     2005.S02E01"); Sonarr tells such series apart from the year and country it
-    reads itself. A search applies it to the query to compare.
+    reads itself. A season word in it loses its padding ("Title S02" is
+    Sonarr's "Title S2"). A search applies it to the query to compare.
     """
     words = _split(text[:MAX_NAME_LENGTH].lower())
     del words[MAX_TOKENS:]
