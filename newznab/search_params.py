@@ -89,11 +89,14 @@ def movie_query(query: SearchQuery) -> SearchQuery:
 
 
 def series_titles(q: str) -> tuple[str, ...]:
-    """A series title's keys: as given, and without a last word that is a year
-    ("Doctor Who 2005": names say "Doctor.Who.2005" or "Doctor.Who")."""
-    words = words_of(q)
+    """A series title's keys (title_key drops a year or country code that ends it,
+    so "Doctor Who 2005" meets "Doctor.Who.2005" and "Doctor.Who"): as given, and
+    without a season that ends it ("Anime Title S2": names say "Anime.Title.S02 - 07"
+    as often as "Anime Title S2 - 07", the season their own)."""
     keys = [title_match_key(q)]
-    if len(words) > 1 and year_of(words[-1]) is not None:
+    words = words_of(q)
+    last = words[-1] if len(words) > 1 else ""
+    if last[:1] == "s" and 2 <= len(last) <= 3 and ascii_digits(last[1:]):
         keys.append(title_match_key(" ".join(words[:-1])))
     return tuple(dict.fromkeys(keys))
 

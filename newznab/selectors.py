@@ -24,6 +24,7 @@ from catalog import selectors as catalog
 from core.errors import NotFound
 from core.replicas import PRIMARY
 from core.sql import Record
+from usenet.release_names import title_key
 
 from .errors import NoSuchItem
 from .sql import queries
@@ -75,9 +76,10 @@ _PLAIN = str.maketrans(
 
 def title_match_key(title: str) -> str:
     """A title as the fields search compares it: newznab_title() (sql/schema.sql)
-    of the title's words, which a test holds equal. "The Office (US)", "Office US"
-    and "the.office.us" give one key; "" for no words."""
-    key = " ".join(words_of(title))
+    of the title's title_key, as a release of that title stores it (a test holds
+    the two equal). "The Office (US)", "Office US", "the.office.us" and "The
+    Office" give one key; "" for no words."""
+    key = " ".join(words_of(title_key(title)))
     if key.startswith("the "):
         key = key[4:]
     return (" " + key + " ").replace(" and ", " ").translate(_PLAIN).replace(" ", "")

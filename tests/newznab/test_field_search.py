@@ -18,6 +18,7 @@ from newznab.selectors import title_match_key
 from tests.support.factories import GroupFactory
 from tests.support.newznab import NEWZNAB_NS, call, error_code, parse
 from tests.support.reports import release_files
+from usenet.release_names import title_key
 
 pytestmark = pytest.mark.django_db
 
@@ -25,12 +26,10 @@ NOW = int(time.time())
 # name -> the fields the catalog read from it (set here, so the search is tested
 # whatever the parser makes of the name).
 RELEASES: dict[str, dict[str, Any]] = {
-    "The.Office.US.S02E03.720p.HDTV-G": dict(title_key="the office us", seasons=[2], episodes=[3]),
-    "The.Office.US.S02E04E05.720p.HDTV-G": dict(
-        title_key="the office us", seasons=[2], episodes=[4, 5]
-    ),
-    "The.Office.US.S02.1080p.WEB-G": dict(title_key="the office us", seasons=[2], full_season=True),
-    "The.Office.US.S03E03.720p.HDTV-G": dict(title_key="the office us", seasons=[3], episodes=[3]),
+    "The.Office.US.S02E03.720p.HDTV-G": dict(title_key="office", seasons=[2], episodes=[3]),
+    "The.Office.US.S02E04E05.720p.HDTV-G": dict(title_key="office", seasons=[2], episodes=[4, 5]),
+    "The.Office.US.S02.1080p.WEB-G": dict(title_key="office", seasons=[2], full_season=True),
+    "The.Office.US.S03E03.720p.HDTV-G": dict(title_key="office", seasons=[3], episodes=[3]),
     "Office.Hours.S02E03.720p-G": dict(title_key="office hours", seasons=[2], episodes=[3]),
     "Late.Talk.2024.01.15.720p-G": dict(title_key="late talk", air_date=datetime.date(2024, 1, 15)),
     "Late.Talk.2024.01.16.720p-G": dict(title_key="late talk", air_date=datetime.date(2024, 1, 16)),
@@ -144,6 +143,18 @@ def test_anime_by_absolute_number_as_sonarr_asks(client, api_key, releases):
     assert tv(client, api_key.key, q="Anime Title", ep=14) == []
 
 
+def test_a_series_title_ending_in_its_season_meets_a_name_that_states_it_apart(
+    client, api_key, releases
+):
+    # Sonarr names the series "Anime Title S2"; the name says "Anime Title S02 - 13".
+    found = titles(call(client, t="search", cat="5070", q="Anime Title S2 13", apikey=api_key.key))
+    assert found == ["[Fansub] Anime Title - 13 [1080p].mkv"]
+    assert tv(client, api_key.key, q="Office US S2", season=2, ep=3) == [
+        "The.Office.US.S02E03.720p.HDTV-G"
+    ]
+    assert titles(call(client, t="search", q="Anime Title S 13", apikey=api_key.key)) == []
+
+
 def test_a_movie_by_title_and_year(client, api_key, releases):
     key = api_key.key
     # Radarr's second tier: t=search with the title and the year.
@@ -192,16 +203,22 @@ def test_only_listed_releases_are_served_unless_incomplete_is_asked(client, api_
     )
 
 
-KEYS = ["the office us", "law and order", "marvels agents of s h i e l d", "the", "and",
-        "pokémon", "the and the", "a and and b", "łódź story", "", "the theory"]  # fmt: skip
+TITLES = ["The Office (US)", "law and order", "Marvel's Agents of S.H.I.E.L.D.", "the", "and",
+          "Pokémon", "the and the", "a and and b", "Łódź Story", "", "the theory",
+          "Doctor Who (2005)", "Shark Tank AU 2015", "1917", "This Is Us"]  # fmt: skip
 
 
 def test_the_query_s_title_key_is_the_database_s() -> None:
+    # A release stores title_key(its title); the database compares newznab_title() of it.
+    stored = [title_key(t) for t in TITLES]
     with connection.cursor() as cursor:
-        cursor.execute("SELECT k, newznab_title(k) FROM unnest(%s::text[]) AS k", [KEYS])
+        cursor.execute("SELECT k, newznab_title(k) FROM unnest(%s::text[]) AS k", [stored])
         in_database = dict(cursor.fetchall())
-    assert {k: title_match_key(k) or None for k in KEYS} == in_database
-    assert title_match_key("The Office (US)") == title_match_key("office us") == "officeus"
+    assert {k: title_match_key(t) or None for t, k in zip(TITLES, stored, strict=True)} == (
+        in_database
+    )
+    assert title_match_key("The Office (US)") == title_match_key("office us") == "office"
+    assert title_match_key("Doctor Who 2005") == title_match_key("Doctor.Who") == "doctorwho"
 
 
 def test_a_full_page_counts_the_total(client, api_key, releases):

@@ -26,8 +26,7 @@ measure counts only the rows that state its field:
   `t=tvsearch` finds the release: its cleaned title (`title_key` of the
   row's title) is the name's `title_key`, the season is one of its seasons,
   every episode one of its episodes, and its category one Sonarr asks for
-  (5030, 5040, 5045, 5070). The issue's fifth goal; no goal test holds it
-  yet (it is not met), the bench prints it.
+  (5030, 5040, 5045, 5070). The issue's fifth goal.
 
 Rows marked `kind_conflict` (plain TV names in Radarr's fixtures) are scored
 in a group of their own and left out of the totals the goals are set on.
@@ -61,9 +60,8 @@ MEASURES = ("category", "top_level", "episode", "year", "resolution", "tvsearch"
 # The categories Sonarr's search asks for (issue 25: its defaults plus 5045 and 5070).
 TV_SEARCH_CATEGORIES = frozenset((5030, 5040, 5045, 5070))
 
-# The issue's goals, over the totals (kind conflicts left out). Its fifth, tvsearch
-# >= 95 %, is measured (MEASURES) but not met: no goal test holds it yet.
-GOALS = {"top_level": 0.98, "category": 0.95, "episode": 0.97, "year": 0.97}
+# The issue's goals, over the totals (kind conflicts left out).
+GOALS = {"top_level": 0.98, "category": 0.95, "episode": 0.97, "year": 0.97, "tvsearch": 0.95}
 
 Row = dict[str, Any]
 

@@ -190,6 +190,7 @@ def corpus_score() -> name_corpus.Score:
         "category",
         "episode",
         "year",
+        "tvsearch",
     ],
 )
 def test_goal_on_the_corpus(corpus_score, measure):

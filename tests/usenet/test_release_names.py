@@ -210,11 +210,21 @@ def test_a_title_word_that_is_also_a_tag_stays_in_the_title():
 @pytest.mark.parametrize(
     ("text", "key"),
     [
-        ("The Office (US)", "office us"),
+        ("The Office (US)", "office"),
+        ("The Office (US) (2005)", "office"),
+        ("Shark Tank AU", "shark tank"),
+        ("This Is Us", "this is"),
+        ("Us", "us"),
+        ("1917", "1917"),
+        ("Blade Runner 2049", "blade runner"),
+        ("Anime Title S02", "anime title s2"),
+        ("Anime Title S2", "anime title s2"),
+        ("Anime Title S10", "anime title s10"),
         ("Law & Order", "law order"),
         ("Law and Order", "law order"),
         ("Grey's Anatomy", "greys anatomy"),
-        ("Doctor Who (2005)", "doctor who 2005"),
+        ("Doctor Who (2005)", "doctor who"),
+        ("Doctor Who 2005", "doctor who"),
         ("Pokémon", "pokemon"),
         ("Marvel's Agents of S.H.I.E.L.D.", "marvels agents of shield"),
         ("Marvels Agents of SHIELD", "marvels agents of shield"),
@@ -234,6 +244,103 @@ def test_a_release_and_the_query_sonarr_sends_for_it_meet_on_the_key():
     shield = parse_release_name("Marvels.Agents.of.S.H.I.E.L.D.S07E13.720p.HDTV.x264-AVS")
     assert shield.title_key == title_key("Marvels Agents of SHIELD")
     assert parse_release_name("Law.and.Order.S01E01").title_key == title_key("Law and Order")
+
+
+def test_a_year_or_country_either_side_states_still_meets_on_the_key():
+    # Names and Sonarr's query each give or leave out the year and the country.
+    for name in ("Doctor.Who.2005.S04E06.720p.HDTV-G", "Doctor.Who.S04E06.720p.HDTV-G"):
+        assert parse_release_name(name).title_key == title_key("Doctor Who (2005)")
+        assert parse_release_name(name).title_key == title_key("Doctor Who")
+    office = parse_release_name("The Office (US) (2005) - S02E12 - The Injury (1080p WEB-DL).mkv")
+    assert office.title_key == title_key("The Office") == title_key("The Office (US)")
+    assert office.title == "The Office US 2005"  # the title as written keeps them
+
+
+@pytest.mark.parametrize(
+    ("name", "title", "episode"),
+    [
+        ("231105 Morning Talk Show ep12.mp4", "Morning Talk Show", 12),
+        ("20231105 Morning Talk Show ep12.mp4", "Morning Talk Show", 12),
+        ("231105 新番組 ep07.ts", "新番組", 7),
+        ("231105 Variety Hour Season 3 ep04[1080p].mp4", "Variety Hour", 4),
+    ],
+)
+def test_a_date_that_opens_the_name_comes_before_the_title(name, title, episode):
+    parsed = parse_release_name(name)
+    assert (parsed.title, parsed.title_key) == (title, title_key(title))
+    assert episode in parsed.episodes
+    assert parsed.air_date is not None
+
+
+def test_after_a_date_only_a_title_an_episode_follows_is_read():
+    assert parse_release_name("2018-11-14.1080.all.mp4").title_key == ""
+    assert parse_release_name("2011.01.10 - A Late Talk Show- HD TV.mkv").title_key == ""
+
+
+@pytest.mark.parametrize(
+    ("name", "title"),
+    [
+        ("山海情.Minding.the.Gap.S01E05.2021.1080p.WEB-DL.H264.AAC-GRP", "Minding the Gap"),
+        ("【某站发布】大江大河[第01-10集][国语].Like.a.Flowing.River.S01.2018.1080p.WEB-DL-G",
+         "Like a Flowing River"),
+        ("Чорнобиль / Chernobyl (2019) S01E02 WEB-DL 1080p Ukr/Eng", "Chernobyl"),
+        ("Архів: Таємниці (S1E3) / Archive: Secrets (S1E3) (2021) WEB-DL 1080p Ukr/Eng",
+         "Archive Secrets"),
+        ("Архів: Таємниці / Archive: Secrets / S1E3 of 8 (2021) WEB-DL 1080p Ukr", "Archive Secrets"),
+        # A second title after a "/" with a space beside it, though the first ends in Latin.
+        ("[Grp] 进击的巨人 Final / Attack Titan S01 - 05 [1080p]", "Attack Titan S1"),
+        ("[Grp][进击的巨人 Final/ Attack Titan S01][05][1080p]", "Attack Titan"),
+        # A middle dot between the titles.
+        ("[Grp]进击的巨人·Attack-Titan S01[05][1080p]", "Attack-Titan"),
+    ],
+)  # fmt: skip
+def test_a_title_in_two_scripts_is_its_latin_part(name, title):
+    parsed = parse_release_name(name)
+    assert parsed.title_key == title_key(title)
+    assert parsed.kind in ("tv", "anime") and (
+        parsed.seasons[:1] == (1,) or parsed.absolute_episodes
+    )
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "나는 SOLO 나는 솔로.E223.251015.1080p-F1RST",  # the other script ends it: one title
+        "Чорнобиль (2019) S01E02 WEB-DL 1080p",  # no Latin title to prefer
+        "Чорнобиль / Тест (2019) S01E02 WEB-DL 1080p",
+    ],
+)
+def test_a_title_with_no_latin_part_after_the_other_script_is_kept_whole(name):
+    parsed = parse_release_name(name)
+    assert parsed.title_key == title_key(name.partition(".E2")[0].partition(" (")[0])
+
+
+@pytest.mark.parametrize(
+    ("name", "title", "season", "episode"),
+    [
+        # A word glued to its S01E01 ends the title.
+        ("abc-lakes02e07-720p", "abc-lake", 2, 7),
+        ("NightShiftS03E04.720p.HDTV", "NightShift", 3, 4),
+        # A number before an S01E01 with no dash apart is the title's, even in a fansub's name.
+        ("[Grp] Life at 35 S02E05 1080p WEB-DL", "Life at 35", 2, 5),
+        # A flag or language word before an S01E01 is the title's (names state them after it).
+        ("Keeping.It.Real.S03E02.720p.HDTV.x264-GRP", "Keeping It Real", 3, 2),
+        ("Make.It.S01E04.1080p.WEB.h264-GRP", "Make It", 1, 4),
+        # Spanish "Tem." / "Temp." is a season word.
+        ("Serie.Nombre.-.Temp.2.720p.HDTV.x264[Cap.205]SPANISH-GRP", "Serie Nombre", 2, 5),
+        ("Serie.Nombre.-.Tem.2.720p.HDTV.x264[Cap.205]SPANISH-GRP", "Serie Nombre", 2, 5),
+    ],
+)
+def test_the_title_ends_where_the_season_episode_starts(name, title, season, episode):
+    parsed = parse_release_name(name)
+    assert parsed.title_key == title_key(title)
+    assert (parsed.seasons[:1], episode in parsed.episodes) == ((season,), True)
+
+
+def test_a_flag_after_the_episode_is_still_read():
+    parsed = parse_release_name("Keeping.It.Real.S03E02.REAL.PROPER.720p.HDTV.x264-GRP")
+    assert parsed.proper and parsed.title_key == "keeping it real"
+    assert parse_release_name("Show.S01E01.ITALIAN.720p.HDTV.x264-GRP").languages == ("italian",)
 
 
 # ---------------------------------------------------------------- categories
