@@ -1,10 +1,10 @@
-"""Parse speed of the inspection parsers (usenet/inspect) on real and hostile inputs.
+"""Parse speed of the inspection parsers (inspection) on real and hostile inputs.
 
 The parse-speed part of issue 26's bench: par2 packets, nfo text, archive
 headers and yEnc bodies (sabctools against the pure-Python path), first on
 real-shaped inputs, then on hostile inputs of growing size (1 KB ... 10 MB).
 Each hostile row prints MB/s, the steps the parser counted per input byte
-(usenet/inspect/steps.py), and its speed as a ratio to the 1 KB case of the
+(inspection/steps.py), and its speed as a ratio to the 1 KB case of the
 same run: linear work keeps the ratio near or above 1 (fixed costs are spread
 over more bytes); a parser whose work grew faster than its input would fall
 towards 0. The figures are in docs/performance.md ("Inspection parsers").
@@ -31,11 +31,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import size_parser
-from usenet.inspect import archives, nfo, par2, yenc
-from usenet.inspect.errors import InspectError
-from usenet.inspect.steps import STEPS
+from inspection import archives, nfo, par2, yenc
+from inspection.errors import InspectError
+from inspection.steps import STEPS
 
-RAR_DIR = Path(__file__).resolve().parent.parent / "tests" / "usenet" / "data" / "rar"
+RAR_DIR = Path(__file__).resolve().parent.parent / "tests" / "inspection" / "data" / "rar"
 
 # The fleet parts of issue 26's bench come later, with the inspection leases:
 # inspections per second per node and bytes fetched per release against BODY

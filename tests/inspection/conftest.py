@@ -2,7 +2,7 @@
 
 par2 sets by par2cmdline, 7z and zip archives by 7-Zip and Python's zipfile,
 over small random files; RAR archives are rarfile's test files, vendored
-(tests/usenet/data/rar/README.md). Both tools come from `.ci/install-archivers`;
+(tests/inspection/data/rar/README.md). Both tools come from `.ci/install-archivers`;
 a missing one fails the test with that sentence rather than skipping it.
 """
 
@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 import sabctools
 
-from usenet.inspect.steps import STEPS
+from inspection.steps import STEPS
 
-RAR_DIR = Path(__file__).resolve().parents[1] / "data" / "rar"
+RAR_DIR = Path(__file__).resolve().parent / "data" / "rar"
 UNICODE_NAME = "Ünïcode 名前 файл.mkv"
 
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from usenet.inspect import yenc
-from usenet.inspect.errors import YencError
+from inspection import yenc
+from inspection.errors import YencError
 
 from .conftest import random_bytes, yenc_body
 

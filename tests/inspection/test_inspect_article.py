@@ -6,7 +6,7 @@ import io
 import json
 import zipfile
 
-from usenet.inspect import MAX_REPORTED_FILES, inspect_article
+from inspection import MAX_REPORTED_FILES, inspect_article
 
 from .conftest import UNICODE_NAME, Par2Fixture, rar, yenc_body
 

@@ -6,7 +6,7 @@ import codecs
 
 import pytest
 
-from usenet.inspect import nfo
+from inspection import nfo
 
 from .conftest import steps_of
 

@@ -7,8 +7,8 @@ import struct
 
 import pytest
 
-from usenet.inspect import par2
-from usenet.inspect.errors import Par2Error
+from inspection import par2
+from inspection.errors import Par2Error
 
 from .conftest import UNICODE_NAME, Par2Fixture, md5, random_bytes, steps_of
 

@@ -8,8 +8,8 @@ import zipfile
 
 import pytest
 
-from usenet.inspect import archives
-from usenet.inspect.errors import ArchiveError, RarError, SevenZipError, ZipError
+from inspection import archives
+from inspection.errors import ArchiveError, RarError, SevenZipError, ZipError
 
 from .conftest import UNICODE_NAME, rar
 

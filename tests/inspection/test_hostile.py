@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from usenet.inspect import archives, inspect_article, nfo, par2, yenc
-from usenet.inspect.errors import (
+from inspection import archives, inspect_article, nfo, par2, yenc
+from inspection.errors import (
     ArchiveError,
     InspectError,
     NfoError,

@@ -10,7 +10,7 @@ The header lines (``=ybegin``, ``=ypart``, ``=yend``) are always read here, in
 Python, field by field with bounded numbers; only the data lines between them
 are decoded by ``sabctools`` (SABnzbd's C decoder, an optional dependency: the
 ``yenc`` extra) when it is importable, else by the pure-Python path below.
-Both decode the same bytes to the same result (tests/usenet/inspect runs both),
+Both decode the same bytes to the same result (tests/inspection runs both),
 so a node without sabctools's wheel reports what one with it does, slower.
 
 Checks: the decoded length equals the trailer's ``size=`` and, for a part,
@@ -26,7 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
-from ..numbers import NotANumber, whole_number
+from usenet.numbers import NotANumber, whole_number
+
 from .errors import YencError
 from .steps import STEPS
 
