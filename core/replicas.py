@@ -56,6 +56,7 @@ class ReplicaState:
 
 
 NOT_CONFIGURED = ReplicaState(configured=False, problem="no DATABASE_REPLICA_URL")
+BEING_MEASURED = ReplicaState(configured=True, problem="its first measure is under way")
 
 
 class _Measures:
@@ -67,11 +68,13 @@ class _Measures:
         self.state: ReplicaState | None = None
         self.measured_at = 0.0
         self.down_until = 0.0
+        self.measuring = False  # one thread measures; the others keep the last state
 
     def forget(self) -> None:
         with self.lock:
             self.samples.clear()
             self.state, self.measured_at, self.down_until = None, 0.0, 0.0
+            self.measuring = False
 
 
 _measures = _Measures()
@@ -82,7 +85,12 @@ def replica_configured() -> bool:
 
 
 def replica_state() -> ReplicaState:
-    """The replica's state, measured at most every REPLICA_CHECK_SECONDS per process."""
+    """The replica's state, measured at most every REPLICA_CHECK_SECONDS per process.
+
+    One thread measures at a time; the others take the last state meanwhile (the
+    primary's, before the first measure), so a replica that does not answer costs
+    one request its connect timeout, not every request that arrives in the while.
+    """
     if not replica_configured():
         return NOT_CONFIGURED
     now = time.monotonic()
@@ -90,7 +98,14 @@ def replica_state() -> ReplicaState:
         fresh = now - _measures.measured_at < settings.REPLICA_CHECK_SECONDS
         if _measures.state is not None and (fresh or now < _measures.down_until):
             return _measures.state
-    state = _measure(now)
+        if _measures.measuring:
+            return _measures.state or BEING_MEASURED
+        _measures.measuring = True
+    try:
+        state = _measure(now)
+    finally:
+        with _measures.lock:
+            _measures.measuring = False
     with _measures.lock:
         _measures.state, _measures.measured_at = state, now
         if not state.reachable:
