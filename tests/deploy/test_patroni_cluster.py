@@ -19,11 +19,13 @@ from pathlib import Path
 
 import psycopg
 import pytest
+import yaml
 
-from tests.support.patroni import PatroniCluster, alive, patroni_cluster  # noqa: F401
+from tests.support.patroni import PATRONI_YML, PatroniCluster, alive, patroni_cluster  # noqa: F401
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
+PATRONI_LOOP_SECONDS = yaml.safe_load(PATRONI_YML.read_text())["bootstrap"]["dcs"]["loop_wait"]
 
 
 def test_a_leader_is_elected_and_the_other_member_is_its_synchronous_standby(
@@ -97,9 +99,11 @@ def test_a_paused_replica_falls_behind_and_catches_up_when_resumed(
         with psycopg.connect(**patroni_cluster.conninfo(leader), autocommit=True) as conn:
             conn.execute("CREATE TABLE IF NOT EXISTS lag_check (n int)")
             conn.execute("INSERT INTO lag_check SELECT generate_series(1, 1000)")
-        time.sleep(1.1)
+        # Past one loop of the replica's Patroni, which resumes a paused replay
+        # unless the cluster is in maintenance mode (pause_replay puts it there).
+        time.sleep(PATRONI_LOOP_SECONDS + 1)
         behind, seconds = patroni_cluster.replay_lag(replica)
-        assert behind > 0 and seconds >= 1.0, (behind, seconds)
+        assert behind > 0 and seconds >= PATRONI_LOOP_SECONDS, (behind, seconds)
     finally:
         patroni_cluster.resume_replay(replica)
     deadline = time.monotonic() + 10

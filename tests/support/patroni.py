@@ -151,6 +151,7 @@ class PatroniCluster:
         }
         self.groups: set[int] = set()  # every process group started, for the teardown
         self.reaper = start_reaper(self.root)
+        self.maintenance = False  # `patronictl pause`d (pause_replay)
 
     # --- starting and stopping ----------------------------------------------------
 
@@ -547,13 +548,23 @@ class PatroniCluster:
 
     def pause_replay(self, name: str) -> None:
         """Hold a replica behind: it still receives WAL (and acknowledges it, for the
-        synchronous commit) but applies none of it until resumed."""
+        synchronous commit) but applies none of it until resumed.
+
+        The cluster is put in maintenance mode first (`patronictl pause`): on
+        PostgreSQL 14 and later, Patroni resumes a paused replay on its next loop
+        (Postgresql.handle_parameter_change, within `loop_wait`), unless paused."""
+        if not self.maintenance:
+            self.patronictl("pause")
+            self.maintenance = True
         with self.connect(name) as conn:
             conn.execute("SELECT pg_wal_replay_pause()")
 
     def resume_replay(self, name: str) -> None:
         with self.connect(name) as conn:
             conn.execute("SELECT pg_wal_replay_resume()")
+        if self.maintenance:
+            self.patronictl("resume")
+            self.maintenance = False
 
     def replay_lag(self, name: str) -> tuple[int, float]:
         """How far a replica's applied state is behind what it received: (bytes, seconds
