@@ -58,6 +58,10 @@ def test_the_cluster_url_reaches_libpq_as_it_means() -> None:
         # A + in an option is a plus (percent-encoding only, no form encoding).
         "postgres://c:pw@db1/x?sslrootcert=/etc/ssl/a+b.pem&application_name=coord+1",
         "postgres://c:pw@db1/x?options=-c%20statement_timeout%3D5000&sslmode=verify-full",
+        # docs/deploy.md's options for a member that vanishes.
+        "postgres://c:pw@db1:6432,db2:6432/x?target_session_attrs=read-write&connect_timeout=3"
+        "&keepalives=1&keepalives_idle=5&keepalives_interval=2&keepalives_count=3"
+        "&tcp_user_timeout=10000",
     ],
 )
 def test_what_libpq_reads_from_a_url_is_what_the_coordinator_reads(url: str) -> None:
