@@ -152,6 +152,12 @@ def _close_replica() -> None:
         connections[REPLICA].connection = None
 
 
+def _replica_usable() -> bool:
+    """Whether this thread's replica connection is open and still answers."""
+    connection = connections[REPLICA]
+    return connection.connection is not None and connection.is_usable()
+
+
 def reader() -> str:
     """The alias a read that tolerates lag goes to now: the replica's or the primary's."""
     return REPLICA if replica_state().serving else PRIMARY
@@ -166,7 +172,10 @@ def read_tolerating_lag(read: Callable[[str], T]) -> T:
     try:
         return read(REPLICA)
     except DatabaseError as exc:
-        if not (database_unavailable(exc) or sqlstate(exc) == RECOVERY_CONFLICT):
+        # A search reads a little on the primary too (the terms' statistics): a
+        # failure there is the primary's, for the caller's 503, not the replica's.
+        replicas_fault = database_unavailable(exc) and not _replica_usable()
+        if not (replicas_fault or sqlstate(exc) == RECOVERY_CONFLICT):
             raise
         logger.warning("a read failed on the replica (%s): read on the primary", reason(exc))
         _close_replica()
