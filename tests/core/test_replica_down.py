@@ -52,6 +52,8 @@ def silent_replica(django_db_setup: None) -> Iterator[list[socket.socket]]:
         for held in accepted:
             held.close()
         listener.close()
+        connections[REPLICA].close()
+        del connections[REPLICA]  # this thread's wrapper, on the settings above
         del connections.settings[REPLICA]
         replicas.forget_measures()
 
