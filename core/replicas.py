@@ -101,16 +101,17 @@ def replica_state() -> ReplicaState:
         if _measures.measuring:
             return _measures.state or BEING_MEASURED
         _measures.measuring = True
+    state = None
     try:
         state = _measure(now)
+        return state
     finally:
-        with _measures.lock:
+        with _measures.lock:  # the state and the end of the measure seen together
             _measures.measuring = False
-    with _measures.lock:
-        _measures.state, _measures.measured_at = state, now
-        if not state.reachable:
-            _measures.down_until = now + settings.REPLICA_RETRY_SECONDS
-    return state
+            if state is not None:
+                _measures.state, _measures.measured_at = state, now
+                if not state.reachable:
+                    _measures.down_until = now + settings.REPLICA_RETRY_SECONDS
 
 
 def _measure(now: float) -> ReplicaState:
