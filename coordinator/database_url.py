@@ -14,7 +14,7 @@ broken URL may have moved a piece of it anywhere).
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import unquote, urlsplit
 
 from psycopg import pq
 
@@ -37,6 +37,7 @@ MILLISECONDS = {"tcp_user_timeout"}
 # Named in the URL's parts; in the query string they would be a second spelling.
 IN_THE_URL = {"user", "password", "dbname"}
 FORM = "postgres://user:password@host:5432,host2:5432/name?option=value"
+HEX = frozenset("0123456789abcdefABCDEF")
 
 
 class UrlProblem(ValueError):
@@ -54,17 +55,24 @@ def parse_database_url(url: str) -> dict[str, Any]:
     port per host); a single host keeps its port as a number. UrlProblem names
     what cannot be read.
     """
+    scheme, slashes, rest = url.strip().partition("://")
+    if not slashes or scheme.lower() not in POSTGRES_SCHEMES:
+        raise UrlProblem("it does not start with postgres:// (PostgreSQL is the only database)")
+    # As libpq reads it: the user and password end at the first @ before any /, so a
+    # ? or # in the password needs no encoding (split as a URL, it would move the rest
+    # of the password into the query string or a fragment, and into a message).
+    end = rest.find("/")
+    at = rest.find("@", 0, len(rest) if end < 0 else end)
+    userinfo, rest = (rest[:at], rest[at + 1 :]) if at >= 0 else ("", rest)
+    user, _, password = userinfo.partition(":")
     try:
-        parts = urlsplit(url.strip())
+        parts = urlsplit("//" + rest)
     except ValueError:  # a broken [IPv6] host
         raise UrlProblem("a host in [brackets] is not closed") from None
-    if parts.scheme.lower() not in POSTGRES_SCHEMES:
-        raise UrlProblem("it does not start with postgres:// (PostgreSQL is the only database)")
     if parts.fragment:
-        raise UrlProblem("it holds a # (percent-encode it as %23 in the password)")
-    userinfo, at, hostlist = parts.netloc.rpartition("@")
-    user, _, password = userinfo.partition(":") if at else ("", "", "")
-    name = unquote(parts.path[1:] if parts.path.startswith("/") else parts.path)
+        raise UrlProblem("it holds a # after the hosts (percent-encode it as %23)")
+    hostlist = parts.netloc
+    name = _decoded(parts.path[1:] if parts.path.startswith("/") else parts.path, "database name")
     if "/" in name or "@" in name:
         raise UrlProblem("its database name holds a / or an @")
     options = _options(parts.query)
@@ -83,8 +91,8 @@ def parse_database_url(url: str) -> dict[str, Any]:
     return {
         "ENGINE": "django.db.backends.postgresql",
         "NAME": name,
-        "USER": unquote(user),
-        "PASSWORD": unquote(password),
+        "USER": _decoded(user, "user"),
+        "PASSWORD": _decoded(password, "password"),
         "HOST": ",".join(hosts),
         "PORT": (int(ports[0]) if ports and ports[0] else "") if single else ",".join(ports),
         "OPTIONS": options,
@@ -111,11 +119,22 @@ def _hosts(hostlist: str) -> tuple[list[str], list[str]]:
             raise UrlProblem(f"its {place} is empty (hosts are separated by commas)")
         if ascii_digits(host):
             raise UrlProblem(f"its {place} is a number: give each host its port (h1:5432,h2:5433)")
-        hosts.append(unquote(host))
+        hosts.append(_decoded(host, place))
         ports.append(_port(port, f"the port of its {place}") if port else "")
     if not any(ports):
         return hosts, []
     return hosts, [port or DEFAULT_PORT for port in ports]
+
+
+def _decoded(text: str, what: str) -> str:
+    """`text` percent-decoded; a % not followed by two hex digits is refused, as libpq
+    refuses it (unquote would keep it, and the server would refuse the password)."""
+    for index, char in enumerate(text):
+        if char == "%" and not all(c in HEX for c in text[index + 1 : index + 3].ljust(2, "-")):
+            raise UrlProblem(
+                f"its {what} holds a % not followed by two hex digits (write % as %25)"
+            )
+    return unquote(text)
 
 
 def _port(text: str, what: str) -> str:
@@ -133,11 +152,12 @@ def _options(query: str) -> dict[str, str]:
         return {}
     known = libpq_keywords()
     options: dict[str, str] = {}
-    try:
-        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=True)
-    except ValueError:
-        raise UrlProblem("its query string is not a list of option=value") from None
-    for key, value in pairs:
+    for pair in query.split("&"):
+        key, equals, value = pair.partition("=")
+        if not key or not equals:
+            raise UrlProblem("its query string is not a list of option=value")
+        # Percent-decoded only: a + is a plus to libpq (sslrootcert=/etc/a+b.pem), not a space.
+        key, value = _decoded(key, "query string"), _decoded(value, "query string")
         if key not in known:
             raise UrlProblem(f"its option {key!r} is not one of libpq's connection options")
         if key in IN_THE_URL:

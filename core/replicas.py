@@ -56,6 +56,7 @@ class ReplicaState:
 
 
 NOT_CONFIGURED = ReplicaState(configured=False, problem="no DATABASE_REPLICA_URL")
+BEING_MEASURED = ReplicaState(configured=True, problem="its first measure is under way")
 
 
 class _Measures:
@@ -67,11 +68,13 @@ class _Measures:
         self.state: ReplicaState | None = None
         self.measured_at = 0.0
         self.down_until = 0.0
+        self.measuring = False  # one thread measures; the others keep the last state
 
     def forget(self) -> None:
         with self.lock:
             self.samples.clear()
             self.state, self.measured_at, self.down_until = None, 0.0, 0.0
+            self.measuring = False
 
 
 _measures = _Measures()
@@ -82,7 +85,12 @@ def replica_configured() -> bool:
 
 
 def replica_state() -> ReplicaState:
-    """The replica's state, measured at most every REPLICA_CHECK_SECONDS per process."""
+    """The replica's state, measured at most every REPLICA_CHECK_SECONDS per process.
+
+    One thread measures at a time; the others take the last state meanwhile (the
+    primary's, before the first measure), so a replica that does not answer costs
+    one request its connect timeout, not every request that arrives in the while.
+    """
     if not replica_configured():
         return NOT_CONFIGURED
     now = time.monotonic()
@@ -90,12 +98,20 @@ def replica_state() -> ReplicaState:
         fresh = now - _measures.measured_at < settings.REPLICA_CHECK_SECONDS
         if _measures.state is not None and (fresh or now < _measures.down_until):
             return _measures.state
-    state = _measure(now)
-    with _measures.lock:
-        _measures.state, _measures.measured_at = state, now
-        if not state.reachable:
-            _measures.down_until = now + settings.REPLICA_RETRY_SECONDS
-    return state
+        if _measures.measuring:
+            return _measures.state or BEING_MEASURED
+        _measures.measuring = True
+    state = None
+    try:
+        state = _measure(now)
+        return state
+    finally:
+        with _measures.lock:  # the state and the end of the measure seen together
+            _measures.measuring = False
+            if state is not None:
+                _measures.state, _measures.measured_at = state, now
+                if not state.reachable:
+                    _measures.down_until = now + settings.REPLICA_RETRY_SECONDS
 
 
 def _measure(now: float) -> ReplicaState:
@@ -137,6 +153,12 @@ def _close_replica() -> None:
         connections[REPLICA].connection = None
 
 
+def _replica_usable() -> bool:
+    """Whether this thread's replica connection is open and still answers."""
+    connection = connections[REPLICA]
+    return connection.connection is not None and connection.is_usable()
+
+
 def reader() -> str:
     """The alias a read that tolerates lag goes to now: the replica's or the primary's."""
     return REPLICA if replica_state().serving else PRIMARY
@@ -151,7 +173,10 @@ def read_tolerating_lag(read: Callable[[str], T]) -> T:
     try:
         return read(REPLICA)
     except DatabaseError as exc:
-        if not (database_unavailable(exc) or sqlstate(exc) == RECOVERY_CONFLICT):
+        # A search reads a little on the primary too (the terms' statistics): a
+        # failure there is the primary's, for the caller's 503, not the replica's.
+        replicas_fault = database_unavailable(exc) and not _replica_usable()
+        if not (replicas_fault or sqlstate(exc) == RECOVERY_CONFLICT):
             raise
         logger.warning("a read failed on the replica (%s): read on the primary", reason(exc))
         _close_replica()

@@ -49,6 +49,34 @@ def test_the_cluster_url_reaches_libpq_as_it_means() -> None:
 
 
 @pytest.mark.parametrize(
+    "url",
+    [
+        # libpq ends the user and password at the first @ before any /: a ? or # in
+        # the password is the password's, not a query string or a fragment.
+        "postgres://c:Xy7?q=Lm@db1:5432/x",
+        "postgres://c:pa#ss?w=1@db1/x?connect_timeout=3",
+        # A + in an option is a plus (percent-encoding only, no form encoding).
+        "postgres://c:pw@db1/x?sslrootcert=/etc/ssl/a+b.pem&application_name=coord+1",
+        "postgres://c:pw@db1/x?options=-c%20statement_timeout%3D5000&sslmode=verify-full",
+        # docs/deploy.md's options for a member that vanishes.
+        "postgres://c:pw@db1:6432,db2:6432/x?target_session_attrs=read-write&connect_timeout=3"
+        "&keepalives=1&keepalives_idle=5&keepalives_interval=2&keepalives_count=3"
+        "&tcp_user_timeout=10000",
+    ],
+)
+def test_what_libpq_reads_from_a_url_is_what_the_coordinator_reads(url: str) -> None:
+    from psycopg.conninfo import conninfo_to_dict
+
+    config = database_config(url)
+    theirs = conninfo_to_dict(url)
+    ours = {"user": config["USER"], "password": config["PASSWORD"], "dbname": config["NAME"],
+            "host": config["HOST"], **config["OPTIONS"]}  # fmt: skip
+    if config["PORT"]:
+        ours["port"] = str(config["PORT"])
+    assert ours == theirs
+
+
+@pytest.mark.parametrize(
     ("url", "problem"),
     [
         ("postgres://c:pw-secret-9@db1,,db2/x", "its second host is empty"),
@@ -62,6 +90,7 @@ def test_the_cluster_url_reaches_libpq_as_it_means() -> None:
         ("postgres://c:pw-secret-9@db1/x?sslmode=require&sslmode=disable", "gives the option sslmode twice"),
         ("postgres://c:pw-secret-9@db1,db2", "it names no database"),
         ("postgres://c:pw-secret-9@db1/x?port=1,2,3", "it names 1 hosts and 3 ports"),
+        ("postgres://c:pw-secret-9%G1@db1/x", "its password holds a % not followed by two hex"),
     ],
 )  # fmt: skip
 def test_a_url_that_cannot_be_read_says_what_is_wrong_without_the_password(

@@ -10,16 +10,22 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import psycopg
 import pytest
+import yaml
 
-from tests.support.patroni import PatroniCluster, alive, patroni_cluster  # noqa: F401
+from tests.support.patroni import PATRONI_YML, PatroniCluster, alive, patroni_cluster  # noqa: F401
 
 pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+PATRONI_LOOP_SECONDS = yaml.safe_load(PATRONI_YML.read_text())["bootstrap"]["dcs"]["loop_wait"]
 
 
 def test_a_leader_is_elected_and_the_other_member_is_its_synchronous_standby(
@@ -93,9 +99,11 @@ def test_a_paused_replica_falls_behind_and_catches_up_when_resumed(
         with psycopg.connect(**patroni_cluster.conninfo(leader), autocommit=True) as conn:
             conn.execute("CREATE TABLE IF NOT EXISTS lag_check (n int)")
             conn.execute("INSERT INTO lag_check SELECT generate_series(1, 1000)")
-        time.sleep(1.1)
+        # Past one loop of the replica's Patroni, which resumes a paused replay
+        # unless the cluster is in maintenance mode (pause_replay puts it there).
+        time.sleep(PATRONI_LOOP_SECONDS + 1)
         behind, seconds = patroni_cluster.replay_lag(replica)
-        assert behind > 0 and seconds >= 1.0, (behind, seconds)
+        assert behind > 0 and seconds >= PATRONI_LOOP_SECONDS, (behind, seconds)
     finally:
         patroni_cluster.resume_replay(replica)
     deadline = time.monotonic() + 10
@@ -115,6 +123,40 @@ def test_stopping_the_cluster_leaves_no_process_and_no_directory() -> None:
     assert not cluster.root.exists()
     assert [pid for pid in [*pids, *postmasters] if pid and alive(pid)] == []
     assert os.path.exists("/proc/self")  # /proc is read, so the check above could fail
+
+
+# A test process that starts a cluster's processes the way it starts etcd and Patroni
+# (sessions of their own, so its death does not reach them), then waits to be killed.
+ORPHANED = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from tests.support.patroni import PatroniCluster
+cluster = PatroniCluster(members=1)
+for _ in range(2):
+    process = cluster._spawn(["sleep", "600"], cluster.base_env(), cluster.root / "sleep.log")
+    print(process.pid, flush=True)
+print(cluster.root, flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_test_process_killed_mid_test_leaves_no_process_and_no_directory() -> None:
+    """SIGKILLed, the test process runs no teardown; the cluster's reaper does it, so the
+    next test of the run does not share the machine with a leftover cluster."""
+    test = subprocess.Popen(
+        [sys.executable, "-c", ORPHANED, str(ROOT)], stdout=subprocess.PIPE, text=True
+    )
+    assert test.stdout is not None
+    started = [int(test.stdout.readline()) for _ in range(2)]
+    root = Path(test.stdout.readline().strip())
+    assert root.exists() and all(alive(pid) for pid in started)
+    test.kill()
+    test.wait(10)
+    deadline = time.monotonic() + 30
+    while (root.exists() or any(alive(pid) for pid in started)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert [pid for pid in started if alive(pid)] == []
+    assert not root.exists()
 
 
 def test_through_pgbouncer_in_session_mode_the_url_finds_the_leader_and_locks_hold(

@@ -20,7 +20,24 @@ from tests.support.patroni import PatroniCluster
 
 pytestmark = pytest.mark.slow
 
-LOOP = 10  # patroni.yml's loop_wait: Patroni acts on a lost standby within it
+ACT_TIMEOUT = 60  # Patroni acts within loop_wait (10 s) on a quiet machine; slower on a loaded one
+
+
+def sync_names(cluster: PatroniCluster, leader: str) -> str:
+    with cluster.connect(leader) as conn:
+        row = conn.execute("SHOW synchronous_standby_names").fetchone()
+    assert row is not None
+    return str(row[0])
+
+
+def until_patroni_sets(cluster: PatroniCluster, leader: str, waiting: bool) -> None:
+    """Until Patroni's loop has set synchronous_standby_names on the leader: to a
+    standby (`waiting`: commits wait for one), or to none (the primary goes on alone).
+    A fixed sleep of one loop_wait fails when a loop runs late on a loaded machine."""
+    deadline = time.monotonic() + ACT_TIMEOUT
+    while bool(sync_names(cluster, leader)) != waiting:
+        assert time.monotonic() < deadline, sync_names(cluster, leader)
+        time.sleep(0.2)
 
 
 def commit(cluster: PatroniCluster, leader: str, limit: float) -> tuple[float, list[str]]:
@@ -49,13 +66,14 @@ def test_strict_off_the_primary_goes_on_alone_and_strict_on_it_waits_for_a_stand
         leader = cluster.wait_for_leader()
         standby = cluster.wait_for_sync_standby()
 
+        assert sync_names(cluster, leader)  # a commit waits for the standby
         cluster.kill_member(standby)
-        time.sleep(LOOP + 2)  # until Patroni's next loop a commit may still wait
+        until_patroni_sets(cluster, leader, waiting=False)  # until then a commit may wait
         took, notices = commit(cluster, leader, limit=10)
         assert took < 2 and notices == [], (took, notices)
 
         cluster.patronictl("edit-config", "--set", "synchronous_mode_strict=true", "--force")
-        time.sleep(LOOP + 2)  # Patroni applies it in its loop
+        until_patroni_sets(cluster, leader, waiting=True)  # Patroni applies it in its loop
         took, notices = commit(cluster, leader, limit=5)
         assert took >= 5, took  # it waited for a standby until cancelled
         assert any("synchronous replication" in n for n in notices), notices

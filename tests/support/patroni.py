@@ -16,7 +16,11 @@ Patroni read over their files (PATRONI_NAME, PATRONI_POSTGRESQL_LISTEN, ...).
 Every process runs in a process group of its own (etcd, each Patroni, and each
 postmaster, which Patroni starts in a session of its own), and stopping the
 cluster SIGKILLs every group it ever started, then any process still running
-out of the temporary root: a failed test leaves nothing behind.
+out of the temporary root: a failed test leaves nothing behind. A test process
+that dies without stopping it (SIGKILLed, out of memory) leaves nothing either:
+a reaper started with the cluster waits on a pipe from it, and when the pipe
+closes it SIGKILLs every process whose working directory or command line is
+under the root, then removes the root.
 
 As root, etcd, Patroni and PostgreSQL run as the `postgres` user (PostgreSQL
 refuses root). `.ci/install-patroni` installs Patroni and etcd.
@@ -31,6 +35,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.error
@@ -145,6 +150,8 @@ class PatroniCluster:
             for n in range(1, members + 1)
         }
         self.groups: set[int] = set()  # every process group started, for the teardown
+        self.reaper = start_reaper(self.root)
+        self.maintenance = False  # `patronictl pause`d (pause_replay)
 
     # --- starting and stopping ----------------------------------------------------
 
@@ -304,6 +311,10 @@ class PatroniCluster:
             with suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         shutil.rmtree(self.root, ignore_errors=True)
+        if self.reaper.stdin is not None:
+            self.reaper.stdin.close()  # nothing is left for it: it ends
+        with suppress(subprocess.TimeoutExpired):
+            self.reaper.wait(10)
 
     # --- faults -------------------------------------------------------------------
 
@@ -537,13 +548,23 @@ class PatroniCluster:
 
     def pause_replay(self, name: str) -> None:
         """Hold a replica behind: it still receives WAL (and acknowledges it, for the
-        synchronous commit) but applies none of it until resumed."""
+        synchronous commit) but applies none of it until resumed.
+
+        The cluster is put in maintenance mode first (`patronictl pause`): on
+        PostgreSQL 14 and later, Patroni resumes a paused replay on its next loop
+        (Postgresql.handle_parameter_change, within `loop_wait`), unless paused."""
+        if not self.maintenance:
+            self.patronictl("pause")
+            self.maintenance = True
         with self.connect(name) as conn:
             conn.execute("SELECT pg_wal_replay_pause()")
 
     def resume_replay(self, name: str) -> None:
         with self.connect(name) as conn:
             conn.execute("SELECT pg_wal_replay_resume()")
+        if self.maintenance:
+            self.patronictl("resume")
+            self.maintenance = False
 
     def replay_lag(self, name: str) -> tuple[int, float]:
         """How far a replica's applied state is behind what it received: (bytes, seconds
@@ -597,16 +618,52 @@ def kill_group_of(pid: int) -> None:
 
 
 def processes_under(root: Path) -> list[int]:
-    """Pids whose command line names a path under `root`."""
+    """Pids whose command line names a path under `root`, or whose working directory is
+    under it (etcd's and Patroni's is the root itself, a postmaster's its data directory)."""
     found = []
     marker = str(root).encode()
     for entry in Path("/proc").iterdir():
-        if not ascii_digits(entry.name):
+        if not ascii_digits(entry.name) or int(entry.name) == os.getpid():
             continue
         with suppress(OSError):
-            if marker in (entry / "cmdline").read_bytes():
+            if marker in (entry / "cmdline").read_bytes() or Path(
+                os.readlink(entry / "cwd")
+            ).is_relative_to(root):
                 found.append(int(entry.name))
     return found
+
+
+# The reaper: blocks reading its stdin, a pipe whose other end only the test process
+# holds; end of file means that process ended, stopped or not.
+REAPER = """
+import os, shutil, signal, sys, time
+from pathlib import Path
+from tests.support.patroni import processes_under
+root = Path(os.environ["PATRONI_TEST_ROOT"])
+sys.stdin.buffer.read()
+for _ in range(3 if root.exists() else 0):  # stop() removes the root once all is stopped
+    for pid in processes_under(root):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    time.sleep(0.5)
+shutil.rmtree(root, ignore_errors=True)
+"""
+
+
+def start_reaper(root: Path) -> subprocess.Popen[bytes]:
+    """A process that cleans up after the cluster under `root` once this one ends
+    (in a session of its own, so a Ctrl-C to the test's group does not end it first;
+    the root in its environment, so that processes_under does not find it)."""
+    return subprocess.Popen(
+        [sys.executable, "-c", REAPER],
+        cwd=ROOT,
+        env={**os.environ, "PATRONI_TEST_ROOT": str(root)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
 @pytest.fixture(scope="module")
