@@ -9,6 +9,8 @@ against the server itself and start the hosts with `serve --no-migrate`.
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,10 +32,33 @@ class Prepared:
     admin_created: bool  # its password is in var/admin-password, never printed
 
 
+logger = logging.getLogger(__name__)
+
+def _tried_lock() -> bool:
+    row = queries.fetchone("startup_try_lock", {})
+    return bool(row and row.locked)
+
+
+# How often a host waiting for another's startup asks for the lock again.
+STARTUP_LOCK_POLL_SECONDS = 0.5
+
+
 @contextmanager
 def startup_lock() -> Iterator[None]:
-    """Hold the database-wide startup lock (waits while another host holds it)."""
-    queries.fetchone("startup_lock", {})
+    """Hold the database-wide startup lock (waits while another host holds it).
+
+    The wait asks again every STARTUP_LOCK_POLL_SECONDS, each time in a statement
+    that returns at once. Waiting inside pg_advisory_lock would hold a transaction
+    open the whole time, and the holder's migration building an index CONCURRENTLY
+    waits for every open transaction: a deadlock, which PostgreSQL breaks by failing
+    one of the two (40P01: a host that could not start).
+    """
+    waited = False
+    while not _tried_lock():
+        if not waited:
+            logger.info("another host is starting (migrating); waiting for it")
+            waited = True
+        time.sleep(STARTUP_LOCK_POLL_SECONDS)
     try:
         yield
     finally:

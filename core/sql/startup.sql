@@ -2,8 +2,11 @@
 -- migrates and creates the admin login. A session-level lock, so it is held
 -- across the transactions `migrate` opens; a killed process frees it.
 
--- name: startup_lock
-SELECT pg_advisory_lock(hashtext('core.startup')::bigint) IS NOT NULL AS locked;
+-- name: startup_try_lock
+-- Tried, never waited for inside the statement: a session blocked in
+-- pg_advisory_lock holds a transaction open, which the lock holder's CREATE
+-- INDEX CONCURRENTLY (a migration) waits for: a deadlock (core/startup.py).
+SELECT pg_try_advisory_lock(hashtext('core.startup')::bigint) AS locked;
 
 -- name: startup_unlock
 SELECT pg_advisory_unlock(hashtext('core.startup')::bigint) AS unlocked;
