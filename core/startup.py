@@ -34,6 +34,7 @@ class Prepared:
 
 logger = logging.getLogger(__name__)
 
+
 def _tried_lock() -> bool:
     row = queries.fetchone("startup_try_lock", {})
     return bool(row and row.locked)
