@@ -20,6 +20,7 @@ import time
 from typing import Any, NamedTuple
 
 from django.conf import settings
+from django.db import transaction
 
 MAX_ENTRIES = 10_000  # past this many nodes the cache starts over (one query each)
 
@@ -36,7 +37,14 @@ _lock = threading.Lock()
 
 
 def forget_tokens() -> None:
-    """Empty this process's cache (a node was disabled or its token rotated)."""
+    """Empty this process's cache (a node was disabled or its token rotated), now
+    and again when the change commits: until then another thread's request reads
+    the node as it was and may keep its row."""
+    _clear()
+    transaction.on_commit(_clear)
+
+
+def _clear() -> None:
     with _lock:
         _cache.clear()
 

@@ -4,7 +4,10 @@ or rotated elsewhere stops within that bound, in this process at once."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
+from django.db import connection, transaction
 
 from indexer import token_cache
 from indexer.models import Node
@@ -90,3 +93,50 @@ def test_with_no_cache_every_request_looks_the_token_up(node, settings, django_a
     for _ in range(2):
         with django_assert_num_queries(2):
             assert client.get(PING).status_code == 200
+
+
+def ping_from_another_thread(node) -> int:
+    """A request served by another thread of this process (gthread), on its own
+    connection: it sees only what is committed."""
+    status: list[int] = []
+
+    def ping() -> None:
+        try:
+            status.append(NodeClient(node).get(PING).status_code)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=ping)
+    thread.start()
+    thread.join()
+    return status[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_request_served_while_the_disabling_commits_does_not_keep_the_token(settings):
+    # The cache is emptied when the disabling commits, not before: a request on
+    # another thread between the UPDATE and the COMMIT still reads the node as
+    # enabled and keeps its row, which would otherwise outlive the disabling in
+    # the very process that disabled it.
+    settings.TOKEN_CACHE_SECONDS = 5
+    token_cache.forget_tokens()
+    node, node.token, _ = issue_token("cached-race")
+    assert NodeClient(node).get(PING).status_code == 200  # last_seen_at written now
+    token_cache.forget_tokens()
+    with transaction.atomic():
+        set_nodes_disabled([node.id], True)
+        assert ping_from_another_thread(node) == 200  # the disabling is not committed yet
+    assert NodeClient(node).get(PING).status_code == 401
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_request_served_while_a_rotation_commits_does_not_keep_the_old_token(settings):
+    settings.TOKEN_CACHE_SECONDS = 5
+    token_cache.forget_tokens()
+    node, node.token, _ = issue_token("cached-race")
+    assert NodeClient(node).get(PING).status_code == 200  # last_seen_at written now
+    token_cache.forget_tokens()
+    with transaction.atomic():
+        issue_token("cached-race")
+        assert ping_from_another_thread(node) == 200  # the new digest is not committed yet
+    assert NodeClient(node).get(PING).status_code == 401
