@@ -161,6 +161,8 @@ def lease_lane(node_id: int, lane: str) -> LaneOffer:
     held = queries.fetchone("lanes_held", {"node_id": node_id, "ttl": settings.LEASE_TTL_SECONDS})
     admit_lease(node_id, lanes_held=int(held.held) if held else 0)
     retry = settings.LEASE_RETRY_AFTER_SECONDS
+    if held is None or held.disabled:  # disabled elsewhere; its token is kept a while
+        return LaneOffer(None, retry_after=retry)
     # The database over DB_MAX_BYTES pauses both lanes; a full catalog only
     # the history lane (the tail keeps new posts coming).
     reason = leasing_paused() if lane == Lane.HISTORY else room()

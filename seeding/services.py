@@ -100,6 +100,8 @@ def _lease_range(node_id: int) -> LeaseOffer:
     gated = queries.fetchone("gated_lease_range", {**params, **gate_params(node_id)})
     assert gated is not None  # the gate's upsert always returns its row
     check_gate(gated.hits, gated.retry_after, gated.live)
+    if gated.disabled:  # disabled elsewhere; this process keeps its token a while
+        return LeaseOffer(None, retry_after=settings.LEASE_RETRY_AFTER_SECONDS)
     row: Record | None = gated if gated.id is not None else None
     if row is None and not swept and maintenance.run_task(maintenance.RETIRE):
         row = queries.fetchone("lease_range", params)

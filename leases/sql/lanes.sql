@@ -274,8 +274,13 @@ SELECT lanes, ranges FROM group_lane_give_back(
     %(holders)s::bigint[], NULL, true);
 
 -- name: lanes_held
--- A node's live lanes (heartbeat within the TTL), counted against LEASE_MAX_PER_NODE.
-SELECT count(*) AS held FROM group_lane
+-- A node's live lanes (heartbeat within the TTL), counted against LEASE_MAX_PER_NODE,
+-- and whether it was disabled (or removed) by another process while this one
+-- keeps its token (TOKEN_CACHE_SECONDS): its lanes were freed, none is handed out.
+SELECT count(*) AS held,
+       coalesce((SELECT n.disabled FROM seed_node AS n WHERE n.id = %(node_id)s),
+                true) AS disabled
+  FROM group_lane
  WHERE node_id = %(node_id)s AND heartbeat_at >= now() - make_interval(secs => %(ttl)s);
 
 -- name: count_finished_range

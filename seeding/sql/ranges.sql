@@ -35,22 +35,28 @@ SELECT h.hits, h.retry_after,
 -- name: gated_lease_range
 -- The lease gate and the claim in one round trip: lease_gate's hit and count
 -- (MATERIALIZED: once), then claim_seed_range only when the gate admits the
--- call (rate 0 or cap 0: none). OFFSET 0 keeps the subquery whole, so its
--- WHERE, which reads only the gate, is a one-time filter above the function
--- and a refused call claims nothing. No row of the claim: nothing queued.
+-- call (rate 0 or cap 0: none) and the node is enabled. OFFSET 0 keeps
+-- the subquery whole, so its WHERE, which reads only the gate and the node, is
+-- a one-time filter above the function and a refused call claims nothing. No
+-- row of the claim: nothing queued.
 WITH gate AS MATERIALIZED (
     SELECT h.hits, h.retry_after,
            (SELECT count(*) FROM (SELECT 1 FROM seed_range WHERE node_id = %(node_id)s
-                                   AND status = 'leased' LIMIT %(cap)s) AS l) AS live
+                                   AND status = 'leased' LIMIT %(cap)s) AS l) AS live,
+           -- disabled (or gone) by another process while this one keeps its
+           -- token (TOKEN_CACHE_SECONDS): its leases were ended, none is handed out
+           coalesce((SELECT n.disabled FROM seed_node AS n WHERE n.id = %(node_id)s),
+                    true) AS disabled
       FROM rate_hit(%(key)s, %(window)s) AS h
 )
-SELECT gate.hits, gate.retry_after, gate.live,
+SELECT gate.hits, gate.retry_after, gate.live, gate.disabled,
        c.out_id AS id, c.out_group AS "group", c.out_next AS start, c.out_end AS "end",
        c.out_epoch AS epoch, c.out_group_id AS group_id
   FROM gate
   LEFT JOIN LATERAL (
       SELECT * FROM claim_seed_range(%(node_id)s, %(ttl)s, %(urgent_below)s, %(rule_version)s)
        WHERE (%(rate)s = 0 OR gate.hits <= %(rate)s) AND (%(cap)s = 0 OR gate.live < %(cap)s)
+         AND NOT gate.disabled
       OFFSET 0
   ) AS c ON true;
 

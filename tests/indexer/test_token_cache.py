@@ -12,6 +12,10 @@ from django.db import connection, transaction
 from indexer import token_cache
 from indexer.models import Node
 from indexer.services import issue_token, set_nodes_disabled
+from leases.models import GroupLane
+from seeding.models import SeedRange
+from tests.support.factories import SeedRangeFactory
+from tests.support.lanes import lease_lane
 from tests.support.nodes import NodeClient
 
 pytestmark = pytest.mark.django_db
@@ -140,3 +144,25 @@ def test_a_request_served_while_a_rotation_commits_does_not_keep_the_old_token(s
         issue_token("cached-race")
         assert ping_from_another_thread(node) == 200  # the new digest is not committed yet
     assert NodeClient(node).get(PING).status_code == 401
+
+
+def test_a_node_disabled_elsewhere_is_handed_no_range_while_its_token_is_kept(node):
+    # Disabling ends a node's leases at once; a process that still keeps its token
+    # (within TOKEN_CACHE_SECONDS) must not hand it a new one, which would be held
+    # by a disabled node until it lapsed.
+    client = NodeClient(node)
+    assert client.get(PING).status_code == 200  # the token is kept from here
+    Node.objects.filter(id=node.id).update(disabled=True)  # another process disables it
+    SeedRangeFactory(start_id=1, end_id=1000)
+    response = client.post("/api/v1/ranges/lease")
+    assert response.status_code != 200 or response.json()["lease"] is None, response.content
+    assert not SeedRange.objects.filter(node_id=node.id).exists()
+
+
+def test_a_node_disabled_elsewhere_is_handed_no_lane_while_its_token_is_kept(node):
+    client = NodeClient(node)
+    assert client.get(PING).status_code == 200  # the token is kept from here
+    Node.objects.filter(id=node.id).update(disabled=True)  # another process disables it
+    SeedRangeFactory(start_id=1, end_id=1000)
+    assert lease_lane(client)["lease"] is None
+    assert not GroupLane.objects.filter(node_id=node.id).exists()
