@@ -12,7 +12,9 @@ docs/deploy.md.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -32,6 +34,7 @@ from seeding.models import RangeStatus, SeedRange
 from tests.support.factories import SeedRangeFactory
 from tests.support.net import free_port
 from tests.support.system_postgres import SystemPostgres
+from usenet.numbers import ascii_digits
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +48,7 @@ class SessionPgBouncer:
     def __init__(self, server: SystemPostgres) -> None:
         self.server = server
         self.port = free_port()
-        self.ini = server.root / "pgbouncer.ini"
+        self.ini = server.root / f"pgbouncer-{self.port}.ini"
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> SessionPgBouncer:
@@ -56,14 +59,17 @@ class SessionPgBouncer:
             f"listen_addr = 127.0.0.1\nlisten_port = {self.port}\nunix_socket_dir =\n"
             "auth_type = any\nadmin_users = postgres\npool_mode = session\nmax_client_conn = 50\n"
             "default_pool_size = 20\nignore_startup_parameters = extra_float_digits,options\n"
-            f"logfile = {self.server.root / 'pgbouncer.log'}\n"
+            f"logfile = {self.server.root / f'pgbouncer-{self.port}.log'}\n"
         )
         if os.geteuid() == 0:
             os.chown(self.ini, *_postgres_ids())
+        # Its own process group: as root it runs under runuser, whose child
+        # pgbouncer outlived a kill of runuser alone (an orphan per run).
         self.process = subprocess.Popen(
             [*self.server._as_user, PGBOUNCER, str(self.ini)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
         deadline = time.monotonic() + 20
         while True:
@@ -88,8 +94,20 @@ class SessionPgBouncer:
 
     def stop(self) -> None:
         if self.process is not None:
-            self.process.kill()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(10)
+
+
+def running_with(path: Path) -> list[int]:
+    """The processes whose command line names `path`."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if ascii_digits(proc.name):
+            with contextlib.suppress(OSError):
+                if str(path).encode() in (proc / "cmdline").read_bytes():
+                    found.append(int(proc.name))
+    return found
 
 
 def _postgres_ids() -> tuple[int, int]:
@@ -187,3 +205,11 @@ def test_the_upload_guards_session_lock_holds_through_pgbouncer(
             pass
     with one_upload(holder, guards=second):  # released with the first upload
         pass
+
+
+def test_a_stopped_pgbouncer_leaves_no_process_behind(bouncer: SessionPgBouncer) -> None:
+    # As root it runs under runuser: killing that alone left pgbouncer running.
+    second = SessionPgBouncer(bouncer.server).start()
+    assert running_with(second.ini)
+    second.stop()
+    assert running_with(second.ini) == []
