@@ -10,27 +10,20 @@ from __future__ import annotations
 
 import hashlib
 import random
-import shutil
 import subprocess
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import sabctools
 
 from inspection.steps import STEPS
+from tests.support.obfuscated import tool
+from tests.support.usenet import yenc_body
+
+__all__ = ["UNICODE_NAME", "md5", "random_bytes", "rar", "steps_of", "yenc_body"]
 
 RAR_DIR = Path(__file__).resolve().parent / "data" / "rar"
 UNICODE_NAME = "Ünïcode 名前 файл.mkv"
-
-
-def tool(*names: str) -> str:
-    for name in names:
-        path = shutil.which(name)
-        if path:
-            return path
-    pytest.fail(f"{names[0]} is not installed: run `sudo .ci/install-archivers`")
 
 
 def random_bytes(size: int, seed: int) -> bytes:
@@ -119,29 +112,6 @@ def rar(name: str) -> bytes:
 
 def md5(data: bytes) -> str:
     return hashlib.md5(data).hexdigest()
-
-
-def yenc_body(
-    data: bytes,
-    name: str = "file.bin",
-    *,
-    part: tuple[int, int, int] | None = None,  # (part, begin, file size)
-    line_end: bytes = b"\r\n",
-) -> bytes:
-    """An article body as posters write it: =ybegin [=ypart] data =yend, dot-stuffing undone."""
-    encoded, crc = sabctools.yenc_encode(data)
-    assert crc == zlib.crc32(data)
-    encoded = encoded.replace(b"\r\n", line_end)
-    if part is None:
-        head = b"=ybegin line=128 size=%d name=%s%s" % (len(data), name.encode(), line_end)
-        tail = b"=yend size=%d crc32=%08x%s" % (len(data), crc, line_end)
-    else:
-        number, begin, size = part
-        head = b"=ybegin part=%d line=128 size=%d name=%s%s=ypart begin=%d end=%d%s" % (
-            number, size, name.encode(), line_end, begin, begin + len(data) - 1, line_end,
-        )  # fmt: skip
-        tail = b"=yend size=%d part=%d pcrc32=%08x%s" % (len(data), number, crc, line_end)
-    return head + encoded + line_end + tail
 
 
 def steps_of(parse, data: bytes) -> int:  # type: ignore[no-untyped-def]

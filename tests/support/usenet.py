@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
+import sabctools
+
 POSTERS = (
     "Yenc Poster <yenc@poster.invalid>",
     "Anonymous <nobody@example.invalid>",
@@ -284,3 +286,33 @@ def yenc_encode(data: bytes) -> bytes:
         else:
             out.append(value)
     return bytes(out)
+
+
+def yenc_body(
+    data: bytes,
+    name: str = "file.bin",
+    *,
+    part: tuple[int, int, int] | None = None,  # (part, begin, file size)
+    total: int | None = None,  # the file's number of parts, written in =ybegin when given
+    line_end: bytes = b"\r\n",
+) -> bytes:
+    """A real article body as posters write it: =ybegin [=ypart] data lines =yend.
+
+    Dot-stuffing is not done here (Article.to_wire does it). The data is encoded
+    by SABnzbd's sabctools, 128 characters a line, with every critical character
+    escaped, so downloaders decode it to `data`.
+    """
+    encoded, crc = sabctools.yenc_encode(data)
+    assert crc == zlib.crc32(data)
+    encoded = encoded.replace(b"\r\n", line_end)
+    if part is None:
+        head = b"=ybegin line=128 size=%d name=%s%s" % (len(data), name.encode(), line_end)
+        tail = b"=yend size=%d crc32=%08x%s" % (len(data), crc, line_end)
+    else:
+        number, begin, size = part
+        parts = b"" if total is None else b" total=%d" % total
+        head = b"=ybegin part=%d%s line=128 size=%d name=%s%s=ypart begin=%d end=%d%s" % (
+            number, parts, size, name.encode(), line_end, begin, begin + len(data) - 1, line_end,
+        )  # fmt: skip
+        tail = b"=yend size=%d part=%d pcrc32=%08x%s" % (len(data), number, crc, line_end)
+    return head + encoded + line_end + tail
