@@ -14,7 +14,7 @@ import socket
 import ssl
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, fields
 from types import TracebackType
 from typing import Any
@@ -502,7 +502,7 @@ class NNTPClient:
                 line = line[1:]
             yield line
 
-    def _stream(self, lines: Iterator[bytes]) -> Iterator[bytes]:
+    def _stream(self, lines: Iterator[bytes]) -> Generator[bytes, None, None]:
         # The connection is only reusable once the terminator has been read, so
         # a consumer that stops early (or an error mid-way) costs the connection.
         self._reading_multiline = True
