@@ -1,6 +1,7 @@
 """One connection to a news server (RFC 3977), built for reading overviews.
 
 ``over()`` streams lines as they arrive, compressed when the server offers it;
+``body()`` reads one article's body, bounded (the inspection of releases);
 which compressions and what happens when one fails: docs/seed-node.md
 ("The NNTP client").
 """
@@ -13,14 +14,16 @@ import socket
 import ssl
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, fields
 from types import TracebackType
 from typing import Any
 
+from usenet.limits import MAX_MESSAGE_ID, MESSAGE_ID
 from usenet.nntp.config import NewsServerConfig
 from usenet.nntp.errors import (
     AuthRequired,
+    BodyTooLarge,
     CompressionError,
     NNTPConnectionError,
     NNTPError,
@@ -290,6 +293,28 @@ class NNTPClient:
         year, month, day, hour, minute, second = (int(part) for part in parts)
         return calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
 
+    def body(self, message_id: str, max_bytes: int) -> bytes:
+        """BODY of one article by message-id: its lines dot-unstuffed and joined by CRLF.
+
+        At most `max_bytes` bytes (lines and their CRLF) are kept: a longer body
+        raises BodyTooLarge and costs the connection (its rest is unread), never
+        the memory. A missing article raises NoSuchArticle (430).
+        """
+        if len(message_id) > MAX_MESSAGE_ID or MESSAGE_ID.match(message_id) is None:
+            raise UnsafeArgument(
+                "not a message-id (<local@domain>, at most 250 characters); nothing was sent"
+            )
+        self._command(f"BODY {message_id}", (222,))
+        body = bytearray()
+        lines = self._stream(self._read_multiline(self._buffer, self._fill))
+        for line in lines:
+            if len(body) + len(line) + 2 > max_bytes:
+                lines.close()  # the rest is unread: the connection closes
+                raise BodyTooLarge(f"the body of {message_id} is longer than {max_bytes} bytes")
+            body += line
+            body += b"\r\n"
+        return bytes(body)
+
     def over(self, first: int, last: int | None = None) -> Iterator[bytes]:
         """Stream overview lines of articles first..last (open-ended when last is None).
 
@@ -477,7 +502,7 @@ class NNTPClient:
                 line = line[1:]
             yield line
 
-    def _stream(self, lines: Iterator[bytes]) -> Iterator[bytes]:
+    def _stream(self, lines: Iterator[bytes]) -> Generator[bytes, None, None]:
         # The connection is only reusable once the terminator has been read, so
         # a consumer that stops early (or an error mid-way) costs the connection.
         self._reading_multiline = True
