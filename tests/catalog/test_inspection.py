@@ -11,7 +11,8 @@ import copy
 from typing import Any
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
+from lxml import etree
 
 from catalog.inspection import (
     Applied,
@@ -23,11 +24,13 @@ from catalog.inspection import (
     validate_report,
 )
 from catalog.models import Release
+from catalog.nzb import render_nzb
+from catalog.selectors import release_nzb_stream
 from catalog.services import store_files
 from core.errors import Invalid, NotFound
 from inspection import FoundFile, InspectResult
 from tests.support.factories import GroupFactory
-from tests.support.reports import report
+from tests.support.reports import DTD, report
 
 REAL = "The.Movie.Name.2020.1080p.BluRay.x264-GRP"
 VOLUME = 1_000_000
@@ -426,8 +429,6 @@ def test_an_unknown_release_is_not_found(db):
 
 
 def test_the_release_row_is_locked_for_the_caller_s_transaction(obfuscated):
-    from django.db import connection
-
     with transaction.atomic():
         apply_inspection(obfuscated.id, validate_report(payload(nfo_result(REAL))))
         with connection.cursor() as cursor:
@@ -457,3 +458,40 @@ def test_needs_inspection_by_mode(mode, name, category, needed):
 def test_an_unknown_mode_is_refused():
     with pytest.raises(Invalid, match="INSPECT_RELEASES must be one of"):
         needs_inspection("x", 8010, "some")
+
+
+# --- the NZB --------------------------------------------------------------------------------
+
+NZB = "{http://www.newzbin.com/DTD/2003/nzb}"
+
+
+def test_the_nzb_carries_the_real_names_in_its_head_and_keeps_the_subjects(obfuscated):
+    posted = release_nzb_stream(obfuscated.id)[0]
+    subjects = [f.get("subject") for f in etree.fromstring(b"".join(posted)).iter(f"{NZB}file")]
+    applied(obfuscated, movie_par2(), nfo_result(REAL))
+    chunks, name = release_nzb_stream(obfuscated.id)
+    doc = etree.fromstring(b"".join(chunks))
+    assert DTD.validate(doc), DTD.error_log
+    assert name == REAL
+    metas = [(m.get("type"), m.text) for m in doc.iter(f"{NZB}meta")]
+    assert metas == [
+        ("title", REAL),
+        ("name", REAL),
+        ("x-real-name", f"b1c2d3.nfo => {REAL}.nfo"),
+        ("x-real-name", f"b1c2d3.part01.rar => {REAL}.part01.rar"),
+        ("x-real-name", f"b1c2d3.part02.rar => {REAL}.part02.rar"),
+    ]
+    assert [f.get("subject") for f in doc.iter(f"{NZB}file")] == subjects
+    assert all("b1c2d3" in s for s in subjects)
+
+
+def test_a_posted_name_holding_the_arrow_is_left_out_and_the_rest_escaped():
+    doc = etree.fromstring(
+        render_nzb([], "Real & <Name>", {"a => b.bin": "x.mkv", "c<d>.bin": "R&D.mkv"})
+    )
+    metas = [(m.get("type"), m.text) for m in doc.iter(f"{NZB}meta")]
+    assert metas == [
+        ("title", "Real & <Name>"),
+        ("name", "Real & <Name>"),
+        ("x-real-name", "c<d>.bin => R&D.mkv"),
+    ]
