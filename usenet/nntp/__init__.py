@@ -6,12 +6,14 @@ from usenet.nntp.client import GroupInfo, NNTPClient
 from usenet.nntp.config import NewsServerConfig
 from usenet.nntp.errors import (
     AccessDenied,
+    ArticleTooLarge,
     AuthRequired,
     CompressionError,
     NNTPConnectionError,
     NNTPError,
     NNTPProtocolError,
     NoArticles,
+    NoSuchArticle,
     NoSuchGroup,
     PoolExhausted,
     ServiceDiscontinued,
@@ -22,6 +24,7 @@ from usenet.nntp.search import DateSearchResult, article_at_date, find_article_a
 
 __all__ = [
     "AccessDenied",
+    "ArticleTooLarge",
     "AuthRequired",
     "CompressionError",
     "DateSearchResult",
@@ -33,6 +36,7 @@ __all__ = [
     "NNTPProtocolError",
     "NewsServerConfig",
     "NoArticles",
+    "NoSuchArticle",
     "NoSuchGroup",
     "PoolExhausted",
     "ServiceDiscontinued",

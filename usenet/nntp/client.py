@@ -20,6 +20,7 @@ from typing import Any
 
 from usenet.nntp.config import NewsServerConfig
 from usenet.nntp.errors import (
+    ArticleTooLarge,
     AuthRequired,
     CompressionError,
     NNTPConnectionError,
@@ -36,6 +37,8 @@ _RECV_SIZE = 256 * 1024
 # A line this long without CRLF is garbage (or a broken decompressor), not an overview.
 _MAX_LINE = 4 * 1024 * 1024
 COMPRESSIONS = ("deflate", "gzip", "xzver")
+# RFC 3977 3.6: a message-id is 3 to 250 octets of printable US-ASCII between < and >.
+MAX_MESSAGE_ID = 250
 
 _YENC_PLAIN = bytes((i - 42) % 256 for i in range(256))
 _YENC_ESCAPED = bytes((i - 106) % 256 for i in range(256))
@@ -322,6 +325,38 @@ class NNTPClient:
                 if last is not None and resume > last:
                     return
 
+    def body(self, message_id: str, max_bytes: int, deadline: float | None = None) -> bytes:
+        """BODY <message-id>: the article's body, dot-stuffing undone, CRLF line ends,
+        without the terminating "." line.
+
+        Bounded: past `max_bytes` of body (or at `deadline`, a time.monotonic()
+        value, for a server that trickles bytes) the connection is closed and
+        ArticleTooLarge raised. No article by that id (430): NoSuchArticle. A
+        message-id that is not one (RFC 3977 3.6) is refused before anything is sent.
+        """
+        check_message_id(message_id)
+        self._command(f"BODY {message_id}", (222,))
+        buffer = self._buffer
+        limit = max_bytes + 3  # a last line's CRLF and the "." line may still be pending
+
+        def fill() -> None:
+            if len(buffer) > limit:
+                self.close()
+                raise ArticleTooLarge(f"the body of {message_id} is over {max_bytes} bytes")
+            if deadline is not None and time.monotonic() > deadline:
+                self.close()
+                raise ArticleTooLarge(f"the body of {message_id} took too long to arrive")
+            self._fill()
+
+        body = bytearray()
+        for line in self._stream(self._read_multiline(buffer, fill)):
+            body += line
+            body += b"\r\n"
+            if len(body) > max_bytes:
+                self.close()
+                raise ArticleTooLarge(f"the body of {message_id} is over {max_bytes} bytes")
+        return bytes(body)
+
     def _over_once(self, first: int, last: int | None) -> Iterator[bytes]:
         span = f"{first}-{last}" if last is not None else f"{first}-"
         method = self.compression_in_use
@@ -570,6 +605,22 @@ class NNTPClient:
         if plain.strip():
             self.close()
             raise CompressionError("XZVER data ends in the middle of a line")
+
+
+def check_message_id(message_id: str) -> None:
+    """UnsafeArgument unless `message_id` is "<...>": 3-250 printable ASCII characters."""
+    if not (
+        isinstance(message_id, str)
+        and 3 <= len(message_id) <= MAX_MESSAGE_ID
+        and message_id.startswith("<")
+        and message_id.endswith(">")
+        and ">" not in message_id[1:-1]
+        and all("!" <= character <= "~" for character in message_id)
+    ):
+        raise UnsafeArgument(
+            "a message-id is 3 to 250 printable ASCII characters between < and >; "
+            "nothing was sent to the news server"
+        )
 
 
 def _complete_lines(buffer: bytearray) -> Iterator[bytes]:

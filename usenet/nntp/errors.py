@@ -31,6 +31,16 @@ class NoArticles(NNTPError):
     replies = (420, 423)
 
 
+class NoSuchArticle(NNTPError):
+    """No article with that message-id on this server (430): expired, or never arrived."""
+
+    replies = (430,)
+
+
+class ArticleTooLarge(NNTPError):
+    """An article body ran past the caller's size cap; the connection was closed."""
+
+
 class AuthRequired(NNTPError):
     """The server wants (other) credentials (480), or rejected the AUTHINFO given (481, 482)."""
 
@@ -71,7 +81,14 @@ class PoolExhausted(NNTPError):
 
 _ERRORS_BY_CODE: dict[int, type[NNTPError]] = {
     code: kind
-    for kind in (ServiceDiscontinued, NoSuchGroup, NoArticles, AuthRequired, AccessDenied)
+    for kind in (
+        ServiceDiscontinued,
+        NoSuchGroup,
+        NoArticles,
+        NoSuchArticle,
+        AuthRequired,
+        AccessDenied,
+    )
     for code in kind.replies
 }
 
