@@ -153,14 +153,14 @@ def inspect_nfo(bodies: Iterable[bytes], max_bytes: int = nfo.MAX_NFO) -> Inspec
         header = part.header
         if number == 1:
             result.yenc = _yenc_facts(part)
-        elif header.begin is not None and expected_begin is not None and (
-            header.begin != expected_begin
+        elif (
+            header.begin is not None
+            and expected_begin is not None
+            and (header.begin != expected_begin)
         ):
             result.error(
                 "yenc",
-                YencError(
-                    f"segment {number} begins at byte {header.begin}, not {expected_begin}"
-                ),
+                YencError(f"segment {number} begins at byte {header.begin}, not {expected_begin}"),
             )
             break
         expected_begin = header.end + 1 if header.end is not None else None
