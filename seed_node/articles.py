@@ -15,7 +15,7 @@ import time
 from typing import Protocol
 
 from usenet.nntp import (
-    ArticleTooLarge,
+    BodyTooLarge,
     NNTPError,
     NNTPPool,
     NoSuchArticle,
@@ -61,7 +61,7 @@ class NewsServerArticles:
         try:
             with self.pool.connection() as client:
                 body = client.body(message_id, max_bytes, deadline=deadline)
-        except (NoSuchArticle, ArticleTooLarge, UnsafeArgument) as exc:
+        except (NoSuchArticle, BodyTooLarge, UnsafeArgument) as exc:
             raise ArticleMissing(str(exc)) from exc
         except NNTPError as exc:
             raise NewsServerFailure(f"news server {self.pool.config}: {exc}") from exc

@@ -6,8 +6,8 @@ from usenet.nntp.client import GroupInfo, NNTPClient
 from usenet.nntp.config import NewsServerConfig
 from usenet.nntp.errors import (
     AccessDenied,
-    ArticleTooLarge,
     AuthRequired,
+    BodyTooLarge,
     CompressionError,
     NNTPConnectionError,
     NNTPError,
@@ -24,8 +24,8 @@ from usenet.nntp.search import DateSearchResult, article_at_date, find_article_a
 
 __all__ = [
     "AccessDenied",
-    "ArticleTooLarge",
     "AuthRequired",
+    "BodyTooLarge",
     "CompressionError",
     "DateSearchResult",
     "GroupInfo",

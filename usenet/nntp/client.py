@@ -1,6 +1,7 @@
 """One connection to a news server (RFC 3977), built for reading overviews.
 
 ``over()`` streams lines as they arrive, compressed when the server offers it;
+``body()`` reads one article's body, bounded (the inspection of releases);
 which compressions and what happens when one fails: docs/seed-node.md
 ("The NNTP client").
 """
@@ -13,15 +14,16 @@ import socket
 import ssl
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, fields
 from types import TracebackType
 from typing import Any
 
+from usenet.limits import MAX_MESSAGE_ID, MESSAGE_ID
 from usenet.nntp.config import NewsServerConfig
 from usenet.nntp.errors import (
-    ArticleTooLarge,
     AuthRequired,
+    BodyTooLarge,
     CompressionError,
     NNTPConnectionError,
     NNTPError,
@@ -37,8 +39,6 @@ _RECV_SIZE = 256 * 1024
 # A line this long without CRLF is garbage (or a broken decompressor), not an overview.
 _MAX_LINE = 4 * 1024 * 1024
 COMPRESSIONS = ("deflate", "gzip", "xzver")
-# RFC 3977 3.6: a message-id is 3 to 250 octets of printable US-ASCII between < and >.
-MAX_MESSAGE_ID = 250
 
 _YENC_PLAIN = bytes((i - 42) % 256 for i in range(256))
 _YENC_ESCAPED = bytes((i - 106) % 256 for i in range(256))
@@ -293,6 +293,43 @@ class NNTPClient:
         year, month, day, hour, minute, second = (int(part) for part in parts)
         return calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
 
+    def body(self, message_id: str, max_bytes: int, deadline: float | None = None) -> bytes:
+        """BODY of one article by message-id: its lines dot-unstuffed and joined by CRLF.
+
+        At most `max_bytes` bytes (lines and their CRLF) are kept: a longer body
+        raises BodyTooLarge and costs the connection (its rest is unread), never
+        the memory. A missing article raises NoSuchArticle (430). `deadline` (a
+        time.monotonic() value): a body still arriving then raises
+        NNTPConnectionError and costs the connection, so a server that trickles
+        bytes (each read within the socket timeout) cannot hold the caller longer.
+        """
+        if len(message_id) > MAX_MESSAGE_ID or MESSAGE_ID.match(message_id) is None:
+            raise UnsafeArgument(
+                "not a message-id (<local@domain>, at most 250 characters); nothing was sent"
+            )
+        self._command(f"BODY {message_id}", (222,))
+        body = bytearray()
+        fill = self._fill
+        if deadline is not None:
+
+            def fill() -> None:
+                if time.monotonic() > deadline:
+                    self.close()
+                    raise NNTPConnectionError(
+                        f"the body of {message_id} from {self.host}:{self.port} "
+                        "was still arriving at its deadline"
+                    )
+                self._fill()
+
+        lines = self._stream(self._read_multiline(self._buffer, fill))
+        for line in lines:
+            if len(body) + len(line) + 2 > max_bytes:
+                lines.close()  # the rest is unread: the connection closes
+                raise BodyTooLarge(f"the body of {message_id} is longer than {max_bytes} bytes")
+            body += line
+            body += b"\r\n"
+        return bytes(body)
+
     def over(self, first: int, last: int | None = None) -> Iterator[bytes]:
         """Stream overview lines of articles first..last (open-ended when last is None).
 
@@ -324,38 +361,6 @@ class NNTPClient:
                 self._reconnect()
                 if last is not None and resume > last:
                     return
-
-    def body(self, message_id: str, max_bytes: int, deadline: float | None = None) -> bytes:
-        """BODY <message-id>: the article's body, dot-stuffing undone, CRLF line ends,
-        without the terminating "." line.
-
-        Bounded: past `max_bytes` of body (or at `deadline`, a time.monotonic()
-        value, for a server that trickles bytes) the connection is closed and
-        ArticleTooLarge raised. No article by that id (430): NoSuchArticle. A
-        message-id that is not one (RFC 3977 3.6) is refused before anything is sent.
-        """
-        check_message_id(message_id)
-        self._command(f"BODY {message_id}", (222,))
-        buffer = self._buffer
-        limit = max_bytes + 3  # a last line's CRLF and the "." line may still be pending
-
-        def fill() -> None:
-            if len(buffer) > limit:
-                self.close()
-                raise ArticleTooLarge(f"the body of {message_id} is over {max_bytes} bytes")
-            if deadline is not None and time.monotonic() > deadline:
-                self.close()
-                raise ArticleTooLarge(f"the body of {message_id} took too long to arrive")
-            self._fill()
-
-        body = bytearray()
-        for line in self._stream(self._read_multiline(buffer, fill)):
-            body += line
-            body += b"\r\n"
-            if len(body) > max_bytes:
-                self.close()
-                raise ArticleTooLarge(f"the body of {message_id} is over {max_bytes} bytes")
-        return bytes(body)
 
     def _over_once(self, first: int, last: int | None) -> Iterator[bytes]:
         span = f"{first}-{last}" if last is not None else f"{first}-"
@@ -512,7 +517,7 @@ class NNTPClient:
                 line = line[1:]
             yield line
 
-    def _stream(self, lines: Iterator[bytes]) -> Iterator[bytes]:
+    def _stream(self, lines: Iterator[bytes]) -> Generator[bytes, None, None]:
         # The connection is only reusable once the terminator has been read, so
         # a consumer that stops early (or an error mid-way) costs the connection.
         self._reading_multiline = True
@@ -605,22 +610,6 @@ class NNTPClient:
         if plain.strip():
             self.close()
             raise CompressionError("XZVER data ends in the middle of a line")
-
-
-def check_message_id(message_id: str) -> None:
-    """UnsafeArgument unless `message_id` is "<...>": 3-250 printable ASCII characters."""
-    if not (
-        isinstance(message_id, str)
-        and 3 <= len(message_id) <= MAX_MESSAGE_ID
-        and message_id.startswith("<")
-        and message_id.endswith(">")
-        and ">" not in message_id[1:-1]
-        and all("!" <= character <= "~" for character in message_id)
-    ):
-        raise UnsafeArgument(
-            "a message-id is 3 to 250 printable ASCII characters between < and >; "
-            "nothing was sent to the news server"
-        )
 
 
 def _complete_lines(buffer: bytearray) -> Iterator[bytes]:

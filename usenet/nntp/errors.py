@@ -32,13 +32,13 @@ class NoArticles(NNTPError):
 
 
 class NoSuchArticle(NNTPError):
-    """No article with that message-id on this server (430): expired, or never arrived."""
+    """No article with that message-id (430), or none by that number (423 on BODY)."""
 
     replies = (430,)
 
 
-class ArticleTooLarge(NNTPError):
-    """An article body ran past the caller's size cap; the connection was closed."""
+class BodyTooLarge(NNTPError):
+    """An article body longer than the caller's bound; the connection is unusable (unread rest)."""
 
 
 class AuthRequired(NNTPError):
