@@ -94,7 +94,10 @@ class InspectLease:
         if not isinstance(articles, list) or not 1 <= len(articles) <= MAX_ARTICLES:
             raise BadLease(f"inspection {lease_id} names 1 to {MAX_ARTICLES} articles", lease)
         lease.release, lease.group = release, group
-        lease.articles = tuple(_wanted(lease_id, item) for item in articles)
+        try:
+            lease.articles = tuple(_wanted(lease_id, item) for item in articles)
+        except BadLease as exc:
+            raise BadLease(str(exc), lease) from None
         if len({wanted.role for wanted in lease.articles}) != len(lease.articles):
             raise BadLease(f"inspection {lease_id} names a role twice", lease)
         return lease
