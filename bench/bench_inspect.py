@@ -1,19 +1,29 @@
-"""Parse speed of the inspection parsers (inspection) on real and hostile inputs.
+"""Inspection (issue 26): the parsers' speed, and a node inspecting releases on INN2.
 
-The parse-speed part of issue 26's bench: par2 packets, nfo text, archive
-headers and yEnc bodies (sabctools against the pure-Python path), first on
-real-shaped inputs, then on hostile inputs of growing size (1 KB ... 10 MB).
-Each hostile row prints MB/s, the steps the parser counted per input byte
-(inspection/steps.py), and its speed as a ratio to the 1 KB case of the
-same run: linear work keeps the ratio near or above 1 (fixed costs are spread
-over more bytes); a parser whose work grew faster than its input would fall
-towards 0. The figures are in docs/performance.md ("Inspection parsers").
+Parse speed: par2 packets, nfo text, archive headers and yEnc bodies
+(sabctools against the pure-Python path), first on real-shaped inputs, then
+on hostile inputs of growing size (1 KB ... 10 MB). Each hostile row prints
+MB/s, the steps the parser counted per input byte (inspection/steps.py), and
+its speed as a ratio to the 1 KB case of the same run: linear work keeps the
+ratio near or above 1 (fixed costs are spread over more bytes); a parser
+whose work grew faster than its input would fall towards 0.
 
-Run: ``.venv/bin/python bench/bench_inspect.py [--max-size 10000000] [--seconds 0.3]``
+Fleet: --releases obfuscated releases (tests/support/inspect_posts.py: a
+par2 index by par2cmdline, an nfo, a zip) posted to a private INN2; one
+``--mode inspect`` worker (one news-server connection) inspects them all
+against a scripted coordinator on loopback (lease, report), beside a bare
+reader that only fetches BODY of the same articles over one connection, in
+the same run: releases per second and bytes fetched per release of each, and
+their ratio (goal: the node at >= 0.7x the bare reader). The figures are in
+docs/performance.md ("Inspection parsers", "Inspecting nodes").
+
+Run: ``.venv/bin/python bench/bench_inspect.py [--max-size 10000000] [--seconds 0.3]
+[--releases 60] [--part-size 384000] [--repeat 3]``
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import io
 import random
@@ -27,6 +37,7 @@ import zipfile
 import zlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -36,12 +47,6 @@ from inspection.errors import InspectError
 from inspection.steps import STEPS
 
 RAR_DIR = Path(__file__).resolve().parent.parent / "tests" / "inspection" / "data" / "rar"
-
-# The fleet parts of issue 26's bench come later, with the inspection leases:
-# inspections per second per node and bytes fetched per release against BODY
-# of the same articles by a bare reader (goal >= 0.7x), and the coordinator's
-# cost per inspection result. They need the node's inspect mode and the
-# coordinator's apply step, which this layer does not have.
 
 
 def timed(parse: Callable[[bytes], object], data: bytes, seconds: float) -> tuple[float, int]:
@@ -190,11 +195,136 @@ if yenc.decoder_name() != "pure-python":
     HOSTILE.append((f"yEnc: random data, {yenc.decoder_name()}", yenc.decode))
 
 
+# --- the fleet part: a node inspecting releases posted to INN2 ---------------------
+
+FLEET_GROUP = "alt.binaries.bench.inspect"
+
+
+def fleet(options: argparse.Namespace) -> None:
+    """Inspections per second of one node (one worker, one news-server connection)
+    and the bytes it fetched per release, against a bare reader's BODY of the same
+    articles over one connection, in the same run on the same INN2."""
+    from tests.support.inn2 import InnServer
+    from tests.support.inspect_posts import lease_articles, obfuscated_release
+
+    with InnServer() as inn:
+        inn.create_group(FLEET_GROUP)
+        leases = []
+        for number in range(options.releases):
+            files = obfuscated_release(
+                FLEET_GROUP,
+                seed=1000 + number,
+                video_bytes=2 * options.part_size,
+                part_size=options.part_size,
+            )
+            named = lease_articles(files)
+            wanted = {message_id for item in named for message_id in item["message_ids"]}
+            articles = [a for f in files.values() for a in f.articles if a.message_id in wanted]
+            result = inn.post_articles(None, articles)
+            if result.refused:
+                raise SystemExit(f"INN2 refused articles: {result.refused}")
+            leases.append(named)
+        articles_per_release = sum(len(i["message_ids"]) for i in leases[0])
+        print(
+            f"\nFleet: {len(leases)} obfuscated releases on INN2, each read as its par2 index,"
+            f" its nfo and its first archive article ({articles_per_release} articles,"
+            f" {options.part_size} B parts); one connection each; best of {options.repeat}"
+        )
+        bare = min((bare_reader(inn, leases) for _ in range(options.repeat)), key=lambda r: r[0])
+        node = min(
+            (inspecting_node(inn, leases) for _ in range(options.repeat)), key=lambda r: r[0]
+        )
+    print(f"  {'reader':<42} {'releases/s':>10} {'MB/s':>8} {'bytes/release':>14}")
+    for label, (seconds, fetched) in (
+        ("bare reader: BODY only", bare),
+        ("seed-node --mode inspect (lease..report)", node),
+    ):
+        print(
+            f"  {label:<42} {len(leases) / seconds:>10.1f} {fetched / seconds / 1e6:>8.1f}"
+            f" {fetched / len(leases):>14.0f}"
+        )
+    print(
+        f"  node / bare reader: {bare[0] / node[0]:.2f}x releases/s (goal >= 0.7x),"
+        f" {node[1] / bare[1]:.2f}x bytes fetched"
+    )
+
+
+def bare_reader(inn: Any, leases: list[list[dict[str, Any]]]) -> tuple[float, int]:
+    """BODY of every article the leases name, in order, on one connection: seconds, bytes."""
+    from usenet.nntp import NNTPClient
+
+    fetched = 0
+    with NNTPClient(inn.host, inn.port, timeout=30) as client:
+        started = time.perf_counter()
+        for named in leases:
+            for item in named:
+                for message_id in item["message_ids"]:
+                    fetched += len(client.body(message_id, yenc.MAX_BODY))
+        return time.perf_counter() - started, fetched
+
+
+def inspecting_node(inn: Any, leases: list[list[dict[str, Any]]]) -> tuple[float, int]:
+    """One InspectWorker over the leases, against a scripted coordinator on loopback
+    (lease, report): seconds from its first lease call to its last report, bytes fetched."""
+    from seed_node.articles import NewsServerArticles
+    from seed_node.control import Context, Control, Settings, Stats
+    from seed_node.http import Coordinator
+    from seed_node.inspecting import InspectWorker
+    from seed_node.sources import NewsServerSource
+    from tests.support.scripted import NO_LEASE, ScriptedCoordinator
+    from usenet.nntp import NewsServerConfig, NNTPPool
+
+    queue = list(enumerate(leases, start=1))
+
+    def lease(_body: Any) -> tuple[int, Any]:
+        if not queue:
+            return NO_LEASE
+        number, named = queue.pop(0)
+        data = {"id": number, "epoch": 1, "release": number, "group": FLEET_GROUP}
+        return 200, {"lease": {**data, "articles": named}, "retry_after": None, "paused": None}
+
+    scripted = ScriptedCoordinator()
+    scripted.routes["/inspections/lease"] = lease
+    scripted.routes["*"] = lambda _body: (200, {"release": {"id": 1, "name": "x"}})
+    config = NewsServerConfig.from_url(f"{inn.url}/?connections=1&timeout=30")
+    pool = NNTPPool(config)
+    try:
+        settings = Settings(exit_when_idle=True)
+        stats = Stats()
+        articles = NewsServerArticles(pool, settings.fetch_seconds)
+        context = Context(NewsServerSource(pool), settings, Control(), stats, articles)
+        worker = InspectWorker("bench", Coordinator(scripted.url, "sn_bench"), context)
+        started = time.perf_counter()
+        worker.run()
+        seconds = time.perf_counter() - started
+    finally:
+        pool.close()
+        scripted.close()
+    reports = scripted.posted("/report")
+    if len(reports) != len(leases) or any(not r["results"] or r["missing"] for r in reports):
+        raise SystemExit("the node did not report every release whole")
+    return seconds, int(stats.everything()["article_bytes"])
+
+
 def main() -> None:
     parser = size_parser(__doc__ or "", max_size=10_000_000, seed=26)
     parser.add_argument("--seconds", type=float, default=0.3, help="timing per row")
+    parser.add_argument(
+        "--releases",
+        type=int,
+        default=60,
+        help="obfuscated releases posted to INN2 for the fleet part (0: skip it)",
+    )
+    parser.add_argument("--part-size", type=int, default=384_000, help="bytes per posted article")
+    parser.add_argument("--repeat", type=int, default=3, help="fleet runs (best of)")
     options = parser.parse_args()
     rng = random.Random(options.seed)
+    parse_speed(options, rng)
+    if options.releases > 0:
+        fleet(options)
+
+
+def parse_speed(options: argparse.Namespace, rng: random.Random) -> None:
     print(f"yEnc decoder here: {yenc.decoder_name()}")
     print("\nReal inputs")
     print(f"  {'input':<48} {'bytes':>9} {'MB/s':>9}")

@@ -11,6 +11,7 @@ into the result's ``errors`` and never raises one.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -39,6 +40,7 @@ __all__ = [
     "YencError",
     "ZipError",
     "inspect_article",
+    "inspect_nfo",
 ]
 
 ROLES = ("par2", "nfo", "archive")
@@ -114,8 +116,68 @@ def inspect_article(role: str, body: bytes) -> InspectResult:
         else:
             result.error("yenc", error)
         return result
+    result.yenc = _yenc_facts(part)
+    if role == "par2":
+        _par2(result, part.data)
+    elif role == "nfo":
+        _nfo(result, part.data)
+    else:
+        _archive(result, part.data)
+    return result
+
+
+def inspect_nfo(bodies: Iterable[bytes], max_bytes: int = nfo.MAX_NFO) -> InspectResult:
+    """What an nfo posted in one or more articles shows: each body decoded, the data
+    joined in order up to `max_bytes`, then parsed; one result with role "nfo".
+
+    `bodies` is consumed lazily and no further once `max_bytes` are joined (the
+    node fetches each segment as it is asked for). A first body without =ybegin is
+    a plain-text nfo. A segment that fails to decode, or does not start where the
+    one before it ended, ends the join there: what was joined is parsed, and the
+    segment's error is in ``errors``. Never raises an InspectError.
+    """
+    result = InspectResult(role="nfo")
+    joined = bytearray()
+    expected_begin: int | None = None
+    segments = 0
+    for number, body in enumerate(bodies, start=1):
+        try:
+            part = yenc.decode(body)
+        except YencError as error:
+            if number == 1 and b"=ybegin " not in body[: yenc.MAX_PREAMBLE + 9]:
+                joined += body[:max_bytes]
+                segments = 1
+            else:
+                result.error("yenc", YencError(f"segment {number}: {error}"))
+            break
+        header = part.header
+        if number == 1:
+            result.yenc = _yenc_facts(part)
+        elif (
+            header.begin is not None
+            and expected_begin is not None
+            and (header.begin != expected_begin)
+        ):
+            result.error(
+                "yenc",
+                YencError(f"segment {number} begins at byte {header.begin}, not {expected_begin}"),
+            )
+            break
+        expected_begin = header.end + 1 if header.end is not None else None
+        joined += part.data[: max_bytes - len(joined)]
+        segments = number
+        if len(joined) >= max_bytes:
+            break
+    if segments:
+        _nfo(result, bytes(joined))
+        if segments > 1:
+            result.notes.append(f"joined from {segments} articles")
+    return result
+
+
+def _yenc_facts(part: yenc.YencPart) -> dict[str, Any]:
     header = part.header
-    result.yenc = {
+    return {
         "name": header.name,
         "size": header.size,
         "part": header.part,
@@ -124,13 +186,6 @@ def inspect_article(role: str, body: bytes) -> InspectResult:
         "end": header.end,
         "crc_checked": part.crc_checked,
     }
-    if role == "par2":
-        _par2(result, part.data)
-    elif role == "nfo":
-        _nfo(result, part.data)
-    else:
-        _archive(result, part.data)
-    return result
 
 
 def _par2(result: InspectResult, data: bytes) -> None:

@@ -19,8 +19,10 @@ from typing import Any
 from usenet.nntp import NewsServerConfig, NNTPPool
 from usenet.nntp.pool import ConnectionGate
 
+from .articles import ArticleSource, NewsServerArticles, RelayArticles
 from .control import Context, Control, Settings, Stats, timing_lines
 from .http import Coordinator
+from .inspecting import InspectWorker
 from .ranges import RangeWorker
 from .sources import NewsServerSource, OverviewSource, RelaySource
 from .window import WindowWorker
@@ -37,7 +39,13 @@ def settings_from(args: argparse.Namespace) -> Settings:
     for name in ("workers", "batch_headers", "snapshot_every", "max_open"):
         if getattr(args, name) < 1:
             raise UsageError(f"--{name.replace('_', '-')} must be at least 1")
-    for name in ("batch_seconds", "heartbeat_seconds", "log_interval", "http_timeout"):
+    for name in (
+        "batch_seconds",
+        "heartbeat_seconds",
+        "log_interval",
+        "http_timeout",
+        "fetch_seconds",
+    ):
         if getattr(args, name) <= 0:
             raise UsageError(f"--{name.replace('_', '-')} must be positive")
     return Settings(
@@ -52,6 +60,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         max_headers_per_second=max(0.0, args.max_headers_per_second),
         work_dir=Path(args.work_dir) if args.work_dir else None,
         max_backoff=max(1.0, args.max_backoff),
+        inspect_share=args.inspect_share,
+        fetch_seconds=args.fetch_seconds,
     )
 
 
@@ -102,12 +112,26 @@ def open_source(
     return NewsServerSource(NNTPPool(config, gate=gate)), str(config)
 
 
+def open_articles(
+    args: argparse.Namespace, source: OverviewSource, coordinator: Coordinator, settings: Settings
+) -> ArticleSource | None:
+    """Where inspections fetch article bodies: the overview source's own news-server
+    pool, or the relay when the node reads through it; None when it never inspects."""
+    if args.mode != "inspect" and not settings.inspect_share:
+        return None
+    if isinstance(source, NewsServerSource):
+        return NewsServerArticles(source.pool, settings.fetch_seconds)
+    return RelayArticles(coordinator, settings.fetch_seconds)
+
+
 def make_worker(
     args: argparse.Namespace, number: int, coordinator: Coordinator, context: Context
 ) -> Worker:
     name = f"worker-{number}"
     if args.mode == "window":
         return WindowWorker(name, coordinator, context, lane=args.lane)
+    if args.mode == "inspect":
+        return InspectWorker(name, coordinator, context)
     return RangeWorker(name, coordinator, context)
 
 
@@ -133,12 +157,13 @@ def install_signal_handlers(
 
 def log_progress(last: dict[str, int], current: dict[str, int], elapsed: float) -> None:
     log.info(
-        "%.0f headers/s, %s ranges done, %s batches, %s files, %s fragments",
+        "%.0f headers/s, %s ranges done, %s batches, %s files, %s fragments, %s inspections",
         (current["headers"] - last["headers"]) / elapsed,
         current["ranges"],
         current["batches"],
         current["files"],
         current["fragments"],
+        current["inspections"],
     )
 
 

@@ -25,6 +25,7 @@ from .assembly import (
     log_timing,
     make_coordinator,
     make_worker,
+    open_articles,
     open_source,
     settings_from,
 )
@@ -36,7 +37,7 @@ log = logging.getLogger("seed_node")
 ENV_PREFIX = "SEED_"
 
 
-MODES = ("ranges", "window")
+MODES = ("ranges", "window", "inspect")
 LANES = ("history", "tail")
 _YES = ("1", "true", "yes", "on")
 _NO = ("0", "false", "no", "off")
@@ -93,6 +94,12 @@ def _add_work_options(parser: argparse.ArgumentParser) -> None:
         help="file holding the node token (or SEED_TOKEN with the token itself)",
     )
     add("--mode", choices=MODES, default=_env_choice("MODE", "ranges", MODES))
+    add(
+        "--inspect-share",
+        action="store_true",
+        default=_env_flag("INSPECT_SHARE"),
+        help="range mode: when no range is handed out, take an inspection before waiting",
+    )
     add("--lane", choices=LANES, default=_env_choice("LANE", "history", LANES))
     add("--workers", type=int, default=_env("WORKERS", "1"))
     source = parser.add_mutually_exclusive_group()
@@ -105,7 +112,8 @@ def _add_work_options(parser: argparse.ArgumentParser) -> None:
         "--relay",
         action="store_true",
         default=_env_flag("RELAY"),
-        help="read overviews through the coordinator's relay instead of a news server",
+        help="read overviews (and, inspecting, article bodies) through the coordinator's "
+        "relay instead of a news server",
     )
 
 
@@ -125,6 +133,7 @@ _TUNING: tuple[tuple[str, Callable[[str], Any], str | None, str | None], ...] = 
     ("--max-open", int, "200000", None),
     ("--max-headers-per-second", float, "0", "per worker; 0 means no limit"),
     ("--http-timeout", float, "60", None),
+    ("--fetch-seconds", float, "60", "the longest one article body may take (inspections)"),
     ("--max-backoff", float, "60", None),
     ("--work-dir", str, None, "where window snapshots are spooled"),
 )
@@ -206,14 +215,17 @@ def run(args: argparse.Namespace, control: Control) -> int:
         raise UsageError("give --news-server URL or --relay")
     if args.relay and args.mode == "window":
         raise UsageError("--relay serves range leases only; window mode needs --news-server")
+    if args.inspect_share and args.mode != "ranges":
+        raise UsageError("--inspect-share mixes inspections into range mode only")
     token = read_token(args.token_file)
     settings = settings_from(args)
     args.coordinator = urls  # resolved once, for the worker processes too
     coordinator = make_coordinator(args, token, settings, control)
     source, described = open_source(args, coordinator)
     log.info(
-        "seed-node: %s mode, %s worker%s, coordinator %s, overviews from %s",
+        "seed-node: %s mode%s, %s worker%s, coordinator %s, reading from %s",
         args.mode,
+        " with inspections" if args.inspect_share else "",
         args.workers,
         " processes" if args.workers > 1 else "",
         ", ".join(coordinator.base_urls),
@@ -225,7 +237,8 @@ def run(args: argparse.Namespace, control: Control) -> int:
         log.info("seed-node: stopped (exit %s)", code)
         return code
     stats = Stats()
-    worker = make_worker(args, 1, coordinator, Context(source, settings, control, stats))
+    articles = open_articles(args, source, coordinator, settings)
+    worker = make_worker(args, 1, coordinator, Context(source, settings, control, stats, articles))
     thread = threading.Thread(target=worker.run, name=worker.name, daemon=True)
     thread.start()
     report_progress([thread], stats, args.log_interval)

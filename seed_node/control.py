@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from .articles import ArticleSource
     from .sources import OverviewSource
 
 # seed-node's exit codes (docs/seed-node.md); systemd units rely on 2 and 3.
@@ -34,6 +35,8 @@ class Settings:
     max_headers_per_second: float = 0.0
     work_dir: Path | None = None
     max_backoff: float = 60.0
+    inspect_share: bool = False  # range mode: inspect when no range is handed out
+    fetch_seconds: float = 60.0  # the longest one article body may take to arrive
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,7 @@ class Context:
     settings: Settings
     control: Control
     stats: Stats
+    articles: ArticleSource | None = None  # article bodies, for inspections
 
 
 class Control:
@@ -71,12 +75,16 @@ STAT_NAMES = (
     "files",
     "fragments",
     "skipped",
+    "inspections",  # inspections reported
+    "articles",  # article bodies fetched for inspections
+    "article_bytes",  # their bytes
     "snapshot_resets",  # unreadable lane snapshots replaced by an empty window
     "snapshot_dropped",  # files of restored snapshots dropped: not the lane's
     "news_seconds",  # the reading loop waiting on the news server (or the relay)
     "parse_seconds",  # the reading loop parsing, aggregating and building batches
     "handoff_seconds",  # the reading loop blocked handing batches to the reporter
     "call_seconds",  # the worker waiting on its own calls: lease, next, finish (window), release
+    "inspect_seconds",  # decoding and parsing article bodies (inspections)
     "batch_seconds",  # the reporter thread posting batches (overlaps the reading)
 )
 _TIMERS = frozenset(name for name in STAT_NAMES if name.endswith("_seconds"))
@@ -122,6 +130,7 @@ def timing_lines(stats: dict[str, float]) -> list[str]:
     waits = (
         ("waiting on the news server", stats["news_seconds"]),
         ("parsing and aggregating", stats["parse_seconds"]),
+        ("decoding and parsing article bodies", stats["inspect_seconds"]),
         ("waiting on batch answers", stats["handoff_seconds"]),
         ("waiting on lease and finish calls", stats["call_seconds"]),
     )

@@ -63,6 +63,11 @@ class Busy(CoordinatorError):
     upload of the lane's snapshot is streaming. The caller goes on without it."""
 
 
+class Unavailable(CoordinatorError):
+    """502/503/504 more times in a row than the call allows (``unavailable_attempts``):
+    the relay's news server is down. The caller gives its lease back."""
+
+
 class Rejected(CoordinatorError):
     """400, 413 or another client error: our request was wrong, which is a bug."""
 
@@ -191,10 +196,19 @@ class Coordinator:
     # --- streamed calls ---------------------------------------------------------
 
     def open_stream(
-        self, path: str, query: Mapping[str, Any] | None = None
+        self,
+        path: str,
+        query: Mapping[str, Any] | None = None,
+        *,
+        unavailable_attempts: int | None = None,
     ) -> http.client.HTTPResponse:
-        """GET whose body the caller reads (and closes) itself."""
-        return self._call("GET", _with_query(path, query))
+        """GET whose body the caller reads (and closes) itself.
+
+        ``unavailable_attempts``: after that many 502/503/504 answers in a row,
+        raise Unavailable instead of trying again (the article relay)."""
+        return self._call(
+            "GET", _with_query(path, query), unavailable_attempts=unavailable_attempts
+        )
 
     def open_redirect(self, response: http.client.HTTPResponse) -> http.client.HTTPResponse:
         """Follow a 307 to a presigned URL (object storage), without the token.
@@ -282,10 +296,12 @@ class Coordinator:
         body: bytes | Path | None = None,
         headers: Mapping[str, str] | None = None,
         busy_attempts: int | None = None,
+        unavailable_attempts: int | None = None,
     ) -> http.client.HTTPResponse:
         backoff = Backoff(cap=self.max_backoff)
         failed_in_row = 0  # hosts that failed this call since it last moved on
         busy = 0  # 429s in a row
+        unavailable = 0  # 502/503/504 in a row
         while True:
             if self.abort.is_set():
                 raise Aborted(f"{method} {path} abandoned: the node is stopping now")
@@ -311,6 +327,9 @@ class Coordinator:
                     raise _error_for(response)
                 busy = busy + 1 if response.status == 429 else 0
                 if busy_attempts is not None and busy >= busy_attempts:
+                    raise _error_for(response)
+                unavailable = unavailable + 1 if response.status in FAILOVER_STATUSES else 0
+                if unavailable_attempts is not None and unavailable >= unavailable_attempts:
                     raise _error_for(response)
                 retry_after = _retry_after(response)
                 if response.status in FAILOVER_STATUSES:
@@ -408,5 +427,8 @@ def _error_for(response: http.client.HTTPResponse) -> CoordinatorError:
         404: NotFound,
         409: LeaseLost,
         429: Busy,
+        502: Unavailable,
+        503: Unavailable,
+        504: Unavailable,
     }.get(status, Rejected)
     return kind(status, code or http.client.responses.get(status, "error"), detail)

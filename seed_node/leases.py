@@ -1,11 +1,12 @@
-"""A lease being read, and the thread that heartbeats every lease a worker holds."""
+"""A range lease being read, and the thread that heartbeats every lease a worker holds
+(ranges, lanes, inspections)."""
 
 from __future__ import annotations
 
 import logging
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from .http import Aborted, Coordinator, CoordinatorError, LeaseLost
 
@@ -30,19 +31,25 @@ class Lease:
         return f"/ranges/{self.id}"
 
 
+class Held(Protocol):
+    """A lease the heartbeat marks ``lost`` when the coordinator refuses it."""
+
+    lost: bool
+
+
 class Heartbeat:
     """Heartbeats every held lease (a range, a lane) every few seconds."""
 
     def __init__(self, coordinator: Coordinator, interval: float) -> None:
         self.coordinator = coordinator
         self.interval = interval
-        self._held: dict[str, tuple[str, dict[str, Any], Lease | None]] = {}
+        self._held: dict[str, tuple[str, dict[str, Any], Held | None]] = {}
         self._lock = threading.Lock()
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._run, name="heartbeat", daemon=True)
         self._thread.start()
 
-    def hold(self, path: str, epoch: int, lease: Lease | None = None) -> None:
+    def hold(self, path: str, epoch: int, lease: Held | None = None) -> None:
         with self._lock:
             self._held[path] = (f"{path}/heartbeat", {"epoch": epoch}, lease)
 

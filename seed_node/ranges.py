@@ -9,12 +9,14 @@ heartbeat goes on until then; a stop waits for both (Worker.run).
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from usenet.rules import RuleSet
 
 from .aggregate import Window
-from .control import EXIT_UNAUTHENTICATED
-from .http import Aborted, CoordinatorError, LeaseLost, Unauthenticated
+from .control import EXIT_UNAUTHENTICATED, Context
+from .http import Aborted, Coordinator, CoordinatorError, LeaseLost, Unauthenticated
+from .inspecting import Inspector
 from .leases import Heartbeat, Lease
 from .reading import RangeReader, Stopped
 from .reporting import Reporter
@@ -25,13 +27,30 @@ log = logging.getLogger(__name__)
 
 
 class RangeWorker(Worker):
-    """Range mode: one range at a time, each with a fresh window."""
+    """Range mode: one range at a time, each with a fresh window.
+
+    With ``--inspect-share``, a lease call that hands out no range is followed by
+    one for an inspection: when there is one, the worker does it and asks for a
+    range again at once; when there is neither, it waits as the sooner of the two
+    answers says (docs/inspection.md, "The node agent").
+    """
+
+    def __init__(self, name: str, coordinator: Coordinator, context: Context) -> None:
+        super().__init__(name, coordinator, context)
+        self.inspector: Inspector | None = None
+        if self.settings.inspect_share and context.articles is not None:
+            self.inspector = Inspector(self, context.articles)
 
     def loop(self, reporter: Reporter, heartbeat: Heartbeat) -> None:
         while not self.control.stop.is_set():
             offer = self.call("/ranges/lease")
             data = offer.get("lease")
             if data is None:
+                if self.inspector is not None:
+                    other = self.inspector.take_one(heartbeat)
+                    if other is None:
+                        continue  # inspected one (or gave it back): a range may be due now
+                    offer = sooner(offer, other)
                 if not self.idle(offer):
                     return
                 continue
@@ -131,3 +150,18 @@ class RangeWorker(Worker):
             return
         self.release(lease, error or lease.rejected, uncounted=False)
         log.info("%s: range %s released at %s", self.name, lease.id, reader.reported)
+
+
+def sooner(ranges: dict[str, Any], inspections: dict[str, Any]) -> dict[str, Any]:
+    """Of two empty lease answers, the one to wait on: paused only when both are,
+    and the shorter Retry-After (a missing one is the node's idle wait)."""
+    if ranges.get("paused") and not inspections.get("paused"):
+        return inspections
+    if inspections.get("paused") and not ranges.get("paused"):
+        return ranges
+    waits = [
+        answer
+        for answer in (ranges, inspections)
+        if isinstance(answer.get("retry_after"), int | float)
+    ]
+    return min(waits, key=lambda answer: answer["retry_after"]) if waits else ranges

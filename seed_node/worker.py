@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from typing import Any, Protocol
 
 from .aggregate import Window
 from .control import EXIT_OK, EXIT_UNAUTHENTICATED, EXIT_UNEXPECTED, Context
@@ -18,6 +18,19 @@ from .reading import RangeReader
 from .reporting import Reporter
 
 log = logging.getLogger(__name__)
+
+
+class Releasable(Protocol):
+    """A lease of any kind: a range, a lane, an inspection."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def epoch(self) -> int: ...
+
+    @property
+    def path(self) -> str: ...
 
 
 class Worker:
@@ -74,14 +87,14 @@ class Worker:
         self.control.stop.wait(wait)
         return True
 
-    def release(self, lease: Lease, error: str | None, uncounted: bool) -> None:
+    def release(self, lease: Releasable, error: str | None, uncounted: bool) -> None:
         body: dict[str, Any] = {"epoch": lease.epoch, "uncounted": uncounted}
         if error:
             body["error"] = error[:2000]
         try:
             self.call(f"{lease.path}/release", body)
         except (LeaseLost, NotFound) as exc:
-            log.info("range %s: release not needed (%s)", lease.id, exc.detail)
+            log.info("%s: release not needed (%s)", lease.path, exc.detail)
 
     def reader(
         self, lease: Lease, window: Window, reporter: Reporter, *, carry: bool

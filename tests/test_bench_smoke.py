@@ -67,7 +67,18 @@ SMOKE: dict[str, list[str]] = {
         "--ranges-per-group",
         "10",
     ],
-    "bench_inspect.py": ["--max-size", "10000", "--seconds", "0.01"],
+    "bench_inspect.py": [
+        "--max-size",
+        "10000",
+        "--seconds",
+        "0.01",
+        "--releases",
+        "2",
+        "--part-size",
+        "20000",
+        "--repeat",
+        "1",
+    ],
 }
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from tests.support.nntpd import Article
+from usenet.numbers import ascii_digits
 
 Answer = tuple[int, Any]
 
@@ -34,8 +35,11 @@ class ScriptedCoordinator:
                 path = path.removeprefix("/api/v1")
                 if self.headers.get("Content-Type") == "application/json":
                     body = json.loads(raw) if raw else None
-                else:  # a snapshot upload: record its query instead
-                    body = {key: int(value) for key, value in parse_qsl(query)} or None
+                else:  # a snapshot upload or a GET: record its query instead
+                    body = {
+                        key: int(value) if ascii_digits(value) else value
+                        for key, value in parse_qsl(query)
+                    } or None
                 with coordinator.lock:
                     coordinator.calls.append((self.command, path, body))
                 route = coordinator.routes.get(path) or coordinator.routes.get("*")

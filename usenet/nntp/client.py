@@ -293,12 +293,15 @@ class NNTPClient:
         year, month, day, hour, minute, second = (int(part) for part in parts)
         return calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
 
-    def body(self, message_id: str, max_bytes: int) -> bytes:
+    def body(self, message_id: str, max_bytes: int, deadline: float | None = None) -> bytes:
         """BODY of one article by message-id: its lines dot-unstuffed and joined by CRLF.
 
         At most `max_bytes` bytes (lines and their CRLF) are kept: a longer body
         raises BodyTooLarge and costs the connection (its rest is unread), never
-        the memory. A missing article raises NoSuchArticle (430).
+        the memory. A missing article raises NoSuchArticle (430). `deadline` (a
+        time.monotonic() value): a body still arriving then raises
+        NNTPConnectionError and costs the connection, so a server that trickles
+        bytes (each read within the socket timeout) cannot hold the caller longer.
         """
         if len(message_id) > MAX_MESSAGE_ID or MESSAGE_ID.match(message_id) is None:
             raise UnsafeArgument(
@@ -306,7 +309,19 @@ class NNTPClient:
             )
         self._command(f"BODY {message_id}", (222,))
         body = bytearray()
-        lines = self._stream(self._read_multiline(self._buffer, self._fill))
+        fill = self._fill
+        if deadline is not None:
+
+            def fill() -> None:
+                if time.monotonic() > deadline:
+                    self.close()
+                    raise NNTPConnectionError(
+                        f"the body of {message_id} from {self.host}:{self.port} "
+                        "was still arriving at its deadline"
+                    )
+                self._fill()
+
+        lines = self._stream(self._read_multiline(self._buffer, fill))
         for line in lines:
             if len(body) + len(line) + 2 > max_bytes:
                 lines.close()  # the rest is unread: the connection closes

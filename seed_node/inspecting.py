@@ -1,0 +1,296 @@
+"""Inspections (``--mode inspect``, or ``--inspect-share`` in range mode): fetch the
+articles a lease names, decode and parse them, report what they show.
+
+One inspection: lease it, heartbeat it while its bodies are fetched (from the
+node's own news server, or the coordinator's relay), run ``inspection`` on
+them, report one result per role fetched and the articles that could not be
+had, or release it with the error. docs/inspection.md ("The node agent").
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, TypeGuard
+
+import inspection
+from inspection import InspectResult, inspect_article, inspect_nfo, nfo, yenc
+
+from .articles import ArticleMissing, ArticleSource
+from .control import Context, Stats
+from .http import Aborted, Coordinator, CoordinatorError, LeaseLost, NotFound, Unauthenticated
+from .leases import Heartbeat
+from .reporting import Reporter
+from .sources import NewsServerFailure
+from .worker import Worker
+
+log = logging.getLogger(__name__)
+
+# Bounds on what a lease may ask of the node (the coordinator's own are smaller).
+MAX_ARTICLES = 3  # one per role
+MAX_NFO_SEGMENTS = 64
+MAX_MESSAGE_IDS = MAX_NFO_SEGMENTS
+FETCH_SLACK = 64 * 1024  # bytes a body may run over the catalog's size of it
+
+
+class BadLease(Exception):
+    """The coordinator handed out a lease this agent cannot read: a bug on one side.
+    ``lease``: what of it can be released (None when not even its id and epoch)."""
+
+    def __init__(self, message: str, lease: InspectLease | None = None) -> None:
+        super().__init__(message)
+        self.lease = lease
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """One role's articles: a par2 or archive's first segment, or an nfo's segments."""
+
+    role: str
+    message_ids: tuple[str, ...]
+    bytes: int  # the catalog's size of those segments (0: unknown)
+    name: str
+
+    def fetch_cap(self) -> int:
+        """The most bytes one body may have: the catalog's size of them and some slack
+        (a segment is never larger than the articles it is part of)."""
+        if self.bytes <= 0:
+            return yenc.MAX_BODY
+        return min(yenc.MAX_BODY, self.bytes + FETCH_SLACK)
+
+    def nfo_cap(self) -> int:
+        """The most nfo bytes joined: the parser reads no more, nor does the catalog have them."""
+        return min(nfo.MAX_NFO, self.bytes) if self.bytes > 0 else nfo.MAX_NFO
+
+
+@dataclass
+class InspectLease:
+    id: int
+    epoch: int
+    release: int
+    group: str
+    articles: tuple[Wanted, ...]
+    lost: bool = False
+
+    @property
+    def path(self) -> str:
+        return f"/inspections/{self.id}"
+
+    @classmethod
+    def from_json(cls, data: Any) -> InspectLease:
+        """The lease of a lease call's answer; BadLease for one this agent cannot read
+        (the fields it needs to release it are checked first)."""
+        if not isinstance(data, dict):
+            raise BadLease("the lease is not an object")
+        lease_id, epoch = data.get("id"), data.get("epoch")
+        if not (_whole(lease_id) and _whole(epoch)):
+            raise BadLease("the lease has no whole-number id and epoch")
+        lease = cls(lease_id, epoch, 0, "", ())
+        release, group, articles = data.get("release"), data.get("group"), data.get("articles")
+        if not _whole(release) or not isinstance(group, str):
+            raise BadLease(f"inspection {lease_id} has no release or group", lease)
+        if not isinstance(articles, list) or not 1 <= len(articles) <= MAX_ARTICLES:
+            raise BadLease(f"inspection {lease_id} names 1 to {MAX_ARTICLES} articles", lease)
+        lease.release, lease.group = release, group
+        try:
+            lease.articles = tuple(_wanted(lease_id, item) for item in articles)
+        except BadLease as exc:
+            raise BadLease(str(exc), lease) from None
+        if len({wanted.role for wanted in lease.articles}) != len(lease.articles):
+            raise BadLease(f"inspection {lease_id} names a role twice", lease)
+        return lease
+
+
+def _whole(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _wanted(lease_id: int, item: Any) -> Wanted:
+    if not isinstance(item, dict):
+        raise BadLease(f"inspection {lease_id}: an article is not an object")
+    role, ids = item.get("role"), item.get("message_ids")
+    size, name = item.get("bytes", 0), item.get("name", "")
+    if role not in inspection.ROLES:
+        raise BadLease(f"inspection {lease_id}: the role {str(role)[:40]!r} is unknown")
+    limit = MAX_NFO_SEGMENTS if role == "nfo" else 1
+    if (
+        not isinstance(ids, list)
+        or not 1 <= len(ids) <= limit
+        or not all(isinstance(one, str) for one in ids)
+    ):
+        raise BadLease(f"inspection {lease_id}: the {role} names 1 to {limit} message-ids")
+    return Wanted(role, tuple(ids), size if _whole(size) else 0, str(name)[:1024])
+
+
+Fetch = Callable[[str, int], bytes]
+
+
+def build_report(lease: InspectLease, fetch: Fetch, stats: Stats | None = None) -> dict[str, Any]:
+    """The report body for `lease`: each role's articles fetched and inspected.
+
+    `fetch(message_id, max_bytes)` returns a body or raises ArticleMissing (which
+    lands in ``missing``); anything else it raises (the news server failed, the
+    lease was lost) goes to the caller. Parsing never raises for any bytes.
+    """
+    results: list[dict[str, Any]] = []
+    missing: list[dict[str, str]] = []
+    for wanted in lease.articles:
+        result = _inspect(wanted, fetch, missing, stats)
+        if result is not None:
+            results.append(result.to_json())
+    return {"epoch": lease.epoch, "results": results, "missing": missing}
+
+
+def _inspect(
+    wanted: Wanted, fetch: Fetch, missing: list[dict[str, str]], stats: Stats | None
+) -> InspectResult | None:
+    cap = wanted.fetch_cap()
+    fetched = 0
+
+    def bodies() -> Iterator[bytes]:
+        nonlocal fetched
+        for message_id in wanted.message_ids:
+            try:
+                body = fetch(message_id, cap)
+            except ArticleMissing as exc:
+                missing.append(
+                    {"role": wanted.role, "message_id": message_id, "error": str(exc)[:300]}
+                )
+                return  # an nfo's segments after a gap would not join
+            fetched += 1
+            yield body
+
+    started = time.perf_counter()
+    result: InspectResult | None
+    if wanted.role == "nfo":
+        result = inspect_nfo(bodies(), wanted.nfo_cap())
+    else:
+        body = next(bodies(), None)
+        result = inspect_article(wanted.role, body) if body is not None else None
+    if stats is not None:
+        stats.add(inspect_seconds=time.perf_counter() - started)
+    return result if fetched else None
+
+
+class Inspector:
+    """Leases, fetches, inspects and reports one inspection at a time, for a worker."""
+
+    def __init__(self, worker: Worker, articles: ArticleSource) -> None:
+        self.worker, self.articles = worker, articles
+        self.coordinator: Coordinator = worker.coordinator
+        self.control, self.stats = worker.control, worker.stats
+
+    def take_one(self, heartbeat: Heartbeat) -> dict[str, Any] | None:
+        """Lease one inspection and see it through; the lease call's answer when
+        nothing was handed out (for the caller to idle on), else None."""
+        offer = self.worker.call("/inspections/lease")
+        data = offer.get("lease")
+        if data is None:
+            return offer
+        try:
+            lease = InspectLease.from_json(data)
+        except BadLease as exc:
+            log.error("%s: a lease this agent cannot read, a bug: %s", self.worker.name, exc)
+            if exc.lease is not None:
+                self.worker.release(exc.lease, str(exc), uncounted=False)
+            return None
+        heartbeat.hold(lease.path, lease.epoch, lease)
+        try:
+            self.see_through(lease)
+        finally:
+            heartbeat.drop(lease.path)
+        return None
+
+    def see_through(self, lease: InspectLease) -> None:
+        """Fetch, inspect and report; release the lease with the error on a failure.
+
+        A stop request (SIGTERM) lets this inspection finish and report: it is a
+        few articles, each fetch bounded in bytes and seconds.
+        """
+        name = self.worker.name
+        log.info(
+            "%s: inspection %s of release %s (%s)",
+            name,
+            lease.id,
+            lease.release,
+            ", ".join(wanted.role for wanted in lease.articles),
+        )
+        try:
+            report = build_report(lease, lambda mid, cap: self.fetch(lease, mid, cap), self.stats)
+        except LeaseLost as exc:
+            log.warning("%s: inspection %s lost: %s", name, lease.id, exc.detail)
+            return
+        except NewsServerFailure as exc:
+            log.error("%s: inspection %s: %s", name, lease.id, exc)
+            self.worker.release(lease, str(exc), uncounted=True)
+            self.worker.pause_after_failure("the news server failed")
+            return
+        except (Aborted, Unauthenticated):
+            raise
+        except Exception as exc:  # a bug in this agent: the node goes on with other work
+            log.exception("%s: inspection %s failed", name, lease.id)
+            self.worker.release(
+                lease, f"the agent failed: {type(exc).__name__}: {exc}", uncounted=False
+            )
+            return
+        if lease.lost:
+            log.warning("%s: inspection %s lost while fetching", name, lease.id)
+            return
+        self.report(lease, report)
+
+    def fetch(self, lease: InspectLease, message_id: str, max_bytes: int) -> bytes:
+        if self.control.abort.is_set():
+            raise Aborted(f"inspection {lease.id} abandoned: the node is stopping now")
+        if lease.lost:
+            raise LeaseLost(409, "lease_lost", "the heartbeat was refused")
+        started = time.perf_counter()
+        try:
+            body = self.articles.body(lease, message_id, max_bytes)
+        finally:
+            self.stats.add(news_seconds=time.perf_counter() - started)
+        self.stats.add(articles=1, article_bytes=len(body))
+        return body
+
+    def report(self, lease: InspectLease, report: dict[str, Any]) -> None:
+        name = self.worker.name
+        try:
+            answer = self.worker.call(f"{lease.path}/report", report)
+        except (LeaseLost, NotFound) as exc:
+            log.warning("%s: inspection %s lost: %s", name, lease.id, exc.detail)
+            return
+        except Unauthenticated:
+            raise
+        except CoordinatorError as exc:
+            log.error("%s: inspection %s report refused: %s", name, lease.id, exc)
+            self.worker.release(lease, str(exc), uncounted=False)
+            return
+        self.stats.add(inspections=1)
+        self.worker.backoff.reset()
+        release = (answer or {}).get("release") or {}
+        log.info(
+            "%s: inspection %s done: release %s is %r%s (%s missing)",
+            name,
+            lease.id,
+            lease.release,
+            release.get("name"),
+            ", renamed" if release.get("renamed") else "",
+            len(report["missing"]),
+        )
+
+
+class InspectWorker(Worker):
+    """``--mode inspect``: one inspection after another until the node stops."""
+
+    def __init__(self, name: str, coordinator: Coordinator, context: Context) -> None:
+        super().__init__(name, coordinator, context)
+        if context.articles is None:
+            raise ValueError("an inspecting worker needs an article source")
+        self.inspector = Inspector(self, context.articles)
+
+    def loop(self, reporter: Reporter, heartbeat: Heartbeat) -> None:
+        while not self.control.stop.is_set():
+            offer = self.inspector.take_one(heartbeat)
+            if offer is not None and not self.idle(offer):
+                return

@@ -1,0 +1,273 @@
+"""``seed-node --mode inspect`` and ``--inspect-share`` against a scripted coordinator.
+
+The articles are real (par2cmdline's index, an nfo over several articles, a
+zip) and posted to INN2; the coordinator is scripted, so each call the agent
+makes (lease, heartbeat, body relay, report, release) is checked as it was sent.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from seed_node.cli import main
+from seed_node.control import Control
+from tests.support.inn2 import InnServer
+from tests.support.inspect_posts import (
+    IMDB,
+    REAL_NAME,
+    PostedFile,
+    lease_articles,
+    obfuscated_release,
+)
+from tests.support.scripted import NO_LEASE, Answer, ScriptedCoordinator
+
+pytestmark = [pytest.mark.slow, pytest.mark.inn]
+
+GROUP = "alt.binaries.inspect.agent"
+LEASE_PATH = "/inspections/41"
+
+
+@pytest.fixture(scope="module")
+def posted(inn_server: InnServer) -> dict[str, PostedFile]:
+    inn_server.create_group(GROUP)
+    files = obfuscated_release(GROUP, seed=21)
+    articles = [article for posted in files.values() for article in posted.articles]
+    assert inn_server.post_articles(None, articles).accepted == len(articles)
+    return files
+
+
+@pytest.fixture
+def coordinator() -> Iterator[ScriptedCoordinator]:
+    running = ScriptedCoordinator()
+    yield running
+    running.close()
+
+
+@pytest.fixture
+def token_file(tmp_path: Path) -> Path:
+    path = tmp_path / "token"
+    path.write_text("sn_test-token\n")
+    return path
+
+
+def one_inspection(posted: dict[str, PostedFile], **changes: Any) -> Callable[[Any], Answer]:
+    handed: list[int] = []
+
+    def lease(_body: Any) -> Answer:
+        if handed:
+            return NO_LEASE
+        handed.append(1)
+        data = {"id": 41, "epoch": 2, "release": 9001, "group": GROUP}
+        data["articles"] = lease_articles(posted)
+        data.update(changes)
+        return 200, {"lease": data, "retry_after": None, "paused": None}
+
+    return lease
+
+
+REPORTED = (200, {"release": {"id": 9001, "name": REAL_NAME, "renamed": True}})
+
+
+def run_agent(
+    coordinator: ScriptedCoordinator, token_file: Path, *args: str, control: Control | None = None
+) -> int:
+    return main(
+        [
+            "--coordinator",
+            coordinator.url,
+            "--token-file",
+            str(token_file),
+            "--exit-when-idle",
+            "--max-backoff",
+            "1",
+            *args,
+        ],
+        control=control or Control(),
+    )
+
+
+def relay_from(inn_server: InnServer, delay: float = 0.0) -> Callable[[Any], Answer]:
+    """The body relay as the coordinator serves it: BODY from its news server, raw bytes."""
+    from usenet.nntp import NNTPClient, NoSuchArticle
+
+    def body(query: Any) -> Answer:
+        time.sleep(delay)
+        with NNTPClient(inn_server.host, inn_server.port, timeout=10) as client:
+            try:
+                return 200, client.body(query["message_id"], 4 << 20)
+            except NoSuchArticle as exc:
+                return 404, {"error": "no_such_article", "detail": str(exc)}
+
+    return body
+
+
+def roles(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {result["role"]: result for result in report["results"]}
+
+
+def test_inspect_mode_fetches_inspects_and_reports_each_role(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    coordinator.routes["/inspections/lease"] = one_inspection(posted)
+    coordinator.routes[f"{LEASE_PATH}/report"] = lambda _: REPORTED
+    status = run_agent(
+        coordinator, token_file, "--mode", "inspect", "--news-server", inn_server.url
+    )
+    assert status == 0
+    (report,) = coordinator.posted(f"{LEASE_PATH}/report")
+    assert report["epoch"] == 2 and report["missing"] == []
+    found = roles(report)
+    assert [f["name"] for f in found["par2"]["files"]] == [f"{REAL_NAME}.mkv"]
+    assert [f["name"] for f in found["archive"]["files"]] == [f"{REAL_NAME}.mkv"]
+    assert found["nfo"]["imdb_ids"] == [IMDB]
+    assert not coordinator.posted(f"{LEASE_PATH}/release")
+    assert len(coordinator.posted("/inspections/lease")) == 2  # then nothing was left
+
+
+def test_through_the_relay_it_heartbeats_while_fetching_and_reports_missing_articles(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    articles = lease_articles(posted)
+    articles[2]["message_ids"] = ["<expired@inspect.test>"]  # the archive's
+    coordinator.routes["/inspections/lease"] = one_inspection(posted, articles=articles)
+    coordinator.routes[f"{LEASE_PATH}/body"] = relay_from(inn_server, delay=0.15)
+    coordinator.routes[f"{LEASE_PATH}/heartbeat"] = lambda _: (204, None)
+    coordinator.routes[f"{LEASE_PATH}/report"] = lambda _: REPORTED
+    status = run_agent(
+        coordinator, token_file, "--mode", "inspect", "--relay", "--heartbeat-seconds", "0.2"
+    )
+    assert status == 0
+    asked = coordinator.posted(f"{LEASE_PATH}/body")
+    assert [query["message_id"] for query in asked] == [
+        message_id for item in articles for message_id in item["message_ids"]
+    ]
+    assert all(query["epoch"] == 2 for query in asked)
+    # Fetching took over a second (each body 0.15 s): the lease was kept alive meanwhile.
+    assert len(coordinator.posted(f"{LEASE_PATH}/heartbeat")) >= 3
+    assert {"epoch": 2} in coordinator.posted(f"{LEASE_PATH}/heartbeat")
+    (report,) = coordinator.posted(f"{LEASE_PATH}/report")
+    assert sorted(roles(report)) == ["nfo", "par2"]
+    (missing,) = report["missing"]
+    assert (missing["role"], missing["message_id"]) == ("archive", "<expired@inspect.test>")
+    assert "no_such_article" in missing["error"]
+
+
+def test_an_unreachable_news_server_releases_the_inspection_uncounted(
+    coordinator: ScriptedCoordinator, token_file: Path, posted: dict[str, PostedFile]
+) -> None:
+    coordinator.routes["/inspections/lease"] = one_inspection(posted)
+    coordinator.routes[f"{LEASE_PATH}/release"] = lambda _: (204, None)
+    status = run_agent(
+        coordinator, token_file, "--mode", "inspect", "--news-server", "nntp://127.0.0.1:1"
+    )
+    assert status == 0
+    (release,) = coordinator.posted(f"{LEASE_PATH}/release")
+    assert release["uncounted"] is True and release["epoch"] == 2
+    assert "cannot connect" in release["error"]
+    assert not coordinator.posted(f"{LEASE_PATH}/report")
+
+
+def test_a_relay_without_a_news_server_releases_the_inspection_uncounted(
+    coordinator: ScriptedCoordinator, token_file: Path, posted: dict[str, PostedFile]
+) -> None:
+    coordinator.routes["/inspections/lease"] = one_inspection(posted)
+    unavailable = (503, {"error": "no_news_server", "detail": "NEWS_SERVER_URL is not set"})
+    coordinator.routes[f"{LEASE_PATH}/body"] = lambda _: unavailable
+    coordinator.routes[f"{LEASE_PATH}/release"] = lambda _: (204, None)
+    status = run_agent(coordinator, token_file, "--mode", "inspect", "--relay")
+    assert status == 0
+    assert len(coordinator.posted(f"{LEASE_PATH}/body")) == 3  # RELAY_ATTEMPTS, then given up
+    (release,) = coordinator.posted(f"{LEASE_PATH}/release")
+    assert release["uncounted"] is True
+    assert "NEWS_SERVER_URL is not set" in release["error"]
+
+
+def test_a_refused_report_releases_the_inspection_with_the_coordinators_sentence(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    coordinator.routes["/inspections/lease"] = one_inspection(posted)
+    refused = (400, {"error": "invalid", "detail": "results[0].files[0].size is negative."})
+    coordinator.routes[f"{LEASE_PATH}/report"] = lambda _: refused
+    coordinator.routes[f"{LEASE_PATH}/release"] = lambda _: (204, None)
+    status = run_agent(
+        coordinator, token_file, "--mode", "inspect", "--news-server", inn_server.url
+    )
+    assert status == 0
+    (release,) = coordinator.posted(f"{LEASE_PATH}/release")
+    assert release["uncounted"] is False
+    assert "size is negative" in release["error"]
+
+
+def test_a_lease_the_agent_cannot_read_is_released_with_why(
+    coordinator: ScriptedCoordinator, token_file: Path, posted: dict[str, PostedFile]
+) -> None:
+    articles = [{"role": "sample", "message_ids": ["<a@b>"], "bytes": 1, "name": "x"}]
+    coordinator.routes["/inspections/lease"] = one_inspection(posted, articles=articles)
+    coordinator.routes[f"{LEASE_PATH}/release"] = lambda _: (204, None)
+    status = run_agent(coordinator, token_file, "--mode", "inspect", "--relay")
+    assert status == 0
+    (release,) = coordinator.posted(f"{LEASE_PATH}/release")
+    assert "'sample' is unknown" in release["error"] and release["uncounted"] is False
+
+
+def test_a_stop_while_fetching_still_reports_the_inspection(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    control = Control()
+    relay = relay_from(inn_server)
+
+    def body_then_stop(query: Any) -> Answer:
+        control.stop.set()  # as a first SIGTERM would, while the first body is on its way
+        return relay(query)
+
+    coordinator.routes["/inspections/lease"] = one_inspection(posted)
+    coordinator.routes[f"{LEASE_PATH}/body"] = body_then_stop
+    coordinator.routes[f"{LEASE_PATH}/report"] = lambda _: REPORTED
+    status = run_agent(coordinator, token_file, "--mode", "inspect", "--relay", control=control)
+    assert status == 0
+    (report,) = coordinator.posted(f"{LEASE_PATH}/report")
+    assert sorted(roles(report)) == ["archive", "nfo", "par2"]
+    assert len(coordinator.posted("/inspections/lease")) == 1  # and no other was leased
+
+
+def test_inspect_share_inspects_when_no_range_is_handed_out(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    coordinator.routes["/ranges/lease"] = lambda _: NO_LEASE
+    coordinator.routes["/inspections/lease"] = one_inspection(posted)
+    coordinator.routes[f"{LEASE_PATH}/report"] = lambda _: REPORTED
+    status = run_agent(coordinator, token_file, "--inspect-share", "--news-server", inn_server.url)
+    assert status == 0
+    (report,) = coordinator.posted(f"{LEASE_PATH}/report")
+    assert roles(report)["nfo"]["imdb_ids"] == [IMDB]
+    # Ranges first each time: range, inspection (one), range again, inspection (none).
+    leases = [path for _, path, _ in coordinator.calls if path.endswith("/lease")]
+    assert leases == ["/ranges/lease", "/inspections/lease"] * 2
+
+
+def test_inspect_share_is_for_range_mode_only(
+    coordinator: ScriptedCoordinator, token_file: Path
+) -> None:
+    assert (
+        run_agent(coordinator, token_file, "--mode", "inspect", "--inspect-share", "--relay") == 2
+    )
