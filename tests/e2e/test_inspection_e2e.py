@@ -204,7 +204,9 @@ def run(
             plan_inspections(fleet)
             holder = BodyHolder((inn_server.host, inn_server.port))
             with holder.running():
-                fleet.start_agent("victim", "--mode", "inspect", "--news-server", holder.url)
+                # Uncompressed, so the holder sees the agent's commands.
+                held = f"{holder.url}/?compression=0"
+                fleet.start_agent("victim", "--mode", "inspect", "--news-server", held)
                 run.victim_lease = wait_for_lease(fleet, "victim", timeout=60)
                 deadline = time.monotonic() + 30
                 while holder.bodies == 0 and time.monotonic() < deadline:
