@@ -356,6 +356,9 @@ class Choice:
     refused: list[dict[str, str]] = field(default_factory=list)
 
 
+SIDE_FILES = frozenset(("nfo", "sfv", "srr", "nzb", "txt", "jpg", "png"))
+
+
 def _extension(name: str) -> str:
     dot = name.rfind(".")
     return name[dot + 1 :].lower() if dot >= 0 else ""
@@ -531,11 +534,18 @@ def match_files(report: Report, files: Sequence[CatalogFileSize]) -> tuple[dict[
         ((d.size or 0, _basename(d.name)) for n, d in enumerate(descs) if n not in used),
     )
     par2_name = par2.yenc_name if par2 else None
+    # A side file posted under its own extension (the nfo, an sfv) is left out
+    # unless the par2 set covers a file of that kind: most sets cover only the
+    # archive volumes, and one file more than FileDescs would match nothing.
+    covered = {_extension(name) for _, name in left}
     candidates = sorted(
         (
             f
             for f in files
-            if f.name not in names and f.name != par2_name and _extension(f.name) != "par2"
+            if f.name not in names
+            and f.name != par2_name
+            and _extension(f.name) != "par2"
+            and (_extension(f.name) not in SIDE_FILES or _extension(f.name) in covered)
         ),
         key=lambda f: (f.bytes, f.file_index if f.file_index is not None else 1 << 30, f.name),
     )
