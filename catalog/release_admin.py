@@ -357,7 +357,9 @@ class ReleaseAdmin(NzbDownloads, LargeTableAdmin):
                 "poster's name stays kept.",
             )
         try:
-            queued = request_reinspection(list(queryset.values_list("id", flat=True)))
+            queued = request_reinspection(
+                list(queryset.values_list("id", flat=True)), f"admin:{request.user.get_username()}"
+            )
         except DomainError as error:
             self.message_user(request, error.detail, messages.ERROR)
         else:

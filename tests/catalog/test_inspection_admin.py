@@ -30,9 +30,11 @@ class Queue:
 
     def __init__(self) -> None:
         self.asked: list[list[int]] = []
+        self.actors: list[str] = []
 
-    def __call__(self, release_ids: Sequence[int]) -> int:
+    def __call__(self, release_ids: Sequence[int], actor: str) -> int:
         self.asked.append(list(release_ids))
+        self.actors.append(actor)
         return len(release_ids)
 
 
@@ -88,7 +90,7 @@ def test_reinspect_asks_first_then_queues(release, queue):
     assert queue.asked == []
     done = action(client, release, confirmed="yes")
     assert done.status_code == 302
-    assert queue.asked == [[release.id]]
+    assert (queue.asked, queue.actors) == ([[release.id]], ["admin:inspector"])
 
 
 def test_reinspect_needs_its_own_permission(release, queue):
@@ -109,20 +111,20 @@ def test_reinspect_without_an_inspection_queue_says_so(release):
 
 def test_request_reinspection_names_what_it_cannot_queue(release, queue):
     with pytest.raises(NotFound, match="No release has the id 999999"):
-        request_reinspection([release.id, 999_999])
+        request_reinspection([release.id, 999_999], "test")
     with pytest.raises(Invalid, match="at least one release"):
-        request_reinspection([])
+        request_reinspection([], "test")
     assert queue.asked == []
     inspection.register_requeue(None)
     with pytest.raises(Unavailable, match="No inspection queue is installed"):
-        request_reinspection([release.id])
+        request_reinspection([release.id], "test")
 
 
 def test_the_command_queues_the_releases(release, queue):
     out = StringIO()
     call_command("reinspect", str(release.id), stdout=out)
     assert out.getvalue().strip() == "1 releases queued for inspection."
-    assert queue.asked == [[release.id]]
+    assert (queue.asked, queue.actors) == ([[release.id]], ["manage.py reinspect"])
     with pytest.raises(CommandError, match="'x1' is no release id"):
         call_command("reinspect", "x1")
     with pytest.raises(CommandError, match="No release has the id 424242"):

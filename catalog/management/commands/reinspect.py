@@ -34,7 +34,7 @@ class Command(BaseCommand):
                 ) from None
         try:
             with transaction.atomic():
-                queued = request_reinspection(ids)
+                queued = request_reinspection(ids, "manage.py reinspect")
         except DomainError as error:
             raise CommandError(error.detail) from None
         return f"{queued} releases queued for inspection."
