@@ -16,18 +16,22 @@ with the release row locked:
 - maps its obfuscated file names to the real ones (`match_files`), which the
   NZB carries as `<meta type="x-real-name">` (catalog.nzb);
 - stores a summary for the admin in `inspection`.
+
+Asking for a release to be inspected again (the admin's "re-inspect",
+`manage.py reinspect`) queues work in the `inspections` app, a layer above
+the catalog: that app registers its queueing function here at start-up
+(`register_requeue`), so the catalog never imports it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.errors import Invalid, NotFound
+from core.errors import Invalid, NotFound, Unavailable
 from inspection import MAX_REPORTED_FILES, MAX_REPORTED_NAME, ROLES
-from usenet.categories import OTHER
 from usenet.numbers import ascii_digits, whole_number
 from usenet.obfuscation import is_obfuscated, stem_of
 from usenet.release_names import KINDS, MAX_NAME_LENGTH, parse_release_name
@@ -46,7 +50,8 @@ __all__ = [
     "apply_inspection",
     "choose_name",
     "match_files",
-    "needs_inspection",
+    "register_requeue",
+    "request_reinspection",
     "validate_report",
 ]
 
@@ -62,7 +67,6 @@ MAX_TEXT = 1000  # characters of a note, an error or a part's name
 MAX_MESSAGE_ID = 250  # RFC 5536's limit
 TVDB_MAX = 2**31 - 1  # the column is an integer
 HEX = frozenset("0123456789abcdef")
-INSPECT_MODES = ("obfuscated", "other", "all", "off")
 
 # --- applying ----------------------------------------------------------------------
 
@@ -714,16 +718,38 @@ def apply_inspection(release_id: int, report: Report) -> Applied:
     )
 
 
-def needs_inspection(name: str, category: int, mode: str) -> bool:
-    """Whether a release needs inspection under INSPECT_RELEASES `mode`:
-    obfuscated (its name has no word), other (that, or its category is Other),
-    all, or off. The planner's SQL applies the same test."""
-    if mode not in INSPECT_MODES:
-        raise Invalid(f"INSPECT_RELEASES must be one of {', '.join(INSPECT_MODES)}, not {mode!r}.")
-    if mode == "off":
-        return False
-    if mode == "all":
-        return True
-    if mode == "other" and category // 1000 == OTHER // 1000:
-        return True
-    return is_obfuscated(name)
+# --- asking for a release to be inspected again -------------------------------------------
+
+# (release ids, who asks: "admin:<username>", "manage.py reinspect") -> how many queued.
+Requeue = Callable[[Sequence[int], str], int]
+MAX_REINSPECT = 10_000  # releases per request (an admin selection, a command line)
+_requeue: Requeue | None = None
+
+
+def register_requeue(requeue: Requeue | None) -> None:
+    """The function that queues inspection work for release ids (in the caller's
+    transaction) and returns how many it queued: the `inspections` app registers it
+    when it starts (None: none)."""
+    global _requeue
+    _requeue = requeue
+
+
+def request_reinspection(release_ids: Sequence[int], actor: str) -> int:
+    """Queue the releases for inspection again (their posted names are kept: a later
+    inspection never loses them). NotFound names an id that is no release."""
+    ids = sorted(set(release_ids))
+    if not ids:
+        raise Invalid("Name at least one release to inspect again.")
+    if len(ids) > MAX_REINSPECT:
+        raise Invalid(f"At most {MAX_REINSPECT:,} releases can be queued at once; name fewer.")
+    if _requeue is None:
+        raise Unavailable(
+            "No inspection queue is installed in this coordinator (the inspections app "
+            "registers it when it starts): nothing was queued."
+        )
+    found = {row.id for row in queries.fetchall("releases_by_ids", {"ids": ids})}
+    missing = [i for i in ids if i not in found]
+    if missing:
+        shown = ", ".join(str(i) for i in missing[:10])
+        raise NotFound(f"No release has the id {shown}; nothing was queued.")
+    return _requeue(ids, actor)

@@ -217,6 +217,7 @@ class Release(models.Model):
         db_table = "catalog_release"
         ordering = ["-posted", "-id"]
         verbose_name = "release"
+        permissions = [("reinspect_release", "Can ask for a release to be inspected again")]
         indexes = [
             # Finding a file's release: its key, then the window.
             models.Index(fields=["key", "posted"], name="catalog_release_key_idx"),

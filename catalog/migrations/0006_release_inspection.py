@@ -3,7 +3,8 @@
 Columns without a default or with a constant one: adding them rewrites no
 row. The two partial indexes (the releases that carry an IMDb or TVDB id,
 newest first: t=movie&imdbid=, t=tvsearch&tvdbid= and caps) are built
-CONCURRENTLY, so a catalog of millions of releases is never locked.
+CONCURRENTLY, so a catalog of millions of releases is never locked. The
+permission to ask for a release to be inspected again (the admin's action).
 """
 
 from django.contrib.postgres.operations import AddIndexConcurrently
@@ -18,6 +19,16 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        migrations.AlterModelOptions(
+            name="release",
+            options={
+                "ordering": ["-posted", "-id"],
+                "permissions": [
+                    ("reinspect_release", "Can ask for a release to be inspected again")
+                ],
+                "verbose_name": "release",
+            },
+        ),
         migrations.AddField(
             model_name="release",
             name="encrypted",

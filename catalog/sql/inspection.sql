@@ -39,3 +39,6 @@ UPDATE catalog_release
        real_names = coalesce(%(real_names)s::jsonb, real_names)
  WHERE id = %(id)s
 RETURNING id, name, category, passworded, encrypted;
+
+-- name: releases_by_ids
+SELECT id FROM catalog_release WHERE id = ANY(%(ids)s::bigint[]);

@@ -20,7 +20,6 @@ from catalog.inspection import (
     apply_inspection,
     choose_name,
     match_files,
-    needs_inspection,
     validate_report,
 )
 from catalog.models import Release
@@ -438,26 +437,6 @@ def test_the_release_row_is_locked_for_the_caller_s_transaction(obfuscated):
                 " AND l.pid = pg_backend_pid()"
             )
             assert cursor.fetchone()[0] == 1
-
-
-@pytest.mark.parametrize(
-    ("mode", "name", "category", "needed"),
-    [
-        ("obfuscated", "b1c2d3", 2040, True),
-        ("obfuscated", REAL, 8010, False),
-        ("other", REAL, 8010, True),
-        ("other", REAL, 2040, False),
-        ("all", REAL, 2040, True),
-        ("off", "b1c2d3", 8010, False),
-    ],
-)
-def test_needs_inspection_by_mode(mode, name, category, needed):
-    assert needs_inspection(name, category, mode) is needed
-
-
-def test_an_unknown_mode_is_refused():
-    with pytest.raises(Invalid, match="INSPECT_RELEASES must be one of"):
-        needs_inspection("x", 8010, "some")
 
 
 # --- the NZB --------------------------------------------------------------------------------

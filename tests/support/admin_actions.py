@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
-from catalog.models import CatalogFile
+from catalog.models import CatalogFile, Release
 from tests.support.factories import (
     ApiKeyFactory,
     GroupFactory,
@@ -24,7 +24,7 @@ CONFIRMED = {"confirmed": "yes"}
 class Act:
     model: str  # app_label.model_name
     action: str
-    permission: str  # what the action declares: view, change or delete
+    permission: str  # what the action declares: view, change, delete (or its own: reinspect)
     confirm: dict[str, str] | None = field(default_factory=lambda: dict(CONFIRMED))
     page: int = 200  # the confirmation page, for a user holding the permission
     done: int = 302  # the confirming POST (302: back to the list with a message)
@@ -46,6 +46,8 @@ ACTIONS = [
     Act("leases.grouplane", "force_release", "change"),
     Act("catalog.catalogfile", "export_nzb", "view", done=200, changes=False),
     Act("catalog.catalogfile", "delete_files", "delete"),
+    # No inspection queue is registered here: it says so, and nothing changes.
+    Act("catalog.release", "reinspect", "reinspect", changes=False),
     Act("newznab.apikey", "rotate_keys", "change", done=200),  # the page showing the keys
     Act("newznab.apikey", "disable_keys", "change"),
     Act("newznab.apikey", "enable_keys", "change", target="disabled_key"),
@@ -83,6 +85,7 @@ def world() -> dict[str, int]:
         "seeding.seedrange": leased.pk,
         "leases.grouplane": lane.pk,
         "catalog.catalogfile": CatalogFile.objects.get().pk,
+        "catalog.release": Release.objects.get().pk,
         "newznab.apikey": ApiKeyFactory(name="world-key", key_hash="a" * 64).pk,
         "disabled_key": ApiKeyFactory(name="off-key", key_hash="b" * 64, disabled=True).pk,
         "auth.user": get_user_model().objects.create_user("bystander").pk,
