@@ -35,7 +35,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
-	$(VENV)/bin/mypy coordinator console newznab leases seeding catalog indexer core usenet inspection seed_node simulator
+	$(VENV)/bin/mypy coordinator console newznab leases inspections seeding catalog indexer core usenet inspection seed_node simulator
 
 bench: $(STAMP)
 	$(PY) bench/bench_lease.py

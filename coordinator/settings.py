@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "indexer",
     "catalog",
     "seeding",
+    "inspections",
     "leases",
     "newznab",
     "console",

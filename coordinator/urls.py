@@ -34,6 +34,7 @@ urlpatterns = [
     path("api/v1/", include("core.urls")),
     path("api/v1/", include("catalog.urls")),
     path("api/v1/", include("seeding.urls")),
+    path("api/v1/", include("inspections.urls")),
     path("api/v1/", include("leases.urls")),
     path("api/v1/", include("console.urls")),
 ]

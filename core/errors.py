@@ -30,6 +30,10 @@ class NotFound(DomainError):
     """The thing named does not exist (a range, a group, a file)."""
 
 
+class ArticleMissing(NotFound):
+    """The news server has no article by that message-id (430)."""
+
+
 class LeaseLost(DomainError):
     """The lease is another node's, its epoch is stale, or it ended."""
 

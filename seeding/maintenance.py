@@ -18,6 +18,7 @@ from django.conf import settings
 from catalog.release_backfill import backfill_releases
 from catalog.release_counts import settle_releases
 
+from .ranges import RANGES
 from .sql import queries
 
 logger = logging.getLogger(__name__)
@@ -142,10 +143,7 @@ def mark_all_run() -> None:
 
 def retire_quiet_ranges() -> int:
     """Take quiet leases back: done if fully reported, failed if out of attempts, else queued."""
-    return queries.execute(
-        "retire_quiet_ranges",
-        {"ttl": settings.LEASE_TTL_SECONDS, "max_attempts": settings.MAX_ATTEMPTS},
-    )
+    return RANGES.retire_quiet()
 
 
 def fold_node_totals() -> int:

@@ -1,16 +1,18 @@
 """Writes of the range-lease protocol: tokens, leases, batches, operator actions.
 
 Every lease statement lives in `sql/ranges.sql`; the functions here are the
-only callers. A fenced statement that matches no row is explained by
-`_lease_lost`, which reads the range once to say why (unknown range: 404;
-another node's, a stale epoch or not leased: 409).
+only callers. What every leased work table shares (the gate, the pause,
+fencing, a release's attempts, the quiet-lease sweep) is `leasing.py`;
+`RANGES` names the range statements it runs. A fenced statement that matches
+no row is explained by `_lease_lost`, which reads the range once to say why
+(unknown range: 404; another node's, a stale epoch or not leased: 409).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -19,20 +21,19 @@ from catalog.rulesets import current_rules
 from catalog.services import store_files
 from catalog.validation import FileReport
 from core.crashpoints import crash_point
-from core.errors import LeaseLost, NotFound, TooManyLeases
 from core.metrics import BATCHES, HEADERS, LEASE_SECONDS, LEASES
 from core.sql import Record
-from core.throttle import Window, check_window
 from indexer.models import AuditAction, Group
 from indexer.services import AUDIT_IDS_SHOWN, record_audit
-from indexer.space import leasing_paused
 
 from . import maintenance
-from .models import RangeStatus, SeedRange
+from .leasing import Offer, lease_rate_key
+from .models import SeedRange
+from .ranges import RANGES
 from .signals import range_finished
 from .sql import queries
 
-L = TypeVar("L")
+__all__ = ["Offer", "lease_rate_key"]  # also the lease kit's, for the apps above
 
 
 @dataclass(frozen=True)
@@ -43,15 +44,6 @@ class RangeLease:
     end: int
     epoch: int
     group_id: int
-
-
-@dataclass(frozen=True)
-class Offer(Generic[L]):
-    """A lease handed out, or none: then retry after so many seconds, or why leasing is paused."""
-
-    lease: L | None
-    retry_after: int | None = None
-    paused: str | None = None
 
 
 LeaseOffer = Offer[RangeLease]
@@ -84,10 +76,9 @@ def _lease_range(node_id: int) -> LeaseOffer:
     (docs/performance.md). A quiet lease thus passes to another node at
     most that much after its TTL.
     """
-    paused = leasing_paused()
+    paused = RANGES.paused_offer(node_id)
     if paused is not None:
-        admit_lease(node_id)
-        return LeaseOffer(None, retry_after=settings.LEASE_RETRY_AFTER_SECONDS, paused=paused)
+        return paused
     swept = any(done.task is maintenance.RETIRE for done in maintenance.run_due())
     params = {
         "node_id": node_id,
@@ -110,32 +101,14 @@ def _lease_range(node_id: int) -> LeaseOffer:
     return LeaseOffer(RangeLease(row.id, row.group, row.start, row.end, row.epoch, row.group_id))
 
 
-def lease_rate_key(node_id: int) -> str:
-    """The rate bucket of a node's lease calls (range and group leases share it)."""
-    return f"lease:{node_id}"
-
-
 def gate_params(node_id: int) -> dict[str, Any]:
     """The lease gate's parameters for a node (sql/ranges.sql: lease_gate)."""
-    return {
-        "key": lease_rate_key(node_id),
-        "window": 60,
-        "node_id": node_id,
-        "cap": settings.LEASE_MAX_PER_NODE,
-        "rate": settings.LEASE_RATE_PER_MINUTE,
-    }
+    return RANGES.gate_params(node_id)
 
 
 def check_gate(hits: int, retry_after: int, live: int) -> None:
     """Throttled beyond LEASE_RATE_PER_MINUTE; TooManyLeases when `live` reaches the cap."""
-    check_window(Window(hits, retry_after), settings.LEASE_RATE_PER_MINUTE, "lease calls")
-    cap = settings.LEASE_MAX_PER_NODE
-    if cap and live >= cap:
-        raise TooManyLeases(
-            f"This node holds {live} live leases, the most one node may hold "
-            f"(LEASE_MAX_PER_NODE={cap}): finish or release one before leasing another.",
-            settings.LEASE_RETRY_AFTER_SECONDS,
-        )
+    RANGES.check_gate(hits, retry_after, live)
 
 
 def admit_lease(node_id: int, lanes_held: int = 0) -> None:
@@ -143,37 +116,22 @@ def admit_lease(node_id: int, lanes_held: int = 0) -> None:
     LEASE_RATE_PER_MINUTE) and refuse it (TooManyLeases) when the node already
     holds LEASE_MAX_PER_NODE live leases: its leased ranges plus `lanes_held`.
     (The range lease runs the same gate inside its claim: gated_lease_range.)"""
-    row = queries.fetchone("lease_gate", gate_params(node_id))
-    assert row is not None  # the upsert always returns its row
-    check_gate(row.hits, row.retry_after, row.live + lanes_held)
+    RANGES.admit(node_id, also_held=lanes_held)
 
 
 def end_node_leases(node_ids: Sequence[int], **_signal: Any) -> dict[str, int]:
     """Disabled nodes lose their range leases at once (indexer's `nodes_disabled`)."""
-    return {"ranges_ended": queries.execute("end_node_leases", {"ids": list(node_ids)})}
+    return {"ranges_ended": RANGES.end_node_leases(node_ids)}
 
 
 def range_holder(range_id: int) -> Record | None:
     """A range's status, node_id, epoch, start_id and end_id, or None."""
-    return queries.fetchone("range_holder", {"range_id": range_id})
+    return RANGES.holder_of(range_id)
 
 
 def _lease_lost(node_id: int, range_id: int, epoch: int, row: Record | None = None) -> Exception:
     """Why a fenced statement matched nothing; `row` is range_holder's, if already read."""
-    row = row if row is not None else range_holder(range_id)
-    if row is None:
-        return NotFound(f"Range {range_id} does not exist.")
-    status, holder, current_epoch = row.status, row.node_id, row.epoch
-    if status != RangeStatus.LEASED:
-        return LeaseLost(f"Range {range_id} is {status}, not leased: lease another range.")
-    if holder != node_id:
-        return LeaseLost(
-            f"Range {range_id} is leased to another node now: drop it and lease again."
-        )
-    return LeaseLost(
-        f"Epoch {epoch} of range {range_id} is stale (the current one is {current_epoch}): "
-        "drop it and lease again."
-    )
+    return RANGES.lease_lost(node_id, range_id, epoch, row)
 
 
 @dataclass(frozen=True)
@@ -220,9 +178,7 @@ def report_batch(
 
 
 def heartbeat_range(node_id: int, range_id: int, epoch: int) -> None:
-    params = {"range_id": range_id, "node_id": node_id, "epoch": epoch}
-    if queries.execute("heartbeat_range", params) != 1:
-        raise _lease_lost(node_id, range_id, epoch)
+    RANGES.keep_alive(node_id, range_id, epoch)
 
 
 def finish_range(node_id: int, range_id: int, epoch: int) -> None:
@@ -239,22 +195,9 @@ def finish_range(node_id: int, range_id: int, epoch: int) -> None:
 def release_range(
     node_id: int, range_id: int, epoch: int, error: str | None = None, uncounted: bool = False
 ) -> str:
-    """Give a range back: queued again, or failed once its attempts are used up."""
-    row = queries.fetchone(
-        "release_range",
-        {
-            "range_id": range_id,
-            "node_id": node_id,
-            "epoch": epoch,
-            "uncounted": uncounted,
-            "max_uncounted": settings.MAX_UNCOUNTED_RELEASES,
-            "max_attempts": settings.MAX_ATTEMPTS,
-            "error": error or None,  # the statement keeps its first 2,000 characters
-        },
-    )
-    if row is None:
-        raise _lease_lost(node_id, range_id, epoch)
-    return str(row.status)
+    """Give a range back: queued again, or failed once its attempts are used up (or done,
+    when it was read to its end)."""
+    return RANGES.give_back(node_id, range_id, epoch, error, uncounted)
 
 
 # --- operators and tests ----------------------------------------------------

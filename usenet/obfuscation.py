@@ -1,118 +1,111 @@
-"""Whether a release name is obfuscated: no word in it, or a hash-like stem (issue 26).
+"""Whether a release or file name is obfuscated: random letters and digits, no word.
 
-A poster who hides a release names its files with random strings
-(``a8f7d6e5c4b3``, ``b1c2d3.part01.rar``, a 40-digit hex digest); the real
-names are only inside the files, and the coordinator plans an inspection
-for such a release (inspections/planning.py, ``INSPECT_RELEASES=obfuscated``).
+Most binaries are posted under names such as ``a8f7d6e5c4b3``,
+``b1c2d3.part01.rar`` or a UUID; their real names are only inside the files
+(issue 26). A name is obfuscated when, once its archive and volume suffixes
+and one file extension are cut off, none of its tokens (split at ``. _ -``,
+spaces and brackets) is a word. A word is a token of at least three letters
+that is not hash-like. A token is hash-like when it is long and mixes
+letters and digits back and forth (``b1c2d3``: at least three changes
+between a letter and a digit), when it is 16 or more hexadecimal characters,
+or when it is 24 or more letters and digits with no separator at all (no
+title runs that long as one token).
 
-Two tests, each one linear pass over at most ``MAX_LOOKED_AT`` characters,
-without a regular expression:
-
-- no word: no run of three or more letters holding a vowel (``Title``,
-  ``HDTV-DIMENSION`` has one), and no run of two or more non-ASCII letters
-  (a name in another script);
-- a hash-like stem: the name (its file extensions aside) is one token with
-  no separator, at least ``HASH_MIN_LENGTH`` long, whose runs of one kind
-  (digits, upper-case, lower-case letters) are ``HASH_RUN_MOST`` long or
-  shorter on average (``xK9fQ2LmZp7TbWcR``, ``k3j9xq2m8zt4``; not
-  ``MovieName2019Remux``), or that is hexadecimal with digits and letters,
-  ``HEX_MIN_LENGTH`` or longer (a digest).
-
-No Django: the node agent may import this module.
+No regular expression: one pass over the characters. Names are cut at
+MAX_NAME characters first, so the cost is bounded whatever is posted.
 """
 
 from __future__ import annotations
 
-MAX_LOOKED_AT = 512
-HASH_MIN_LENGTH = 12
-HASH_RUN_MOST = 2  # the mean length of its runs of one kind, at most
-HEX_MIN_LENGTH = 16
-WORD_MIN_LETTERS = 3
-VOWELS = frozenset("aeiouyAEIOUY")
-HEX = frozenset("0123456789abcdefABCDEF")
-# Extensions stripped from the end of a name before its stem is judged (one
-# archive or par2 chain: "x.part01.rar", "x.vol03+04.par2", "x.7z.001", "x.r00").
-EXTENSIONS = frozenset(
-    ("rar", "par2", "par", "7z", "zip", "nfo", "sfv", "srr", "nzb", "mkv", "mp4", "avi", "iso",
-     "bin", "txt", "jpg", "png", "001")
-)  # fmt: skip
+__all__ = ["is_obfuscated", "is_word"]
+
+MAX_NAME = 1024
+MIN_WORD_LETTERS = 3
+MIXED_TOKEN = 6  # at least this long to be hash-like by its letter/digit changes
+MIXED_CHANGES = 3
+HEX_TOKEN = 16
+LONG_TOKEN = 24
+
+_SEPARATORS = frozenset("._- ()[]{}+,")
+_DIGITS = frozenset("0123456789")
+_HEX = frozenset("0123456789abcdefABCDEF")
+# Suffixes cut from the end before the tokens are read: archive parts and
+# volumes, then one extension of the files releases carry.
+_VOLUME_WORDS = frozenset(("rar", "par2", "par", "7z", "zip", "nfo", "sfv", "srr", "nzb"))
+_EXTENSIONS = frozenset(
+    "mkv mp4 avi m4v wmv mov mpg mpeg ts m2ts webm iso img bin mp3 flac m4a m4b aac ogg "
+    "epub pdf mobi azw3 cbr cbz exe jpg png txt srt sub idx".split()
+)
+_LONGEST_SUFFIX = len("vol99999+99999")
+
+
+def _all_in(text: str, allowed: frozenset[str]) -> bool:
+    return bool(text) and all(char in allowed for char in text)
+
+
+def _is_suffix(token: str) -> bool:
+    word = token.lower()
+    if word in _VOLUME_WORDS or word in _EXTENSIONS:
+        return True
+    if word.startswith("part"):
+        return _all_in(word[4:], _DIGITS)
+    if word.startswith("vol"):
+        first, _, second = word[3:].replace("-", "+").partition("+")
+        return _all_in(first, _DIGITS) and _all_in(second, _DIGITS)
+    if word.startswith("r") and 2 <= len(word) - 1 <= 3:
+        return _all_in(word[1:], _DIGITS)
+    return len(word) == 3 and _all_in(word, _DIGITS)
+
+
+def stem_of(name: str) -> str:
+    """The name without its archive/volume suffixes and one file extension."""
+    end = len(name)
+    while (dot := name.rfind(".", 0, end)) >= 0 and 0 < end - dot - 1 <= _LONGEST_SUFFIX:
+        if not _is_suffix(name[dot + 1 : end]):
+            break
+        end = dot
+    return name[:end]
+
+
+def _is_hash_like(token: str) -> bool:
+    if len(token) >= HEX_TOKEN and _all_in(token, _HEX):
+        return True
+    if not token.isalnum():
+        return False
+    if len(token) >= LONG_TOKEN:
+        return True
+    if len(token) < MIXED_TOKEN:
+        return False
+    changes = 0
+    previous_digit: bool | None = None
+    for char in token:
+        digit = char in _DIGITS
+        if previous_digit is not None and digit != previous_digit:
+            changes += 1
+        previous_digit = digit
+    return changes >= MIXED_CHANGES
+
+
+def is_word(token: str) -> bool:
+    """A token that names something: three letters or more, and not hash-like."""
+    letters = sum(1 for char in token if char.isalpha())
+    return letters >= MIN_WORD_LETTERS and not _is_hash_like(token)
+
+
+def _tokens(text: str) -> list[str]:
+    tokens: list[str] = []
+    start = 0
+    for index, char in enumerate(text):
+        if char in _SEPARATORS:
+            if index > start:
+                tokens.append(text[start:index])
+            start = index + 1
+    if len(text) > start:
+        tokens.append(text[start:])
+    return tokens
 
 
 def is_obfuscated(name: str) -> bool:
-    """True when `name` has no word, or its stem is hash-like."""
-    stem = name_stem(name[:MAX_LOOKED_AT])
-    return not has_word(stem) or is_hash_like(stem)
-
-
-def name_stem(name: str) -> str:
-    """`name` without its trailing file extensions (at most three: ``.part01.rar``)."""
-    stem = name.strip()
-    for _ in range(3):
-        head, dot, extension = stem.rpartition(".")
-        if not dot or not head or not _is_extension(extension.lower()):
-            break
-        stem = head
-    return stem
-
-
-def _is_extension(extension: str) -> bool:
-    if extension in EXTENSIONS:
-        return True
-    if len(extension) == 3 and extension[0] == "r" and _all_digits(extension[1:]):
-        return True  # .r00 .. .r99
-    if extension.startswith("part") and 5 <= len(extension) <= 8:
-        return _all_digits(extension[4:])  # .part01
-    if extension.startswith("vol") and "+" in extension:
-        return True  # .vol03+04
-    return 2 <= len(extension) <= 3 and _all_digits(extension)  # .7z.001, .002
-
-
-def _all_digits(text: str) -> bool:
-    return bool(text) and all("0" <= c <= "9" for c in text)
-
-
-def has_word(text: str) -> bool:
-    """A run of WORD_MIN_LETTERS ASCII letters with a vowel, or of two non-ASCII letters."""
-    run = 0
-    vowel = False
-    foreign = 0
-    for char in text:
-        if char.isalpha():
-            if char.isascii():
-                run += 1
-                vowel = vowel or char in VOWELS
-                foreign = 0
-                if run >= WORD_MIN_LETTERS and vowel:
-                    return True
-            else:
-                foreign += 1
-                run, vowel = 0, False
-                if foreign >= 2:
-                    return True
-        else:
-            run, vowel, foreign = 0, False, 0
-    return False
-
-
-def is_hash_like(stem: str) -> bool:
-    """One token with no separator that reads like a digest or a random string."""
-    length = len(stem)
-    if length < HASH_MIN_LENGTH or not stem.isascii() or not stem.isalnum():
-        return False
-    runs = 0
-    digits = letters = 0
-    hexadecimal = True
-    previous = ""
-    for char in stem:
-        kind = "d" if "0" <= char <= "9" else ("u" if char.isupper() else "l")
-        if kind == "d":
-            digits += 1
-        else:
-            letters += 1
-        hexadecimal = hexadecimal and char in HEX
-        if kind != previous:
-            runs += 1
-        previous = kind
-    if hexadecimal and digits and letters and length >= HEX_MIN_LENGTH:
-        return True
-    return runs * HASH_RUN_MOST >= length
+    """Whether ``name`` (a release or a file name) has no word: see the module's text."""
+    stem = stem_of(name.strip()[:MAX_NAME])
+    return not any(is_word(token) for token in _tokens(stem))

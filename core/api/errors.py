@@ -19,6 +19,7 @@ from rest_framework import exceptions as drf
 
 from core.database_faults import RETRY_AFTER_SECONDS, if_unavailable
 from core.errors import (
+    ArticleMissing,
     DomainError,
     Invalid,
     LeaseLost,
@@ -44,6 +45,7 @@ RETRY_AFTER_STORAGE_FULL = "60"  # space comes back when an operator frees it
 DOMAIN_ERRORS: dict[type[DomainError], tuple[int, str]] = {
     Invalid: (400, "invalid"),
     NotFound: (404, "not_found"),
+    ArticleMissing: (404, "no_such_article"),
     LeaseLost: (409, "lease_lost"),
     TooLarge: (413, "too_large"),
     Throttled: (429, "throttled"),

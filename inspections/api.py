@@ -1,0 +1,116 @@
+"""HTTP edge of the inspection-lease protocol: validate, call one service, answer.
+
+Errors are raised as typed exceptions by the services and mapped to HTTP in
+`core.api.errors`, never here.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from core.api.edge import ERRORS, ErrorOut, node_id, validated, validated_query
+from core.errors import checked_id
+from seeding.api import epoch_action_view
+
+from . import relay, services
+from .serializers import BodyQuery, InspectionOfferOut, ReleaseIn, ReportIn, ReportOut
+
+
+def checked_inspection_id(inspection_id: int) -> int:
+    return checked_id(inspection_id, "Inspection")
+
+
+def _inspection(inspection_id: int) -> tuple[int]:
+    return (checked_inspection_id(inspection_id),)
+
+
+class InspectionLeaseView(APIView):
+    @extend_schema(
+        request=None,
+        responses={200: InspectionOfferOut, **ERRORS},
+        summary="Lease one inspection",
+    )
+    def post(self, request: Request) -> Response:
+        offer = services.lease_inspection(node_id(request))
+        return Response(InspectionOfferOut(offer).data)
+
+
+InspectionHeartbeatView = epoch_action_view(
+    "InspectionHeartbeatView",
+    services.heartbeat_inspection,
+    _inspection,
+    "Keep an inspection lease alive",
+)
+
+
+class InspectionReportView(APIView):
+    @extend_schema(
+        request=ReportIn,
+        responses={200: ReportOut, **ERRORS},
+        summary="Report what an inspection found; the lease ends done",
+    )
+    def post(self, request: Request, inspection_id: int) -> Response:
+        data = validated(ReportIn, request)
+        applied = services.report_inspection(
+            node_id(request),
+            checked_inspection_id(inspection_id),
+            data["epoch"],
+            {"results": data["results"], "missing": data["missing"]},
+        )
+        return Response(ReportOut(applied).data)
+
+
+class InspectionReleaseView(APIView):
+    @extend_schema(
+        request=ReleaseIn, responses={204: None, **ERRORS}, summary="Give an inspection back"
+    )
+    def post(self, request: Request, inspection_id: int) -> Response:
+        data = validated(ReleaseIn, request)
+        services.release_inspection(
+            node_id(request),
+            checked_inspection_id(inspection_id),
+            data["epoch"],
+            error=data.get("error"),
+            uncounted=data["uncounted"],
+        )
+        return Response(status=204)
+
+
+class InspectionBodyView(APIView):
+    @extend_schema(
+        parameters=[BodyQuery],
+        responses={
+            (200, "application/octet-stream"): OpenApiResponse(
+                OpenApiTypes.BINARY,
+                description="The article's body from the coordinator's news server: its lines "
+                "with dot-stuffing undone, each ending CRLF, without the closing dot.",
+            ),
+            **ERRORS,
+            404: OpenApiResponse(
+                ErrorOut,
+                description="not_found: unknown inspection, or a message-id its lease does "
+                "not name; no_such_article: the news server has none by that id (430)",
+            ),
+            413: OpenApiResponse(ErrorOut, description="too_large: over INSPECT_RELAY_MAX_BYTES"),
+            503: OpenApiResponse(
+                ErrorOut, description="unavailable: no news server, or it failed; retry later"
+            ),
+        },
+        summary="Relay one article body of a leased inspection from the coordinator's news server",
+    )
+    def get(self, request: Request, inspection_id: int) -> HttpResponse:
+        data = validated_query(BodyQuery, request)
+        body = relay.relay_body(
+            node_id(request),
+            checked_inspection_id(inspection_id),
+            data["epoch"],
+            data["message_id"],
+        )
+        response = HttpResponse(body, content_type="application/octet-stream")
+        response["Cache-Control"] = "no-store"
+        return response

@@ -1,0 +1,64 @@
+"""Input and output shapes of the inspection protocol (docs/api.md, "Inspection leases")."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from core.api.fields import WholeNumberField
+from seeding.serializers import EpochIn, OfferOut, ReleaseIn
+from usenet.limits import MAX_EPOCH, MAX_MESSAGE_ID
+
+# A report is checked in depth by catalog.inspection.validate_report; these
+# bounds only keep a request from carrying more than any honest report.
+MAX_RESULTS = 3
+MAX_MISSING = 1000
+
+__all__ = ["BodyQuery", "EpochIn", "InspectionOfferOut", "ReleaseIn", "ReportIn", "ReportOut"]
+
+
+class ArticleOut(serializers.Serializer):
+    role = serializers.ChoiceField(choices=["par2", "nfo", "archive"])
+    message_ids = serializers.ListField(child=serializers.CharField())
+    bytes = serializers.IntegerField(help_text="The catalog's size of those segments.")
+    name = serializers.CharField(help_text="The posted (obfuscated) file name.")
+
+
+class InspectionLeaseOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    epoch = serializers.IntegerField()
+    release = serializers.IntegerField()
+    group = serializers.CharField()
+    articles = ArticleOut(many=True)
+
+
+class InspectionOfferOut(OfferOut):
+    lease = InspectionLeaseOut(allow_null=True)
+
+
+class ReportIn(EpochIn):
+    results = serializers.ListField(
+        child=serializers.DictField(), max_length=MAX_RESULTS, help_text="InspectResult.to_json()"
+    )
+    missing = serializers.ListField(
+        child=serializers.DictField(), max_length=MAX_MISSING, required=False, default=list
+    )
+
+
+class ReleaseOut(serializers.Serializer):
+    id = serializers.IntegerField(source="release_id")
+    name = serializers.CharField()
+    category = serializers.IntegerField()
+    renamed = serializers.BooleanField()
+    passworded = serializers.BooleanField()
+    why = serializers.CharField()
+
+
+class ReportOut(serializers.Serializer):
+    release = ReleaseOut(source="*")
+
+
+class BodyQuery(serializers.Serializer):
+    """Query of GET /inspections/{id}/body: ?epoch=&message_id=."""
+
+    epoch = WholeNumberField(min_value=0, max_value=MAX_EPOCH)
+    message_id = serializers.CharField(max_length=MAX_MESSAGE_ID)

@@ -1,0 +1,160 @@
+"""Writes of the inspection-lease protocol (docs/api.md, "Inspection leases").
+
+The lease machinery is the ranges' (seeding/leasing.py): `INSPECTIONS` names
+this table's statements (sql/inspections.sql). A report is checked and
+applied by the catalog (`catalog.inspection`) in one transaction with the
+lease's end, so an acknowledged report is never lost and a fenced one changes
+nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from django.db import transaction
+
+from catalog.inspection import Applied, apply_inspection, validate_report
+from core.errors import Invalid
+from core.metrics import LEASE_SECONDS, LEASES
+from indexer.models import AuditAction
+from indexer.services import AUDIT_IDS_SHOWN, record_audit
+from seeding import maintenance
+from seeding.leasing import Offer, WorkTable, retry_after
+
+from .sql import queries
+
+INSPECTIONS = WorkTable(
+    noun="inspection",
+    queries=queries,
+    id_param="inspection_id",
+    cap_setting="INSPECT_LEASES_PER_NODE",
+    gate="inspection_gate",
+    holder="inspection_holder",
+    heartbeat="heartbeat_inspection",
+    release="release_inspection",
+    retire="retire_quiet_inspections",
+    end_node="end_node_inspections",
+)
+
+
+@dataclass(frozen=True)
+class InspectionLease:
+    id: int
+    epoch: int
+    release: int
+    group: str
+    articles: list[dict[str, Any]]
+
+
+InspectionOffer = Offer[InspectionLease]
+
+
+def lease_inspection(node_id: int) -> InspectionOffer:
+    with LEASE_SECONDS.time():
+        offer = _lease_inspection(node_id)
+    if offer.lease is not None:
+        LEASES.labels(kind="inspection").inc()
+    return offer
+
+
+def _lease_inspection(node_id: int) -> InspectionOffer:
+    """Hand one inspection to a node, or say why nothing is handed out.
+
+    As with ranges, quiet leases are taken back by the upkeep (which this path
+    runs when due) and once more when the claim finds nothing.
+    """
+    paused = INSPECTIONS.paused_offer(node_id)
+    if paused is not None:
+        return paused
+    maintenance.run_due()
+    row = _claim(node_id)
+    if row.id is None and not row.disabled and INSPECTIONS.retire_quiet():
+        row = _claim(node_id)
+    if row.id is None:  # nothing queued, or the node was disabled elsewhere
+        return InspectionOffer(None, retry_after=retry_after())
+    articles = row.articles if isinstance(row.articles, list) else json.loads(row.articles)
+    return InspectionOffer(InspectionLease(row.id, row.epoch, row.release_id, row.group, articles))
+
+
+def _claim(node_id: int) -> Any:
+    """The gate and the claim in one statement; Throttled or TooManyLeases when refused."""
+    row = queries.fetchone("lease_inspection", INSPECTIONS.gate_params(node_id))
+    assert row is not None  # the gate's upsert always returns its row
+    INSPECTIONS.check_gate(row.hits, row.retry_after, row.live)
+    return row
+
+
+def heartbeat_inspection(node_id: int, inspection_id: int, epoch: int) -> None:
+    INSPECTIONS.keep_alive(node_id, inspection_id, epoch)
+
+
+def release_inspection(
+    node_id: int, inspection_id: int, epoch: int, error: str | None = None, uncounted: bool = False
+) -> str:
+    """Give an inspection back: queued again, or failed once its attempts are used up."""
+    return INSPECTIONS.give_back(node_id, inspection_id, epoch, error, uncounted)
+
+
+def report_inspection(
+    node_id: int, inspection_id: int, epoch: int, payload: dict[str, Any]
+) -> Applied:
+    """Check a node's results, apply them to the release and end the lease done."""
+    report = validate_report(payload)
+    with transaction.atomic():
+        fenced = INSPECTIONS.fenced(node_id, inspection_id, epoch)
+        row = queries.fetchone("lock_inspection", fenced)
+        if row is None:
+            raise INSPECTIONS.lease_lost(node_id, inspection_id, epoch)
+        _check_named(payload, row.articles)
+        applied = apply_inspection(row.release_id, report)
+        outcome = json.dumps(asdict(applied))
+        queries.execute("finish_inspection", {**fenced, "outcome": outcome})
+    return applied
+
+
+def _check_named(payload: dict[str, Any], articles: Sequence[dict[str, Any]]) -> None:
+    """Results only for roles the lease named; missing only its message-ids."""
+    roles = {article["role"] for article in articles}
+    ids = {mid for article in articles for mid in article["message_ids"]}
+    for result in payload.get("results") or []:
+        role = result.get("role") if isinstance(result, dict) else None
+        if role not in roles:
+            raise Invalid(
+                f"results names role {role!r}, which this lease did not ask for "
+                f"(it named {', '.join(sorted(roles))})."
+            )
+    for item in payload.get("missing") or []:
+        message_id = item.get("message_id") if isinstance(item, dict) else None
+        if message_id not in ids:
+            raise Invalid(f"missing names {message_id!r}, which is not an article of this lease.")
+
+
+def end_node_inspections(node_ids: Sequence[int], **_signal: Any) -> dict[str, int]:
+    """Disabled nodes lose their inspection leases at once (indexer's `nodes_disabled`)."""
+    return {"inspections_ended": INSPECTIONS.end_node_leases(node_ids)}
+
+
+# --- operators --------------------------------------------------------------
+
+
+def requeue_inspections(ids: Iterable[int], *, actor: Any = None) -> int:
+    """Queue inspections again (failed, done or stuck), their attempts reset."""
+    wanted = list(ids)
+    count = queries.execute("requeue_inspections", {"ids": wanted})
+    record_audit(
+        actor, AuditAction.REQUEUED, "inspection", count, {"ids": wanted[:AUDIT_IDS_SHOWN]}
+    )
+    return count
+
+
+def fail_inspections(
+    ids: Iterable[int], reason: str = "marked failed by an operator", *, actor: Any = None
+) -> int:
+    wanted = list(ids)
+    count = queries.execute("fail_inspections", {"ids": wanted, "reason": reason})
+    detail = {"ids": wanted[:AUDIT_IDS_SHOWN], "reason": reason}
+    record_audit(actor, AuditAction.FAILED, "inspection", count, detail)
+    return count
