@@ -7,8 +7,11 @@ from typing import Any
 import pytest
 
 from inspection import nfo, yenc
+from seed_node.assembly import open_source
+from seed_node.cli import build_parser
 from seed_node.inspecting import BadLease, InspectLease, Wanted
 from seed_node.ranges import sooner
+from seed_node.sources import NewsServerSource
 
 ARTICLES = [
     {"role": "par2", "message_ids": ["<a1@x>"], "bytes": 4120, "name": "q8w7e6.par2"},
@@ -91,3 +94,14 @@ def test_with_neither_handed_out_it_waits_on_the_sooner_answer(
 ) -> None:
     chosen = sooner(ranges, inspections)
     assert chosen is (ranges if waited_on == "ranges" else inspections)
+
+
+@pytest.mark.parametrize(("mode", "compressed"), [("inspect", False), ("ranges", True)])
+def test_inspecting_reads_bodies_without_compress(mode: str, compressed: bool) -> None:
+    """yEnc does not compress: COMPRESS DEFLATE would only make the server deflate bodies."""
+    args = build_parser().parse_args(
+        ["--mode", mode, "--news-server", "nntp://news.example.invalid/?compression=1"]
+    )
+    source, _described = open_source(args, coordinator=None)  # type: ignore[arg-type]
+    assert isinstance(source, NewsServerSource)
+    assert source.pool.config.compression is compressed
