@@ -230,31 +230,43 @@ def fleet(options: argparse.Namespace) -> None:
             f" its nfo and its first archive article ({articles_per_release} articles,"
             f" {options.part_size} B parts); one connection each; best of {options.repeat}"
         )
-        bare = min((bare_reader(inn, leases) for _ in range(options.repeat)), key=lambda r: r[0])
-        node = min(
-            (inspecting_node(inn, leases) for _ in range(options.repeat)), key=lambda r: r[0]
-        )
-    print(f"  {'reader':<42} {'releases/s':>10} {'MB/s':>8} {'bytes/release':>14}")
-    for label, (seconds, fetched) in (
-        ("bare reader: BODY only", bare),
-        ("seed-node --mode inspect (lease..report)", node),
-    ):
-        print(
-            f"  {label:<42} {len(leases) / seconds:>10.1f} {fetched / seconds / 1e6:>8.1f}"
-            f" {fetched / len(leases):>14.0f}"
-        )
+        rows = []
+        for compression in (False, True):
+            label = "COMPRESS DEFLATE" if compression else "no compression (--mode inspect's)"
+            bare = best(options.repeat, lambda: bare_reader(inn, leases, compression))
+            node = best(options.repeat, lambda: inspecting_node(inn, leases, compression))
+            rows.append((label, bare, node))
     print(
-        f"  node / bare reader: {bare[0] / node[0]:.2f}x releases/s (goal >= 0.7x),"
-        f" {node[1] / bare[1]:.2f}x bytes fetched"
+        f"  {'connection':<34} {'reader':<30} {'releases/s':>10} {'MB/s':>7} {'bytes/release':>13}"
     )
+    for label, bare, node in rows:
+        for reader, (seconds, fetched) in (
+            ("bare reader: BODY only", bare),
+            ("--mode inspect", node),
+        ):
+            print(
+                f"  {label:<34} {reader:<30} {len(leases) / seconds:>10.1f}"
+                f" {fetched / seconds / 1e6:>7.1f} {fetched / len(leases):>13.0f}"
+            )
+        print(
+            f"  {label:<34} node / bare reader: {bare[0] / node[0]:.2f}x releases/s"
+            f" (goal >= 0.7x), {node[1] / bare[1]:.2f}x bytes fetched"
+        )
 
 
-def bare_reader(inn: Any, leases: list[list[dict[str, Any]]]) -> tuple[float, int]:
+def best(runs: int, run: Callable[[], tuple[float, int]]) -> tuple[float, int]:
+    """The fastest of `runs` runs: (seconds, bytes)."""
+    return min((run() for _ in range(runs)), key=lambda result: result[0])
+
+
+def bare_reader(
+    inn: Any, leases: list[list[dict[str, Any]]], compression: bool
+) -> tuple[float, int]:
     """BODY of every article the leases name, in order, on one connection: seconds, bytes."""
     from usenet.nntp import NNTPClient
 
     fetched = 0
-    with NNTPClient(inn.host, inn.port, timeout=30) as client:
+    with NNTPClient(inn.host, inn.port, timeout=30, compression=compression) as client:
         started = time.perf_counter()
         for named in leases:
             for item in named:
@@ -263,7 +275,9 @@ def bare_reader(inn: Any, leases: list[list[dict[str, Any]]]) -> tuple[float, in
         return time.perf_counter() - started, fetched
 
 
-def inspecting_node(inn: Any, leases: list[list[dict[str, Any]]]) -> tuple[float, int]:
+def inspecting_node(
+    inn: Any, leases: list[list[dict[str, Any]]], compression: bool
+) -> tuple[float, int]:
     """One InspectWorker over the leases, against a scripted coordinator on loopback
     (lease, report): seconds from its first lease call to its last report, bytes fetched."""
     from seed_node.articles import NewsServerArticles
@@ -286,7 +300,9 @@ def inspecting_node(inn: Any, leases: list[list[dict[str, Any]]]) -> tuple[float
     scripted = ScriptedCoordinator()
     scripted.routes["/inspections/lease"] = lease
     scripted.routes["*"] = lambda _body: (200, {"release": {"id": 1, "name": "x"}})
-    config = NewsServerConfig.from_url(f"{inn.url}/?connections=1&timeout=30")
+    config = NewsServerConfig.from_url(
+        f"{inn.url}/?connections=1&timeout=30&compression={int(compression)}"
+    )
     pool = NNTPPool(config)
     try:
         settings = Settings(exit_when_idle=True)

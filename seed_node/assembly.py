@@ -109,6 +109,10 @@ def open_source(
         raise UsageError(str(exc)) from None
     if not in_process:
         config = replace(config, connections=1)
+    if args.mode == "inspect":
+        # Bodies are yEnc, which does not compress: COMPRESS DEFLATE would only make
+        # the news server deflate them (ten times slower on INN2; docs/performance.md).
+        config = replace(config, compression=False)
     return NewsServerSource(NNTPPool(config, gate=gate)), str(config)
 
 
