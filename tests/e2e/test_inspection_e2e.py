@@ -47,6 +47,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.inn, pytest.mark.e2e]
 
 GROUP = "alt.binaries.e2e.inspect"
 NEWZNAB = "{http://www.newznab.com/DTD/2010/feeds/attributes/}"
+NZB = "{http://www.newzbin.com/DTD/2003/nzb}"
 INSPECT_TIMEOUT = 120
 
 
@@ -286,6 +287,15 @@ def test_nzbget_downloads_the_movie_by_t_get_and_gets_the_posted_bytes(run: Run)
     (item,) = run.search(movie)
     nzb = run.workdir / "movie.nzb"
     nzb.write_bytes(run.newznab(t="get", id=item["guid"]))
+    document = ElementTree.fromstring(nzb.read_bytes())
+    metas = [(m.get("type"), m.text) for m in document.iter(f"{NZB}meta")]
+    assert ("name", movie.real_name) in metas
+    # The posted names map to the real ones in <meta>; the subjects stay as posted.
+    assert {(f.posted_name, f.real_name) for f in movie.files if ".7z." in f.real_name} <= {
+        tuple(text.split(" => ")) for kind, text in metas if kind == "x-real-name"
+    }
+    subjects = [f.get("subject") for f in document.iter(f"{NZB}file")]
+    assert {f.posted_name for f in movie.files} == {s.split('"')[1] for s in subjects}
     downloads = run.workdir / "nzbget"
     options = {
         "MainDir": downloads,
