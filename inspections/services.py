@@ -75,8 +75,13 @@ def _lease_inspection(node_id: int) -> InspectionOffer:
         row = _claim(node_id)
     if row.id is None:  # nothing queued, or the node was disabled elsewhere
         return InspectionOffer(None, retry_after=retry_after())
-    articles = row.articles if isinstance(row.articles, list) else json.loads(row.articles)
-    return InspectionOffer(InspectionLease(row.id, row.epoch, row.release_id, row.group, articles))
+    lease = InspectionLease(row.id, row.epoch, row.release_id, row.group, _json(row.articles))
+    return InspectionOffer(lease)
+
+
+def _json(value: Any) -> Any:
+    """A jsonb column as raw SQL returns it under Django (text), decoded."""
+    return json.loads(value) if isinstance(value, str) else value
 
 
 def _claim(node_id: int) -> Any:
@@ -108,7 +113,7 @@ def report_inspection(
         row = queries.fetchone("lock_inspection", fenced)
         if row is None:
             raise INSPECTIONS.lease_lost(node_id, inspection_id, epoch)
-        _check_named(payload, row.articles)
+        _check_named(payload, _json(row.articles))
         applied = apply_inspection(row.release_id, report)
         outcome = json.dumps(asdict(applied))
         queries.execute("finish_inspection", {**fenced, "outcome": outcome})

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
-from catalog.models import CatalogFile
+from catalog.models import CatalogFile, Release
+from inspections.models import Inspection
 from tests.support.factories import (
     ApiKeyFactory,
     GroupFactory,
@@ -44,6 +45,8 @@ ACTIONS = [
     Act("seeding.seedrange", "change_priority", "change", confirm={**CONFIRMED, "priority": "7"}),
     Act("seeding.seedrange", "delete_selected", "delete", confirm={"post": "yes"}),
     Act("leases.grouplane", "force_release", "change"),
+    Act("inspections.inspection", "requeue", "change"),
+    Act("inspections.inspection", "mark_failed", "change"),
     Act("catalog.catalogfile", "export_nzb", "view", done=200, changes=False),
     Act("catalog.catalogfile", "delete_files", "delete"),
     Act("newznab.apikey", "rotate_keys", "change", done=200),  # the page showing the keys
@@ -75,6 +78,18 @@ def world() -> dict[str, int]:
         group=group, lane="history", node=node, epoch=1, leased_at=now, heartbeat_at=now
     )
     store(group, report("world.rar", [1], 1))
+    inspection = Inspection.objects.create(
+        release=Release.objects.get(),
+        group=group,
+        posted=now,
+        planned_at=now,
+        status="leased",
+        node=node,
+        epoch=1,
+        attempts=1,
+        leased_at=now,
+        heartbeat_at=now,
+    )
     return {
         "indexer.node": node.pk,
         "disabled_node": NodeFactory(name="world-off", disabled=True).pk,
@@ -82,6 +97,7 @@ def world() -> dict[str, int]:
         "bare_group": GroupFactory(name="alt.binaries.bare").pk,
         "seeding.seedrange": leased.pk,
         "leases.grouplane": lane.pk,
+        "inspections.inspection": inspection.pk,
         "catalog.catalogfile": CatalogFile.objects.get().pk,
         "newznab.apikey": ApiKeyFactory(name="world-key", key_hash="a" * 64).pk,
         "disabled_key": ApiKeyFactory(name="off-key", key_hash="b" * 64, disabled=True).pk,
