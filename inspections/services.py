@@ -24,6 +24,7 @@ from indexer.services import AUDIT_IDS_SHOWN, record_audit
 from seeding import maintenance
 from seeding.leasing import Offer, WorkTable, retry_after
 
+from . import planning
 from .sql import queries
 
 INSPECTIONS = WorkTable(
@@ -153,6 +154,19 @@ def requeue_inspections(ids: Iterable[int], *, actor: Any = None) -> int:
         actor, AuditAction.REQUEUED, "inspection", count, {"ids": wanted[:AUDIT_IDS_SHOWN]}
     )
     return count
+
+
+def reinspect_releases(release_ids: Sequence[int], actor: str) -> int:
+    """catalog.inspection's requeue hook (the admin's "inspect again", `manage.py
+    reinspect`): each release's row queued again with its attempts reset and its
+    articles read again, or planned now whatever INSPECT_RELEASES says; how many."""
+    ids = list(release_ids)
+    with transaction.atomic():
+        queries.execute("requeue_releases", {"ids": ids})
+        planned = planning.plan_releases(ids)
+    detail = {"releases": ids[:AUDIT_IDS_SHOWN]}
+    record_audit(actor, AuditAction.REQUEUED, "inspection", planned, detail)
+    return planned
 
 
 def fail_inspections(

@@ -200,7 +200,14 @@ def test_a_report_ends_the_lease_done_and_answers_the_release(planned, node_clie
         ({"epoch": 1, "results": "par2"}, "results"),
         ({"epoch": 1, "results": [{"role": "sfv"}]}, "role"),
         ({"epoch": 1, "results": [{"role": "par2"}] * 4}, "results"),
-        ({"epoch": 1, "results": [], "missing": [{"message_id": "<else@x>"}]}, "not an article"),
+        (
+            {
+                "epoch": 1,
+                "results": [],
+                "missing": [{"role": "nfo", "message_id": "<else@x>", "error": "430"}],
+            },
+            "not an article",
+        ),
     ],
 )
 def test_bad_reports_get_400_with_a_sentence(planned, node_client, body, words):

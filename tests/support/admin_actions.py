@@ -25,7 +25,7 @@ CONFIRMED = {"confirmed": "yes"}
 class Act:
     model: str  # app_label.model_name
     action: str
-    permission: str  # what the action declares: view, change or delete
+    permission: str  # what the action declares: view, change, delete (or its own: reinspect)
     confirm: dict[str, str] | None = field(default_factory=lambda: dict(CONFIRMED))
     page: int = 200  # the confirmation page, for a user holding the permission
     done: int = 302  # the confirming POST (302: back to the list with a message)
@@ -49,6 +49,8 @@ ACTIONS = [
     Act("inspections.inspection", "mark_failed", "change"),
     Act("catalog.catalogfile", "export_nzb", "view", done=200, changes=False),
     Act("catalog.catalogfile", "delete_files", "delete"),
+    # The inspections app's queue plans the release's inspection.
+    Act("catalog.release", "reinspect", "reinspect"),
     Act("newznab.apikey", "rotate_keys", "change", done=200),  # the page showing the keys
     Act("newznab.apikey", "disable_keys", "change"),
     Act("newznab.apikey", "enable_keys", "change", target="disabled_key"),
@@ -99,6 +101,7 @@ def world() -> dict[str, int]:
         "leases.grouplane": lane.pk,
         "inspections.inspection": inspection.pk,
         "catalog.catalogfile": CatalogFile.objects.get().pk,
+        "catalog.release": Release.objects.get().pk,
         "newznab.apikey": ApiKeyFactory(name="world-key", key_hash="a" * 64).pk,
         "disabled_key": ApiKeyFactory(name="off-key", key_hash="b" * 64, disabled=True).pk,
         "auth.user": get_user_model().objects.create_user("bystander").pk,
