@@ -228,11 +228,13 @@ MATRIX: dict[str, tuple[Call | None, dict[str, int]]] = {
 }
 
 # Every admin action's first step (its confirmation page), by every caller.
-# The staff column holds the coordinator's apps' permissions, not auth's.
+# The staff column holds the coordinator's apps' view, change and delete
+# permissions, not auth's, nor an action's own (catalog.reinspect_release).
 for _act in ACTIONS:
     _ok = 302 if _act.confirm is None else _act.page
     _viewer = _ok if _act.permission == "view" else 403
-    _staff = _ok if not _act.model.startswith("auth.") else 403
+    _own = _act.permission not in ("view", "change", "delete")
+    _staff = _ok if not _act.model.startswith("auth.") and not _own else 403
     MATRIX[f"action {_act.model}:{_act.action}"] = (
         None,
         cells(302, 302, 302, 302, 302, _viewer, _staff, _ok),
