@@ -64,3 +64,19 @@ def test_the_admin_lists_inspections_and_its_actions_need_the_change_permission(
     row.refresh_from_db()
     assert row.status == InspectionStatus.FAILED
     assert Inspection.objects.filter(status="failed").count() == 1
+
+
+def test_inspect_again_requeues_a_done_row_and_plans_a_named_release(planned, store, node_client):
+    row = planned()
+    node = node_client()
+    leased = node.post("/api/v1/inspections/lease").json()["lease"]
+    body = {"epoch": leased["epoch"], "results": []}
+    assert node.post(f"/api/v1/inspections/{row.id}/report", body).status_code == 200
+    named = store("Some.Show.S01E02.1080p.WEB.h264-GRP", date=1_700_100_000)
+    call_command("reinspect", str(row.release_id), str(named.id), verbosity=0)
+    row.refresh_from_db()
+    assert (row.status, row.attempts, row.node_id) == ("queued", 0, None)
+    again = Inspection.objects.get(release=named)  # named: planned only because it was asked
+    assert again.status == InspectionStatus.QUEUED and again.articles
+    leased_again = node.post("/api/v1/inspections/lease").json()["lease"]
+    assert leased_again["id"] == again.id  # the newer release first
