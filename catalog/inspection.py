@@ -34,7 +34,7 @@ from core.errors import Invalid, NotFound, Unavailable
 from inspection import MAX_REPORTED_FILES, MAX_REPORTED_NAME, ROLES
 from usenet.numbers import ascii_digits, whole_number
 from usenet.obfuscation import is_obfuscated, stem_of
-from usenet.release_names import KINDS, MAX_NAME_LENGTH, parse_release_name
+from usenet.release_names import MAX_NAME_LENGTH, parse_release_name
 
 from .release_fields import decide_category, field_params, read_name
 from .rulesets import category_rules, current_rules
@@ -396,7 +396,7 @@ def _nfo_name(result: ReportedResult | None, refused: list[dict[str, str]]) -> s
         if name is None:
             continue
         parsed = parse_release_name(name)
-        if parsed.title and parsed.kind in KINDS and parsed.kind != "other":
+        if parsed.title and parsed.kind != "other":
             return name
         if len(refused) < SUMMARY_CANDIDATES:
             refused.append({"source": "nfo", "name": name[:200], "refused": "no title and kind"})

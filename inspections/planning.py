@@ -239,6 +239,19 @@ def refresh_changed(limit: int = REFRESH_BATCH) -> int:
     )
 
 
+def plan_releases(release_ids: Sequence[int]) -> int:
+    """Plan these releases now, whatever INSPECT_RELEASES says: a row for each without
+    one, and the articles of each queued row read again. How many rows are queued."""
+    releases = queries.fetchall("releases_by_id", {"ids": list(release_ids)})
+    planned = _planned(releases, "all")
+    if not planned:
+        return 0
+    params = {"release_ids": [p.release_id for p in planned], **_rows(planned)}
+    queries.execute("insert_inspections", params)
+    queries.execute("refresh_releases", params)
+    return len(planned)
+
+
 def plan_all(
     *, how: str | None = None, progress: Callable[[PlanResult], None] | None = None
 ) -> PlanResult:

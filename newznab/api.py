@@ -201,6 +201,8 @@ def release_attrs(row: Any, guid: str, extended: bool) -> list[tuple[str, str]]:
     attrs.append(("guid", guid))
     attrs.append(("usenetdate", format_datetime(row.posted)))
     attrs.append(("completion", completion(row)))
+    if row.passworded:  # shown only to password=1 (and details): the spec's 1, passworded
+        attrs.append(("password", "1"))
     if not extended:
         return attrs
     attrs += [

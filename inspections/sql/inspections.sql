@@ -135,6 +135,14 @@ UPDATE inspection
        uncounted_releases = 0
  WHERE id = ANY(%(ids)s::bigint[]) AND status <> 'queued';
 
+-- name: requeue_releases
+-- An operator's "inspect again", by release: queued, attempts reset (a live
+-- lease is taken away; the next claim bumps the epoch, fencing its holder).
+UPDATE inspection
+   SET status = 'queued', node_id = NULL, done_at = NULL, attempts = 0, error = '',
+       uncounted_releases = 0
+ WHERE release_id = ANY(%(ids)s::bigint[]) AND status <> 'queued';
+
 -- name: fail_inspections
 UPDATE inspection
    SET status = 'failed', done_at = now(),
@@ -206,3 +214,13 @@ UPDATE inspection AS i
 -- name: releases_by_id
 SELECT id, name, category, last_posted, segments_present
   FROM catalog_release WHERE id = ANY(%(ids)s::bigint[]);
+
+-- name: refresh_releases
+-- refresh_inspections by release (queued rows only).
+UPDATE inspection AS i
+   SET articles = p.articles, group_id = p.group_id, posted = p.posted, planned_at = now(),
+       planned_segments = p.segments
+  FROM unnest(%(release_ids)s::bigint[], %(group_ids)s::bigint[], %(posted)s::timestamptz[],
+              %(articles)s::jsonb[], %(segments)s::bigint[])
+       AS p(release_id, group_id, posted, articles, segments)
+ WHERE i.release_id = p.release_id AND i.status = 'queued';

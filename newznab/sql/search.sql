@@ -9,9 +9,10 @@
 -- LIMIT stops the walk as soon as the page (plus one row, to know there is
 -- more) is found, so a term in every tenth release reads a thousand rows.
 SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.files_expected, w.category,
-       w.groups, w.segments_present, w.segments_expected, coalesce(g.grabs, 0) AS grabs
+       w.groups, w.segments_present, w.segments_expected, w.passworded,
+       coalesce(g.grabs, 0) AS grabs
   FROM (SELECT id, name, poster, posted, size, files_seen, files_expected, category, groups,
-               segments_present, segments_expected, search_vector
+               segments_present, segments_expected, passworded, search_vector
           FROM catalog_release
          WHERE posted >= %(since)s
            AND (%(categories)s::int[] IS NULL OR category = ANY(%(categories)s::int[]))
@@ -34,10 +35,11 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.files_expected,
 -- ('*') merged in by date, testing each row's stored tsvector and reading at
 -- most %(budget)s rows.
 SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.files_expected, w.category,
-       w.groups, w.segments_present, w.segments_expected, coalesce(g.grabs, 0) AS grabs
+       w.groups, w.segments_present, w.segments_expected, w.passworded,
+       coalesce(g.grabs, 0) AS grabs
   FROM (SELECT s.* FROM ((SELECT id, name, poster, posted, size, files_seen, files_expected,
                                  category, groups, segments_present, segments_expected,
-                                 search_vector
+                                 passworded, search_vector
                             FROM catalog_release
                            WHERE newznab_season(search_vector) = %(season)s::text
                              AND posted >= %(since)s
@@ -50,7 +52,7 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.files_expected,
                          UNION ALL
                          (SELECT id, name, poster, posted, size, files_seen, files_expected,
                                  category, groups, segments_present, segments_expected,
-                                 search_vector
+                                 passworded, search_vector
                             FROM catalog_release
                            WHERE newznab_season(search_vector) = '*'
                              AND posted >= %(since)s
@@ -101,7 +103,8 @@ WITH hits AS MATERIALIZED (
     SELECT id, posted FROM hits ORDER BY posted DESC, id DESC LIMIT %(limit)s OFFSET %(offset)s
 )
 SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected, r.category,
-       r.groups, r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs, t.total
+       r.groups, r.segments_present, r.segments_expected, r.passworded,
+       coalesce(g.grabs, 0) AS grabs, t.total
   FROM (SELECT count(*) AS total FROM (SELECT 1 FROM hits LIMIT %(total_cap)s) AS c) AS t
   LEFT JOIN (page
              JOIN catalog_release AS r ON r.id = page.id
@@ -125,7 +128,8 @@ SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected,
 -- %(by_id)s, the releases of an IMDb or TVDB id inspection recorded
 -- (catalog_release_imdb_idx, catalog_release_tvdb_idx) in place of the title.
 SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected, r.category,
-       r.groups, r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs
+       r.groups, r.segments_present, r.segments_expected, r.passworded,
+       coalesce(g.grabs, 0) AS grabs
   FROM catalog_release AS r
   LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id
  WHERE (%(by_id)s OR (newznab_title(r.title_key) = ANY(%(titles)s::text[])
@@ -193,7 +197,8 @@ SELECT count(*) AS total
 -- name: newest_releases
 -- No words: the newest releases (t=search without q, the RSS feed).
 SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected, r.category,
-       r.groups, r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs
+       r.groups, r.segments_present, r.segments_expected, r.passworded,
+       coalesce(g.grabs, 0) AS grabs
   FROM catalog_release AS r
   LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id
  WHERE r.posted >= %(since)s
@@ -223,7 +228,7 @@ SELECT count(*) AS total
 
 -- name: release_by_id
 SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected, r.category,
-       r.groups, r.segments_present, r.segments_expected, r.has_par2, r.has_nfo,
+       r.groups, r.segments_present, r.segments_expected, r.has_par2, r.has_nfo, r.passworded,
        coalesce(g.grabs, 0) AS grabs
   FROM catalog_release AS r
   LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id

@@ -40,10 +40,19 @@ class Queue:
 
 @pytest.fixture
 def queue() -> Iterator[Queue]:
+    installed = inspection._requeue  # the inspections app's, registered at start-up
     registered = Queue()
     inspection.register_requeue(registered)
     yield registered
+    inspection.register_requeue(installed)
+
+
+@pytest.fixture
+def no_queue() -> Iterator[None]:
+    installed = inspection._requeue
     inspection.register_requeue(None)
+    yield
+    inspection.register_requeue(installed)
 
 
 @pytest.fixture
@@ -102,7 +111,7 @@ def test_reinspect_needs_its_own_permission(release, queue):
     assert queue.asked == []
 
 
-def test_reinspect_without_an_inspection_queue_says_so(release):
+def test_reinspect_without_an_inspection_queue_says_so(release, no_queue):
     client = staff_client("inspector", ["catalog.view_release", "catalog.reinspect_release"])
     done = action(client, release, confirmed="yes")
     follow = client.get(done["Location"]).content.decode()

@@ -90,6 +90,10 @@ def category_of(response: Any) -> list[str]:
     ]
 
 
+def attrs(response: Any) -> dict[str, str]:
+    return {a.get("name"): a.get("value") for a in parse(response).iter(f"{{{NEWZNAB_NS}}}attr")}
+
+
 def test_search_serves_the_real_name_and_its_category(client, api_key, inspected):
     found = call(client, t="search", q="great movie", apikey=api_key.key)
     assert titles(found) == [MOVIE]
@@ -107,6 +111,8 @@ def test_passworded_releases_are_hidden_unless_password_1(client, api_key, inspe
     assert LOCKED not in titles(client.get("/rss", {"apikey": key}))
     shown = call(client, t="search", q="locked movie", password=1, apikey=key)
     assert titles(shown) == [LOCKED]
+    assert attrs(shown)["password"] == "1"
+    assert "password" not in attrs(call(client, t="search", q="great movie", apikey=key))
     assert titles(call(client, t="movie", q="Locked Movie", password=1, apikey=key)) == [LOCKED]
     assert LOCKED in titles(call(client, t="search", password=1, apikey=key))
     assert LOCKED in titles(client.get("/rss", {"apikey": key, "password": 1}))

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from django.utils import timezone
 
 from catalog.models import CatalogFile, Release
+from inspections.models import Inspection
 from tests.support.factories import (
     ApiKeyFactory,
     GroupFactory,
@@ -44,10 +45,12 @@ ACTIONS = [
     Act("seeding.seedrange", "change_priority", "change", confirm={**CONFIRMED, "priority": "7"}),
     Act("seeding.seedrange", "delete_selected", "delete", confirm={"post": "yes"}),
     Act("leases.grouplane", "force_release", "change"),
+    Act("inspections.inspection", "requeue", "change"),
+    Act("inspections.inspection", "mark_failed", "change"),
     Act("catalog.catalogfile", "export_nzb", "view", done=200, changes=False),
     Act("catalog.catalogfile", "delete_files", "delete"),
-    # No inspection queue is registered here: it says so, and nothing changes.
-    Act("catalog.release", "reinspect", "reinspect", changes=False),
+    # The inspections app's queue plans the release's inspection.
+    Act("catalog.release", "reinspect", "reinspect"),
     Act("newznab.apikey", "rotate_keys", "change", done=200),  # the page showing the keys
     Act("newznab.apikey", "disable_keys", "change"),
     Act("newznab.apikey", "enable_keys", "change", target="disabled_key"),
@@ -77,6 +80,18 @@ def world() -> dict[str, int]:
         group=group, lane="history", node=node, epoch=1, leased_at=now, heartbeat_at=now
     )
     store(group, report("world.rar", [1], 1))
+    inspection = Inspection.objects.create(
+        release=Release.objects.get(),
+        group=group,
+        posted=now,
+        planned_at=now,
+        status="leased",
+        node=node,
+        epoch=1,
+        attempts=1,
+        leased_at=now,
+        heartbeat_at=now,
+    )
     return {
         "indexer.node": node.pk,
         "disabled_node": NodeFactory(name="world-off", disabled=True).pk,
@@ -84,6 +99,7 @@ def world() -> dict[str, int]:
         "bare_group": GroupFactory(name="alt.binaries.bare").pk,
         "seeding.seedrange": leased.pk,
         "leases.grouplane": lane.pk,
+        "inspections.inspection": inspection.pk,
         "catalog.catalogfile": CatalogFile.objects.get().pk,
         "catalog.release": Release.objects.get().pk,
         "newznab.apikey": ApiKeyFactory(name="world-key", key_hash="a" * 64).pk,
