@@ -416,11 +416,12 @@ def coordinator_cost(options: argparse.Namespace) -> None:
     finally:
         server.terminate()
         server.wait(60)
-    if calls != options.cost:
-        raise SystemExit(f"{calls} inspections leased of {options.cost} releases ({planned})")
+    if not calls or calls != planned.planned:
+        raise SystemExit(f"{calls} inspections leased of {planned.planned} planned ({planned})")
     print(
         f"\nThe coordinator's cost per inspection result: {calls} reports"
-        f" ({results / calls:.1f} results each) on `manage.py serve`, CPU ms per call from /proc"
+        f" ({options.cost} releases stored, {planned.planned} planned by INSPECT_RELEASES)"
+        f"; {results / calls:.1f} results each; `manage.py serve`, CPU ms per call from /proc"
     )
     print(f"  {'call':<12} {'gunicorn':>9} {'postgres':>9} {'total':>9} {'ratio':>7}")
     base = sum(spent["heartbeat"].values()) or 1
