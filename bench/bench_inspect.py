@@ -322,6 +322,134 @@ def inspecting_node(
     return seconds, int(stats.everything()["article_bytes"])
 
 
+# --- the coordinator's cost per inspection result -------------------------------------
+
+COST_DATABASE = "bench_inspect"
+COST_GROUP = "alt.binaries.bench.inspect.cost"
+
+
+def coordinator_cost(options: argparse.Namespace) -> None:
+    """CPU of the coordinator (gunicorn's tree) and PostgreSQL (its tree) per report
+    call, read from /proc around each call (simulator/fleet.py's CpuMeter, as
+    bench_call_cost.py reads it), beside a heartbeat of the same lease as the
+    baseline, in the same run on `manage.py serve`."""
+    import os
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_fleet import free_port, postmaster_pid
+    from common import sql
+    from django_setup import setup
+
+    setup(COST_DATABASE)
+    from catalog.services import store_files
+    from indexer.models import Group
+    from indexer.services import issue_token
+    from inspections import planning
+    from seed_node.articles import ArticleMissing
+    from seed_node.http import Coordinator
+    from seed_node.inspecting import InspectLease, build_report
+    from simulator.fleet import CpuMeter
+    from tests.support.inspect_posts import catalog_reports, obfuscated_release
+
+    sql("TRUNCATE news_group, seed_node, rate_bucket RESTART IDENTITY CASCADE")
+    group = Group.objects.create(name=COST_GROUP)
+    bodies: dict[str, bytes] = {}
+    for number in range(options.cost):
+        files = obfuscated_release(
+            COST_GROUP, seed=5000 + number, video_bytes=2 * options.part_size,
+            part_size=options.part_size,
+        )  # fmt: skip
+        bodies.update((a.message_id, a.body) for f in files.values() for a in f.articles)
+        store_files(group.id, None, [], catalog_reports(files))
+    planning.reset_mark()
+    planned = planning.plan_all()
+    _node, token, _created = issue_token("bench-inspect")
+    from django.db import connection
+
+    connection.close()
+
+    def fetch(message_id: str, _cap: int) -> bytes:
+        if message_id not in bodies:
+            raise ArticleMissing("430 no such article")
+        return bodies[message_id]
+
+    port = free_port()
+    log = Path(__file__).resolve().parent.parent / "var" / "bench_inspect-serve.log"
+    env = {
+        **os.environ,
+        "EMBEDDED_DATABASE_NAME": COST_DATABASE,
+        "INSPECT_LEASES_PER_NODE": "0",
+        "LEASE_RATE_PER_MINUTE": "0",
+    }
+    command = [sys.executable, "manage.py", "serve", "--no-migrate", "--bind", f"127.0.0.1:{port}"]
+    server = subprocess.Popen(
+        command, cwd=log.parent.parent, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT
+    )
+    try:
+        wait_for(f"http://127.0.0.1:{port}/readyz", server, log)
+        client = Coordinator(f"http://127.0.0.1:{port}", token, timeout=60)
+        meter = CpuMeter({"gunicorn": server.pid, "postgres": postmaster_pid()})
+        spent = {"heartbeat": dict.fromkeys(("gunicorn", "postgres"), 0), "report": {}}
+        spent["report"] = dict.fromkeys(("gunicorn", "postgres"), 0)
+        calls = 0
+        results = 0
+        while True:
+            offer = client.post("/inspections/lease")
+            if offer["lease"] is None:
+                break
+            lease = InspectLease.from_json(offer["lease"])
+            report = build_report(lease, fetch)
+            for kind, call in (
+                (
+                    "heartbeat",
+                    lambda: client.post(f"{lease.path}/heartbeat", {"epoch": lease.epoch}),
+                ),
+                ("report", lambda: client.post(f"{lease.path}/report", report)),
+            ):
+                before = meter.sample()
+                call()
+                after = meter.sample()
+                for tree in spent[kind]:
+                    spent[kind][tree] += after[tree] - before[tree]
+            calls += 1
+            results += len(report["results"])
+    finally:
+        server.terminate()
+        server.wait(60)
+    if not calls or calls != planned.planned:
+        raise SystemExit(f"{calls} inspections leased of {planned.planned} planned ({planned})")
+    print(
+        f"\nThe coordinator's cost per inspection result: {calls} reports"
+        f" ({options.cost} releases stored, {planned.planned} planned by INSPECT_RELEASES)"
+        f"; {results / calls:.1f} results each; `manage.py serve`, CPU ms per call from /proc"
+    )
+    print(f"  {'call':<12} {'gunicorn':>9} {'postgres':>9} {'total':>9} {'ratio':>7}")
+    base = sum(spent["heartbeat"].values()) or 1
+    for kind, trees in spent.items():
+        ms = {tree: ticks / meter.hz / calls * 1000 for tree, ticks in trees.items()}
+        total = sum(trees.values())
+        print(
+            f"  {kind:<12} {ms['gunicorn']:>9.2f} {ms['postgres']:>9.2f}"
+            f" {sum(ms.values()):>9.2f} {total / base:>7.2f}"
+        )
+
+
+def wait_for(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
+    import urllib.request
+
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(url, timeout=2).close()
+            return
+        except OSError:
+            if server.poll() is not None:
+                raise SystemExit("serve exited:\n" + log.read_text()[-3000:]) from None
+            time.sleep(0.3)
+    server.terminate()
+    raise SystemExit("serve did not come up:\n" + log.read_text()[-3000:])
+
+
 def main() -> None:
     parser = size_parser(__doc__ or "", max_size=10_000_000, seed=26)
     parser.add_argument("--seconds", type=float, default=0.3, help="timing per row")
@@ -333,11 +461,19 @@ def main() -> None:
     )
     parser.add_argument("--part-size", type=int, default=384_000, help="bytes per posted article")
     parser.add_argument("--repeat", type=int, default=3, help="fleet runs (best of)")
+    parser.add_argument(
+        "--cost",
+        type=int,
+        default=40,
+        help="inspections reported to a real coordinator for its cost per result (0: skip)",
+    )
     options = parser.parse_args()
     rng = random.Random(options.seed)
     parse_speed(options, rng)
     if options.releases > 0:
         fleet(options)
+    if options.cost > 0:
+        coordinator_cost(options)
 
 
 def parse_speed(options: argparse.Namespace, rng: random.Random) -> None:

@@ -41,8 +41,6 @@ class InspectionRef(Protocol):
 
 
 class ArticleSource(Protocol):
-    fetched_bytes: int  # body bytes received, all fetches so far
-
     def body(self, lease: InspectionRef, message_id: str, max_bytes: int) -> bytes: ...
 
 
@@ -51,7 +49,6 @@ class NewsServerArticles:
 
     def __init__(self, pool: NNTPPool, fetch_seconds: float) -> None:
         self.pool, self.fetch_seconds = pool, fetch_seconds
-        self.fetched_bytes = 0
 
     def __repr__(self) -> str:
         return f"<NewsServerArticles {self.pool.config}>"
@@ -65,7 +62,6 @@ class NewsServerArticles:
             raise ArticleMissing(str(exc)) from exc
         except NNTPError as exc:
             raise NewsServerFailure(f"news server {self.pool.config}: {exc}") from exc
-        self.fetched_bytes += len(body)
         return body
 
 
@@ -74,7 +70,6 @@ class RelayArticles:
 
     def __init__(self, coordinator: Coordinator, fetch_seconds: float) -> None:
         self.coordinator, self.fetch_seconds = coordinator, fetch_seconds
-        self.fetched_bytes = 0
 
     def __repr__(self) -> str:
         return f"<RelayArticles {self.coordinator.base_url}>"
@@ -106,5 +101,4 @@ class RelayArticles:
                         )
         except (OSError, http.client.HTTPException) as exc:
             raise NewsServerFailure(f"article relay: the body broke off ({exc})") from exc
-        self.fetched_bytes += len(body)
         return bytes(body)

@@ -78,6 +78,8 @@ SMOKE: dict[str, list[str]] = {
         "20000",
         "--repeat",
         "1",
+        "--cost",
+        "2",
     ],
 }
 

@@ -271,3 +271,38 @@ def test_inspect_share_is_for_range_mode_only(
     assert (
         run_agent(coordinator, token_file, "--mode", "inspect", "--inspect-share", "--relay") == 2
     )
+
+
+def test_worker_processes_inspect_side_by_side(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    queue = [41, 42, 43]
+
+    def lease(_body: Any) -> Answer:
+        if not queue:
+            return NO_LEASE
+        data = {"id": queue.pop(0), "epoch": 2, "release": 9001, "group": GROUP}
+        data["articles"] = lease_articles(posted)
+        return 200, {"lease": data, "retry_after": None, "paused": None}
+
+    coordinator.routes["/inspections/lease"] = lease
+    coordinator.routes["*"] = lambda _: REPORTED
+    status = run_agent(
+        coordinator,
+        token_file,
+        "--mode",
+        "inspect",
+        "--workers",
+        "2",
+        "--news-server",
+        f"{inn_server.url}/?connections=2",
+    )
+    assert status == 0
+    reported = sorted(path for _, path, _ in coordinator.calls if path.endswith("/report"))
+    assert reported == [f"/inspections/{n}/report" for n in (41, 42, 43)]
+    assert all(
+        roles(report)["nfo"]["imdb_ids"] == [IMDB] for report in coordinator.posted("/report")
+    )

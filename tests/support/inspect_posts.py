@@ -122,3 +122,29 @@ def lease_articles(files: dict[str, PostedFile]) -> list[dict[str, Any]]:
             }
         )
     return named
+
+
+def catalog_reports(
+    files: dict[str, PostedFile], poster: str = "poster <p@poster.invalid>"
+) -> list:
+    """The posted files as a node's batch reports them (catalog FileReports): the same
+    message-ids, so that the coordinator plans inspections of exactly these articles."""
+    from catalog.validation import FileReport
+    from tests.support.reports import subject
+
+    reports = []
+    for index, posted in enumerate(files.values(), start=1):
+        total = len(posted.articles)
+        reports.append(
+            FileReport(
+                subject=subject(posted.name, total, 1, index, len(files)),
+                poster=poster,
+                date=1_700_000_000 + index,
+                total=total,
+                segments=[
+                    (part, 1000 * index + part, article.message_id, len(article.body) + 600)
+                    for part, article in enumerate(posted.articles, start=1)
+                ],
+            )
+        )
+    return reports

@@ -25,6 +25,10 @@ class ScriptedCoordinator:
         coordinator = self
 
         class Handler(BaseHTTPRequestHandler):
+            # Headers and body go out in two writes: under Nagle the body would wait
+            # for the agent's delayed ACK, 40 ms on every call.
+            disable_nagle_algorithm = True
+
             def log_message(self, *args: Any) -> None:
                 pass
 

@@ -39,6 +39,7 @@ _RECV_SIZE = 256 * 1024
 # A line this long without CRLF is garbage (or a broken decompressor), not an overview.
 _MAX_LINE = 4 * 1024 * 1024
 COMPRESSIONS = ("deflate", "gzip", "xzver")
+_QUICKACK: int | None = getattr(socket, "TCP_QUICKACK", None)  # Linux only
 
 _YENC_PLAIN = bytes((i - 42) % 256 for i in range(256))
 _YENC_ESCAPED = bytes((i - 106) % 256 for i in range(256))
@@ -444,6 +445,15 @@ class NNTPClient:
         if self._sock is None:
             raise NNTPConnectionError(f"not connected to {self.host}:{self.port}")
         started = time.perf_counter()
+        if _QUICKACK is not None:
+            # Acknowledge at once, not after the 40 ms delayed ACK: a server that
+            # writes its status line and a small body apart (INN2's nnrpd) holds the
+            # body back (Nagle) until that ACK, which cost every small BODY 40 ms.
+            # Linux clears the flag as it acknowledges, so it is set before each read.
+            try:
+                self._sock.setsockopt(socket.IPPROTO_TCP, _QUICKACK, 1)
+            except OSError:
+                pass
         try:
             data = self._sock.recv(_RECV_SIZE)
         except TimeoutError:
