@@ -1,9 +1,9 @@
 """End to end (issue 26): obfuscated releases posted to INN2 are named by the fleet.
 
-Five real releases (tests/support/obfuscated.py: a movie in 7z volumes with
+Six real releases (tests/support/obfuscated.py: a movie in 7z volumes with
 par2 and an nfo, a TV episode with par2 only, a passworded 7z with encrypted
-headers, a bare one with neither par2 nor nfo, and a control under its real
-name) are posted under random subjects and file names. A range-mode agent
+headers, a bare 7z set with neither par2 nor nfo, zip volumes named only by
+their first local header, and a control under its real name) are posted under random subjects and file names. A range-mode agent
 indexes the group; the catalog then lists them under their random names. The
 coordinator plans their inspection, and inspect-mode agents read their par2,
 nfo and first archive articles:
@@ -261,7 +261,7 @@ def test_the_passworded_release_is_flagged_and_hidden_unless_password_1(run: Run
     assert row["passworded"] is True and row["name"] == locked.real_name
     assert run.search(locked) == []
     assert [item["title"] for item in run.search(locked, password="1")] == [locked.real_name]
-    for kind in ("movie", "episode", "control"):
+    for kind in ("movie", "episode", "zipped", "control"):
         assert run.release_row(run.releases[kind])["passworded"] is False, kind
         assert [i["title"] for i in run.search(run.releases[kind])] == [
             run.releases[kind].real_name

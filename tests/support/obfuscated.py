@@ -10,10 +10,11 @@ them: every file renamed to a random stem shared by the release
 (`a8f7d6e5c4b3 [01/06] - "9f8e...7z.001" yEnc (1/3)`), in yEnc parts of
 SEGMENT_BYTES, so every file of some size has several segments.
 
-The five releases: a movie (7z volumes, par2, nfo), a TV episode (the file
+The six releases: a movie (7z volumes, par2, nfo), a TV episode (the file
 itself and par2, no nfo), a passworded one (a 7z with encrypted headers, and
 par2), a bare one (7z volumes only: nothing names it, so it keeps its posted
-name) and a control posted under its real name. `Release` says what each
+name), a zipped one (zip volumes only: the first one's local header names
+it) and a control posted under its real name. `Release` says what each
 should become once inspected, and `PostedFile` what bytes a downloader must
 get back.
 
@@ -62,10 +63,10 @@ class PostedFile:
 
 @dataclass(frozen=True)
 class Release:
-    kind: str  # movie, episode, passworded, bare, control
+    kind: str  # movie, episode, passworded, bare, zipped, control
     real_name: str  # the name it was made under
     posted_name: str  # the stem of its posted file names: the catalog's name before inspection
-    named_inside: bool  # whether its par2 names it (else it should keep its posted name)
+    named_inside: bool  # whether par2 or archive names it (else it keeps its posted name)
     category: int  # the newznab category of the name it should end with
     files: tuple[PostedFile, ...]
     password: str | None = None
@@ -86,7 +87,7 @@ class Release:
 def make_posts(
     workdir: Path, group: str, *, seed: int = 26, now: datetime | None = None
 ) -> tuple[list[Article], list[Release]]:
-    """Make the five releases under `workdir` and their articles for `group`, oldest first."""
+    """Make the six releases under `workdir` and their articles for `group`, oldest first."""
     rng = random.Random(seed)
     now = (now or datetime.now(UTC)).replace(microsecond=0)
     maker = _Maker(rng, workdir, group, now - timedelta(hours=3))
@@ -95,6 +96,7 @@ def make_posts(
         maker.episode("Northern.Exposure.S02E05.720p.HDTV.x264-E2EGRP"),
         maker.passworded("Secret.Garden.Heist.2021.1080p.WEB-DL.x264-E2EGRP"),
         maker.bare("Hidden.Valley.2018.1080p.BluRay.x264-E2EGRP"),
+        maker.zipped("Lost.Canyon.2017.720p.BluRay.x264-E2EGRP"),
         maker.control("Quiet.Harbor.S01E01.1080p.WEB.h264-E2EGRP"),
     ]
     return maker.articles, releases
@@ -152,6 +154,15 @@ class _Maker:
         stem = self._stem()
         files = self._post(folder, volumes, name, stem)
         return Release("bare", name, stem, False, OTHER_MISC, files)
+
+    def zipped(self, name: str) -> Release:
+        """Zip volumes and nothing else: the first volume's local header names the .mkv."""
+        folder = self._folder("zipped")
+        (folder / f"{name}.mkv").write_bytes(self.rng.randbytes(200_000))
+        volumes = self._seven_zip(folder, f"{name}.zip", [f"{name}.mkv"], "-tzip", "-v100k")
+        stem = self._stem()
+        files = self._post(folder, volumes, name, stem)
+        return Release("zipped", name, stem, True, MOVIES_HD, files)
 
     def control(self, name: str) -> Release:
         """A release posted under its real name: 7z volumes, par2, nfo."""
