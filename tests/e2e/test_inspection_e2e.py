@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import html
 import signal
 import subprocess
 import time
@@ -253,6 +254,9 @@ def test_a_release_with_neither_par2_nor_archive_names_keeps_its_posted_name_and
     why = (row["outcome"] or {}).get("why") or ""
     assert "par2" in why and len(why) > 20, why
     assert run.search(bare, password="1") == []
+    # Where an operator looks: the release's page in the admin says it too.
+    page = run.fleet.admin_session().get(f"/admin/catalog/release/{row['id']}/change/")
+    assert html.escape(why, quote=True) in page or why in page, why
 
 
 def test_the_passworded_release_is_flagged_and_hidden_unless_password_1(run: Run) -> None:
