@@ -150,12 +150,25 @@ UPDATE inspection
  WHERE id = ANY(%(ids)s::bigint[]) AND status IN ('queued', 'leased');
 
 -- name: plan_mark
--- Where planning is: the last release id read under the mode it read for.
-SELECT after_id, mode FROM inspection_plan_mark WHERE id = 1;
+-- Where planning is: new releases after after_id, the backlog below below_id.
+SELECT after_id, below_id, mode FROM inspection_plan_mark WHERE id = 1;
 
 -- name: set_plan_mark
-INSERT INTO inspection_plan_mark (id, after_id, mode) VALUES (1, %(after_id)s, %(mode)s)
-ON CONFLICT (id) DO UPDATE SET after_id = excluded.after_id, mode = excluded.mode;
+INSERT INTO inspection_plan_mark (id, after_id, below_id, mode)
+VALUES (1, %(after_id)s, %(below_id)s, %(mode)s)
+ON CONFLICT (id) DO UPDATE
+   SET after_id = excluded.after_id, below_id = excluded.below_id, mode = excluded.mode;
+
+-- name: forget_plan_mark
+DELETE FROM inspection_plan_mark;
+
+-- name: releases_below
+-- The backlog: releases below the mark, newest (highest id) first.
+SELECT id, name, category, last_posted, segments_present
+  FROM catalog_release
+ WHERE id < %(below_id)s
+ ORDER BY id DESC
+ LIMIT %(limit)s;
 
 -- name: releases_after
 -- The next releases in id order (the primary key), with what planning decides on.
