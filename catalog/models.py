@@ -197,10 +197,27 @@ class Release(models.Model):
     # one whose stored totals are complete (catalog_release_served).
     counted = models.BooleanField(default=True, db_default=True)
 
+    # What inspection found (issue 26; catalog.inspection, docs/inspection.md
+    # "Which name wins"). `posted_name`: the poster's name, kept once the
+    # release is renamed (NULL: never renamed); a later inspection never
+    # changes it. `passworded`: a password is needed to unpack it;
+    # `encrypted`: its archive's headers are encrypted (names unreadable).
+    posted_name = models.TextField(null=True, blank=True)  # noqa: DJ001
+    passworded = models.BooleanField(default=False, db_default=False)
+    encrypted = models.BooleanField(default=False, db_default=False)
+    imdb_id = models.TextField(null=True, blank=True)  # noqa: DJ001  ("tt0111161")
+    tvdb_id = columns.IntegerField(null=True, blank=True)
+    inspected_at = models.DateTimeField(null=True, blank=True)
+    # The summary the admin shows: the rule that named it, why, each result.
+    inspection = models.JSONField(null=True, blank=True)
+    # {posted file name: real file name}: the NZB's <meta type="x-real-name">.
+    real_names = models.JSONField(null=True, blank=True)
+
     class Meta:
         db_table = "catalog_release"
         ordering = ["-posted", "-id"]
         verbose_name = "release"
+        permissions = [("reinspect_release", "Can ask for a release to be inspected again")]
         indexes = [
             # Finding a file's release: its key, then the window.
             models.Index(fields=["key", "posted"], name="catalog_release_key_idx"),
@@ -213,6 +230,17 @@ class Release(models.Model):
                 fields=["id"],
                 condition=models.Q(counted=False),
                 name="catalog_release_uncounted_idx",
+            ),
+            # t=movie&imdbid= and t=tvsearch&tvdbid= (and caps: does any release have one).
+            models.Index(
+                fields=["imdb_id", "-posted", "-id"],
+                condition=models.Q(imdb_id__isnull=False),
+                name="catalog_release_imdb_idx",
+            ),
+            models.Index(
+                fields=["tvdb_id", "-posted", "-id"],
+                condition=models.Q(tvdb_id__isnull=False),
+                name="catalog_release_tvdb_idx",
             ),
         ]
 

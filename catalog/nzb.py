@@ -8,7 +8,7 @@ become U+FFFD rather than making the document invalid.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 from xml.sax.saxutils import escape, quoteattr
@@ -41,17 +41,47 @@ def _attr(value: str) -> str:
     return quoteattr(_NOT_XML.sub("\ufffd", value), {"\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
 
 
-def render_nzb(files: Iterable[NzbFile], title: str | None = None) -> bytes:
+# The <head> meta that maps a posted (obfuscated) file name to its real one
+# (docs/inspection.md, "Matching files to their real names").
+REAL_NAME_META = "x-real-name"
+REAL_NAME_ARROW = " => "
+
+
+def render_nzb(
+    files: Iterable[NzbFile],
+    title: str | None = None,
+    real_names: Mapping[str, str] | None = None,
+) -> bytes:
     """An NZB 1.1 document whole (small ones; the API streams ``nzb_chunks``)."""
-    return b"".join(nzb_chunks(files, title))
+    return b"".join(nzb_chunks(files, title, real_names))
 
 
-def nzb_chunks(files: Iterable[NzbFile], title: str | None = None) -> Iterator[bytes]:
+def _head(title: str | None, real_names: Mapping[str, str] | None) -> list[str]:
+    """The <head>: the release's name (`title`, and `name` once inspection named it),
+    and `posted => real` per file inspection matched. Subjects stay as posted."""
+    metas = []
+    if title:
+        metas.append(f'  <meta type="title">{_text(title)}</meta>')
+    if real_names:
+        if title:
+            metas.append(f'  <meta type="name">{_text(title)}</meta>')
+        metas += [
+            f'  <meta type="{REAL_NAME_META}">{_text(posted + REAL_NAME_ARROW + real)}</meta>'
+            for posted, real in sorted(real_names.items())
+            if REAL_NAME_ARROW not in posted
+        ]
+    return [" <head>", *metas, " </head>"] if metas else []
+
+
+def nzb_chunks(
+    files: Iterable[NzbFile],
+    title: str | None = None,
+    real_names: Mapping[str, str] | None = None,
+) -> Iterator[bytes]:
     """An NZB 1.1 document in pieces: the head, then one <file> (segments in part order)
     at a time, so a release of a thousand files is never one string in memory."""
     head = ['<?xml version="1.0" encoding="utf-8"?>', DOCTYPE, f'<nzb xmlns="{NAMESPACE}">']
-    if title:
-        head.append(f' <head>\n  <meta type="title">{_text(title)}</meta>\n </head>')
+    head += _head(title, real_names)
     yield ("\n".join(head) + "\n").encode("utf-8")
     for item in files:
         yield _file_element(item)

@@ -13,7 +13,11 @@ the page is read down the posted index; by any other column, the list is the
 newest `sort_window` releases that match the filters (read down the same
 index) sorted among themselves, and its title says so (docs/console.md, "The
 release list"). A release's page lists its files with their own completion
-and links to the release's NZB, streamed.
+and links to the release's NZB, streamed, and what inspection found (issue
+26): the rule that named it and why, each result, the names refused; the
+"Inspect again" action (its own permission, catalog.reinspect_release) queues
+the selected releases through the inspections app's hook
+(catalog.inspection.request_reinspection).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.admin.views.main import ChangeList
 from django.db.models import ExpressionWrapper, F, FloatField, Func, QuerySet, Value
 from django.db.models.functions import Coalesce, Least, NullIf
@@ -35,16 +39,20 @@ from core.admin_tools import (
     LargeTableAdmin,
     NzbDownloads,
     RefusedInput,
+    confirm,
+    confirmed,
     human_size,
 )
 from core.columns import column_bounds
 from core.counts import COUNT_CAP
+from core.errors import DomainError
 from usenet.categories import CATEGORIES
 from usenet.numbers import NotANumber, whole_number
 from usenet.release_names import KINDS
 
 from . import selectors
 from .api import release_nzb_response
+from .inspection import request_reinspection
 from .models import Release
 from .selectors import MAX_CATEGORY
 
@@ -58,6 +66,7 @@ INDEX_ORDERINGS: tuple[tuple[str, ...], ...] = (
 )
 GROUPS_SHOWN = 3
 EPISODES_SHOWN = 4
+FILES_SHOWN = 10  # of each inspection result, on the release's page
 RESOLUTIONS = (2160, 1080, 720, 576, 480)  # the vertical resolutions names carry
 
 # The episode column's sort: season, episode, absolute number, air date, year.
@@ -248,11 +257,13 @@ class ReleaseAdmin(NzbDownloads, LargeTableAdmin):
     ordering = ("-posted", "-id")
     # A sort no index serves orders this many of the newest matching releases.
     sort_window = COUNT_CAP
-    fields = ("name", "category_label", "kind", "episode", "resolution_label", "source", "codec",
-              "release_group", "poster", "groups", "posted", "last_posted", "files_label",
-              "completion_label", "size_label", "has_par2", "has_nfo", "category_version",
-              "nzb_link", "file_table")  # fmt: skip
+    fields = ("name", "posted_name", "category_label", "kind", "episode", "resolution_label",
+              "source", "codec", "release_group", "poster", "groups", "posted", "last_posted",
+              "files_label", "completion_label", "size_label", "has_par2", "has_nfo",
+              "passworded", "encrypted", "imdb_id", "tvdb_id", "inspected_at",
+              "inspection_panel", "category_version", "nzb_link", "file_table")  # fmt: skip
     readonly_fields = fields
+    actions = ("reinspect",)
 
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
         return ReleaseChangeList
@@ -326,4 +337,93 @@ class ReleaseAdmin(NzbDownloads, LargeTableAdmin):
         )
         return format_html("<table>{}</table>", body)
 
+    @admin.display(description="inspection")
+    def inspection_panel(self, obj: Release) -> SafeString:
+        return inspection_panel(obj.inspection)
+
+    def has_reinspect_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("catalog.reinspect_release")
+
+    @admin.action(description="Inspect the selected releases again", permissions=["reinspect"])
+    def reinspect(self, request: HttpRequest, queryset: QuerySet[Release]) -> Any:
+        if not confirmed(self, request):
+            return confirm(
+                self,
+                request,
+                queryset,
+                title="Inspect releases again",
+                question="Queue these releases for inspection again? A node reads their par2, "
+                "nfo and first archive volume; a name found replaces the current one, and the "
+                "poster's name stays kept.",
+            )
+        try:
+            queued = request_reinspection(
+                list(queryset.values_list("id", flat=True)), f"admin:{request.user.get_username()}"
+            )
+        except DomainError as error:
+            self.message_user(request, error.detail, messages.ERROR)
+        else:
+            self.message_user(
+                request, f"{queued} releases queued for inspection.", messages.SUCCESS
+            )
+        return None
+
     nzb_downloads = {"<int:pk>/nzb/": ("catalog_release_nzb", release_nzb_response)}
+
+
+def inspection_panel(summary: dict[str, Any] | None) -> SafeString:
+    """What inspection found, as the release's page shows it: the rule and why, the
+    names refused, how the files were matched, then each result and what was missing."""
+    if not summary:
+        return format_html("{}", "Not inspected.")
+    results = format_html_join(
+        "",
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        (
+            (
+                r.get("role"),
+                r.get("format") or "-",
+                ", ".join(f"{f['name']} ({f['size']})" for f in r.get("files", [])[:FILES_SHOWN])
+                + (
+                    f" … {r.get('file_count')} in all"
+                    if r.get("file_count", 0) > FILES_SHOWN
+                    else ""
+                ),
+                ", ".join(
+                    [*r.get("imdb_ids", []), *r.get("tvdb_ids", []), *r.get("release_names", [])]
+                )
+                or "-",
+                _flags(r),
+                "; ".join([*r.get("notes", []), *(e["error"] for e in r.get("errors", []))]) or "-",
+            )
+            for r in summary.get("results", [])
+        ),
+    )
+    refused = format_html_join(
+        "",
+        "<li>{} {}: {}</li>",
+        ((c["source"], c["name"], c["refused"]) for c in summary.get("refused", [])),
+    )
+    missing = format_html_join(
+        "",
+        "<li>{} {}: {}</li>",
+        ((m["role"], m["message_id"], m["error"]) for m in summary.get("missing", [])),
+    )
+    return format_html(
+        "<p><b>Rule:</b> {} &mdash; {}</p><p><b>Files matched:</b> {} ({})</p>"
+        "<table><tr><th>role</th><th>format</th><th>files</th><th>ids and names</th>"
+        "<th>flags</th><th>notes and errors</th></tr>{}</table>"
+        "<p><b>Names refused:</b></p><ul>{}</ul><p><b>Missing articles:</b></p><ul>{}</ul>",
+        summary.get("rule", "-"),
+        summary.get("why", ""),
+        summary.get("matched_files", 0),
+        summary.get("matching", ""),
+        results,
+        refused or format_html("<li>{}</li>", "none"),
+        missing or format_html("<li>{}</li>", "none"),
+    )
+
+
+def _flags(result: dict[str, Any]) -> str:
+    flags = ("passworded", "headers_encrypted", "solid", "volume", "complete")
+    return ", ".join(f for f in flags if result.get(f)) or "-"

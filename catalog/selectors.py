@@ -332,16 +332,18 @@ def _release_nzb_files(file_ids: list[int]) -> Iterator[NzbFile]:
 
 
 def release_nzb_stream(release_id: int) -> tuple[Iterator[bytes], str]:
-    """A release's NZB as a stream of chunks (files read NZB_CHUNK at a time), and its name."""
-    name = Release.objects.filter(id=release_id).values_list("name", flat=True).first()
-    if name is None:
+    """A release's NZB as a stream of chunks (files read NZB_CHUNK at a time), and its name
+    (the real one once inspection found it, with the real file names in its <head>)."""
+    row = Release.objects.filter(id=release_id).values_list("name", "real_names").first()
+    if row is None:
         raise NotFound(f"Release {release_id} does not exist.")
+    name, real_names = row
     file_ids = list(
         CatalogFile.objects.filter(release_id=release_id)
         .order_by("file_index", "subject", "poster", "id")
         .values_list("id", flat=True)
     )
-    return nzb_chunks(_release_nzb_files(file_ids), title=name), name
+    return nzb_chunks(_release_nzb_files(file_ids), title=name, real_names=real_names), name
 
 
 # --- totals -------------------------------------------------------------------

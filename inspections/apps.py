@@ -8,10 +8,12 @@ class InspectionsConfig(AppConfig):
     verbose_name = "Inspections"
 
     def ready(self) -> None:
+        from catalog.inspection import register_requeue
         from indexer.signals import nodes_disabled
 
         from . import tasks
-        from .services import end_node_inspections
+        from .services import end_node_inspections, reinspect_releases
 
         nodes_disabled.connect(end_node_inspections, dispatch_uid="inspections.end_node_leases")
+        register_requeue(reinspect_releases)  # the admin's and manage.py's "inspect again"
         tasks.register_tasks()

@@ -99,10 +99,13 @@ class Inspection(models.Model):
 
 
 class InspectionPlanMark(SqlKept):
-    """Where planning is (one row, id 1): releases up to `after_id` were read for `mode`."""
+    """Where planning is (one row, id 1), for `mode`: releases after `after_id` are new
+    (read forward, as they come) and those below `below_id` are the backlog (read
+    newest first, down to the first release); everything between was read."""
 
     id = columns.IntegerField(primary_key=True, default=1)
     after_id = columns.BigIntegerField(default=0)
+    below_id = columns.BigIntegerField(default=0)
     mode = models.TextField()
 
     class Meta:

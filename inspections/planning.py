@@ -203,24 +203,50 @@ def _rows(planned: Sequence[Planned]) -> dict[str, list[Any]]:
     }
 
 
+@dataclass(frozen=True)
+class Mark:
+    after: int  # releases above it are new: read forward
+    below: int  # releases below it are the backlog: read newest first
+
+
+def _mark(how: str) -> Mark:
+    """The plan mark for `how`; a fresh one (nothing read, everything below the newest
+    release is backlog) when there is none or it was for another mode."""
+    mark = queries.fetchone("plan_mark", {})
+    if mark is not None and mark.mode == how:
+        return Mark(int(mark.after_id), int(mark.below_id))
+    top = queries.fetchone("last_release_id", {})
+    newest = int(top.id) if top is not None else 0
+    return Mark(newest, newest + 1)
+
+
 def plan_step(limit: int = PLAN_BATCH, *, how: str | None = None) -> PlanResult:
-    """Plan the next `limit` releases after the mark, and refresh changed queued rows."""
+    """Plan up to `limit` releases not read yet, new ones first, then the backlog newest
+    first; then refresh queued rows whose release changed."""
     how = mode() if how is None else how
     result = PlanResult()
     if how == "off":
         return result
     with transaction.atomic():
-        after = _after(how)
-        releases = queries.fetchall("releases_after", {"after_id": after, "limit": limit})
-        planned = _planned(releases, how)
+        mark = _mark(how)
+        new = queries.fetchall("releases_after", {"after_id": mark.after, "limit": limit})
+        room = limit - len(new)
+        old = (
+            queries.fetchall("releases_below", {"below_id": mark.below, "limit": room})
+            if room > 0
+            else []
+        )
+        planned = _planned([*new, *old], how)
         if planned:
             result.planned = queries.execute(
                 "insert_inspections",
                 {"release_ids": [p.release_id for p in planned], **_rows(planned)},
             )
-        result.read = len(releases)
-        result.reached = int(releases[-1].id) if releases else after
-        queries.execute("set_plan_mark", {"after_id": result.reached, "mode": how})
+        result.read = len(new) + len(old)
+        after = int(new[-1].id) if new else mark.after
+        below = int(old[-1].id) if old else mark.below
+        result.reached = after
+        queries.execute("set_plan_mark", {"after_id": after, "below_id": below, "mode": how})
     result.refreshed = refresh_changed()
     return result
 
@@ -237,6 +263,19 @@ def refresh_changed(limit: int = REFRESH_BATCH) -> int:
         "refresh_inspections",
         {"ids": [by_release[p.release_id] for p in planned], **_rows(planned)},
     )
+
+
+def plan_releases(release_ids: Sequence[int]) -> int:
+    """Plan these releases now, whatever INSPECT_RELEASES says: a row for each without
+    one, and the articles of each queued row read again. How many rows are queued."""
+    releases = queries.fetchall("releases_by_id", {"ids": list(release_ids)})
+    planned = _planned(releases, "all")
+    if not planned:
+        return 0
+    params = {"release_ids": [p.release_id for p in planned], **_rows(planned)}
+    queries.execute("insert_inspections", params)
+    queries.execute("refresh_releases", params)
+    return len(planned)
 
 
 def plan_all(
@@ -257,24 +296,21 @@ def plan_all(
 
 
 def reset_mark() -> None:
-    """Planning reads every release again from the first (rows stay one per release)."""
-    queries.execute("set_plan_mark", {"after_id": 0, "mode": mode()})
-
-
-def _after(how: str) -> int:
-    mark = queries.fetchone("plan_mark", {})
-    return int(mark.after_id) if mark is not None and mark.mode == how else 0
+    """Planning reads every release again, newest first (rows stay one per release)."""
+    queries.execute("forget_plan_mark", {})
 
 
 def count_would_plan(*, how: str | None = None, from_start: bool = False) -> tuple[int, int]:
-    """(releases read, releases that need inspection) after the mark: a dry run."""
+    """(releases read, releases that need inspection) of those not read yet: a dry run."""
     how = mode() if how is None else how
-    after = 0 if from_start else _after(how)
+    mark = _mark("" if from_start else how)  # no mode is "": a fresh mark
     read = wanted = 0
-    while True:
-        releases = queries.fetchall("releases_after", {"after_id": after, "limit": PLAN_BATCH})
-        if not releases:
-            return read, wanted
-        read += len(releases)
-        wanted += sum(1 for r in releases if needs_inspection(r.name, r.category, how))
-        after = int(releases[-1].id)
+    for name, key, start in (
+        ("releases_after", "after_id", mark.after),
+        ("releases_below", "below_id", mark.below),
+    ):
+        while releases := queries.fetchall(name, {key: start, "limit": PLAN_BATCH}):
+            read += len(releases)
+            wanted += sum(1 for r in releases if needs_inspection(r.name, r.category, how))
+            start = int(releases[-1].id)
+    return read, wanted

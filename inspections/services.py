@@ -24,6 +24,7 @@ from indexer.services import AUDIT_IDS_SHOWN, record_audit
 from seeding import maintenance
 from seeding.leasing import Offer, WorkTable, retry_after
 
+from . import planning
 from .sql import queries
 
 INSPECTIONS = WorkTable(
@@ -75,8 +76,13 @@ def _lease_inspection(node_id: int) -> InspectionOffer:
         row = _claim(node_id)
     if row.id is None:  # nothing queued, or the node was disabled elsewhere
         return InspectionOffer(None, retry_after=retry_after())
-    articles = row.articles if isinstance(row.articles, list) else json.loads(row.articles)
-    return InspectionOffer(InspectionLease(row.id, row.epoch, row.release_id, row.group, articles))
+    lease = InspectionLease(row.id, row.epoch, row.release_id, row.group, _json(row.articles))
+    return InspectionOffer(lease)
+
+
+def _json(value: Any) -> Any:
+    """A jsonb column as raw SQL returns it under Django (text), decoded."""
+    return json.loads(value) if isinstance(value, str) else value
 
 
 def _claim(node_id: int) -> Any:
@@ -108,7 +114,7 @@ def report_inspection(
         row = queries.fetchone("lock_inspection", fenced)
         if row is None:
             raise INSPECTIONS.lease_lost(node_id, inspection_id, epoch)
-        _check_named(payload, row.articles)
+        _check_named(payload, _json(row.articles))
         applied = apply_inspection(row.release_id, report)
         outcome = json.dumps(asdict(applied))
         queries.execute("finish_inspection", {**fenced, "outcome": outcome})
@@ -148,6 +154,19 @@ def requeue_inspections(ids: Iterable[int], *, actor: Any = None) -> int:
         actor, AuditAction.REQUEUED, "inspection", count, {"ids": wanted[:AUDIT_IDS_SHOWN]}
     )
     return count
+
+
+def reinspect_releases(release_ids: Sequence[int], actor: str) -> int:
+    """catalog.inspection's requeue hook (the admin's "inspect again", `manage.py
+    reinspect`): each release's row queued again with its attempts reset and its
+    articles read again, or planned now whatever INSPECT_RELEASES says; how many."""
+    ids = list(release_ids)
+    with transaction.atomic():
+        queries.execute("requeue_releases", {"ids": ids})
+        planned = planning.plan_releases(ids)
+    detail = {"releases": ids[:AUDIT_IDS_SHOWN]}
+    record_audit(actor, AuditAction.REQUEUED, "inspection", planned, detail)
+    return planned
 
 
 def fail_inspections(

@@ -26,7 +26,8 @@ from indexer.models import AuditAction
 from indexer.services import record_audit
 from indexer.space import leasing_paused, room
 from seeding import maintenance
-from seeding.services import Offer, admit_lease
+from seeding.leasing import Offer
+from seeding.services import admit_lease
 from usenet.rules import RuleSet
 from usenet.snapshots import SnapshotCheck
 

@@ -9,6 +9,7 @@ rate limit: 429 with Retry-After).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from email.utils import format_datetime
 from typing import Any
 from urllib.parse import urlencode
@@ -49,7 +50,7 @@ from .feed import (
     render_error,
 )
 from .search_params import movie_query, search_query, titled, tv_query
-from .selectors import SearchPage, SearchQuery
+from .selectors import Fields, SearchPage, SearchQuery
 from .services import ApiCaller
 
 TV, MOVIES = 5000, 2000
@@ -110,6 +111,7 @@ def answer(build: Callable[[], HttpResponseBase], as_json: bool) -> HttpResponse
 
 
 def capabilities(request: HttpRequest) -> Capabilities:
+    ids = selectors.ids_carried()
     return Capabilities(
         title=settings.NEWZNAB_TITLE,
         url=request.build_absolute_uri("/"),
@@ -117,10 +119,11 @@ def capabilities(request: HttpRequest) -> Capabilities:
         max_limit=settings.NEWZNAB_MAX_LIMIT,
         searching=(
             ("search", True, "q,group"),
-            # No release carries a TVDB, TVmaze, IMDb or TMDb id yet: offering one would
-            # cost Sonarr and Radarr a request that cannot match before the title search.
-            ("tv-search", True, "q,season,ep"),
-            ("movie-search", True, "q"),
+            # An id only when some release carries one (inspection reads them from
+            # nfos): offering one no release has would cost Sonarr and Radarr a
+            # request that cannot match before the title search.
+            ("tv-search", True, "q,season,ep" + (",tvdbid" if ids.tvdb else "")),
+            ("movie-search", True, "q" + (",imdbid" if ids.imdb else "")),
             ("audio-search", False, ""),
             ("book-search", False, ""),
         ),
@@ -198,6 +201,8 @@ def release_attrs(row: Any, guid: str, extended: bool) -> list[tuple[str, str]]:
     attrs.append(("guid", guid))
     attrs.append(("usenetdate", format_datetime(row.posted)))
     attrs.append(("completion", completion(row)))
+    if row.passworded:  # shown only to password=1 (and details): the spec's 1, passworded
+        attrs.append(("password", "1"))
     if not extended:
         return attrs
     attrs += [
@@ -214,16 +219,28 @@ def search(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpRespon
     return feed_response(request, caller, as_json, searched(query))
 
 
-# The id parameters clients send (Sonarr, Radarr, Prowlarr, NZBHydra2); caps
-# offers none, because no release carries one.
+# The id parameters clients send (Sonarr, Radarr, Prowlarr, NZBHydra2). Releases
+# carry an IMDb and a TVDB id once inspection read them from the nfo; caps
+# offers imdbid (movie-search) and tvdbid (tv-search) only when some release
+# has one. The others no release carries.
 ID_PARAMETERS = ("tvdbid", "rid", "tvmazeid", "imdbid", "tmdbid", "traktid", "doubanid")
+IMDB_DIGITS = 8  # "tt" and 7 or 8 digits: the ids inspection records
+TVDB_MAX = 2**31 - 1
 
 
-def asks_by_id(request: HttpRequest) -> bool:
-    """Whether the request names a show or movie by an id. The answer is then an
-    empty page: no release carries one, and the releases of the other parameters
-    alone would be unrelated ones. A malformed id is still error 201."""
+@dataclass(frozen=True, slots=True)
+class AskedIds:
+    named: bool  # some id parameter was given
+    imdb_id: str | None = None  # "tt0111161": one a release can carry
+    tvdb_id: int | None = None
+
+
+def asked_ids(request: HttpRequest) -> AskedIds:
+    """The ids the request names. A malformed id is error 201; an IMDb id is read
+    with or without "tt" and padded to 7 digits as IMDb writes it ("111161" is
+    tt0111161); one no release can carry (too long) matches nothing."""
     named = False
+    imdb_id = tvdb_id = None
     for name in ID_PARAMETERS:
         value = params.text(request.GET, name, max_length=20)
         if name == "imdbid":
@@ -234,7 +251,11 @@ def asks_by_id(request: HttpRequest) -> bool:
                 + (", with or without tt)" if name == "imdbid" else ")")
             )
         named = named or bool(value)
-    return named
+        if name == "imdbid" and value and len(value.lstrip("0")) <= IMDB_DIGITS:
+            imdb_id = f"tt{int(value):07d}"
+        elif name == "tvdbid" and value and 0 < int(value) <= TVDB_MAX:
+            tvdb_id = int(value)
+    return AskedIds(named, imdb_id, tvdb_id)
 
 
 def empty_page(
@@ -243,17 +264,32 @@ def empty_page(
     return feed_response(request, caller, as_json, SearchPage(query.offset, 0))
 
 
+def by_id(
+    request: HttpRequest, caller: ApiCaller, as_json: bool, query: SearchQuery
+) -> HttpResponse:
+    """An id's releases (the season and episode asked still apply; q does not), or an
+    empty page for an id no release can carry: the releases of the other parameters
+    alone would be unrelated ones."""
+    ids = asked_ids(request)
+    if ids.imdb_id is None and ids.tvdb_id is None:
+        return empty_page(request, caller, as_json, query)
+    fields = replace(
+        query.fields or Fields(()), titles=(), imdb_id=ids.imdb_id, tvdb_id=ids.tvdb_id
+    )
+    return feed_response(request, caller, as_json, searched(replace(query, fields=fields)))
+
+
 def tvsearch(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponse:
     query = tv_query(request, search_query(request, default_categories=[TV]))
-    if asks_by_id(request):
-        return empty_page(request, caller, as_json, query)
+    if asked_ids(request).named:
+        return by_id(request, caller, as_json, query)
     return feed_response(request, caller, as_json, searched(query))
 
 
 def movie(request: HttpRequest, caller: ApiCaller, as_json: bool) -> HttpResponse:
     query = movie_query(search_query(request, default_categories=[MOVIES]))
-    if asks_by_id(request):
-        return empty_page(request, caller, as_json, query)
+    if asked_ids(request).named:
+        return by_id(request, caller, as_json, replace(query, fields=None))
     return feed_response(request, caller, as_json, searched(query))
 
 
@@ -335,6 +371,7 @@ def newest_feed(request: HttpRequest, as_json: bool) -> HttpResponse:
         categories=expand(categories) or None,
         limit=min(limit, settings.NEWZNAB_MAX_LIMIT),
         incomplete=params.flag(request.GET, "incomplete"),
+        passworded=params.flag(request.GET, "password"),
     )
     page = read_tolerating_lag(lambda using: selectors.newest(query, using=using))
     return feed_response(request, caller, as_json, page, extended=True)

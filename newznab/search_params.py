@@ -38,7 +38,7 @@ DATE_FORMS = "MM/DD with a year as season, or YYYY-MM-DD"
 
 def search_query(request: HttpRequest, *, default_categories: Sequence[int] = ()) -> SearchQuery:
     """The parameters every search takes (q, cat, group, maxage, limit, offset,
-    incomplete), strictly."""
+    incomplete, password), strictly."""
     get = request.GET
     limit = params.integer(get, "limit", settings.NEWZNAB_DEFAULT_LIMIT, low=1, high=2**31 - 1)
     assert limit is not None
@@ -53,6 +53,7 @@ def search_query(request: HttpRequest, *, default_categories: Sequence[int] = ()
         limit=min(limit, settings.NEWZNAB_MAX_LIMIT),
         offset=params.integer(get, "offset", 0) or 0,
         incomplete=params.flag(get, "incomplete"),
+        passworded=params.flag(get, "password"),
     )
 
 

@@ -99,6 +99,14 @@ class Fields:
     aired_until: date | None = None  # the day after the last
     # The season, or an air date in the range (a year as season: "S2014" or daily).
     season_or_aired: bool = False
+    # Asked by an id inspection recorded (t=movie&imdbid=, t=tvsearch&tvdbid=):
+    # the id's releases in place of the titles'.
+    imdb_id: str | None = None
+    tvdb_id: int | None = None
+
+    @property
+    def by_id(self) -> bool:
+        return self.imdb_id is not None or self.tvdb_id is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +131,8 @@ class SearchQuery:
     fields: Fields | None = None
     # Serve releases that are not listed (incomplete ones) too.
     incomplete: bool = False
+    # Serve passworded releases too (password=1; hidden by default).
+    passworded: bool = False
 
     def tsquery(self) -> str:
         return render_tsquery(self.required_terms())
@@ -178,6 +188,7 @@ def _params(query: SearchQuery, tsquery: str = "") -> dict[str, object]:
         "total_cap": TOTAL_CAP,
         "season": query.season_key(),
         "incomplete": query.incomplete,
+        "passworded": query.passworded,
     }
 
 
@@ -280,6 +291,8 @@ def search(query: SearchQuery, *, using: str = PRIMARY) -> SearchPage:
     """The fields' search when the query has a title; the words' when it has none or
     the fields match nothing (a query that is not a title: "show 720p"). `using`: the
     database alias, the replica's where lag is tolerated (core/replicas.py)."""
+    if query.fields is not None and query.fields.by_id:
+        return search_fields(query, query.fields, using=using)  # an id's releases, or none
     if query.fields is not None and any(query.fields.titles):
         page = search_fields(query, query.fields, using=using)
         if page.total or not query.tsquery():
@@ -298,6 +311,9 @@ def search_fields(query: SearchQuery, fields: Fields, *, using: str = PRIMARY) -
         "aired_from": fields.aired_from,
         "aired_until": fields.aired_until,
         "season_or_aired": fields.season_or_aired,
+        "by_id": fields.by_id,
+        "imdb_id": fields.imdb_id,
+        "tvdb_id": fields.tvdb_id,
     }
     rows = queries.fetchall_planned("search_fields", params, using=using)
     if query.offset == 0 and len(rows) < query.limit:
@@ -398,6 +414,18 @@ def newest(query: SearchQuery, *, using: str = PRIMARY) -> SearchPage:
         counted = queries.fetchone("count_newest", params, using=using)
         total = counted.total if counted else 0
     return SearchPage(query.offset, total, rows, "newest")
+
+
+@dataclass(frozen=True, slots=True)
+class IdsCarried:
+    imdb: bool
+    tvdb: bool
+
+
+def ids_carried() -> IdsCarried:
+    """Whether any release carries an IMDb or a TVDB id (caps offers an id only then)."""
+    row = queries.fetchone("ids_carried", {})
+    return IdsCarried(bool(row and row.imdb), bool(row and row.tvdb))
 
 
 _installation: uuid.UUID | None = None

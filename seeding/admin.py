@@ -162,21 +162,22 @@ class PriorityForm(forms.Form):
 
 @dataclass(frozen=True)
 class RangeMove:
-    """A list action on the selected ranges in `states`: it asks first, then
-    runs `service(ids, user)` and reports `done` with the count; its page's
-    title is the description without "the selected" and what is in brackets."""
+    """A list action on the selected rows in `states` (ranges, and the inspections'
+    list uses it too): it asks first, then runs `service(ids, user)` and reports
+    `done` with the count; its page's title is the description without "the
+    selected" and what is in brackets."""
 
     name: str
-    states: tuple[RangeStatus, ...]
+    states: tuple[str, ...]
     service: Callable[[Iterable[int], Any], int]
     description: str
     question: str
     done: str  # "{}" stands for the count
 
-    def action(self) -> Callable[[Any, HttpRequest, QuerySet[SeedRange]], HttpResponse | None]:
+    def action(self) -> Callable[[Any, HttpRequest, QuerySet[Any]], HttpResponse | None]:
         title = self.description.split(" (")[0].replace("the selected ", "")
 
-        def act(modeladmin: Any, request: HttpRequest, queryset: QuerySet[SeedRange]) -> Any:
+        def act(modeladmin: Any, request: HttpRequest, queryset: QuerySet[Any]) -> Any:
             return confirm_then(
                 modeladmin,
                 request,

@@ -27,13 +27,11 @@ from indexer.models import AuditAction, Group
 from indexer.services import AUDIT_IDS_SHOWN, record_audit
 
 from . import maintenance
-from .leasing import Offer, lease_rate_key
+from .leasing import Offer
 from .models import SeedRange
 from .ranges import RANGES
 from .signals import range_finished
 from .sql import queries
-
-__all__ = ["Offer", "lease_rate_key"]  # also the lease kit's, for the apps above
 
 
 @dataclass(frozen=True)

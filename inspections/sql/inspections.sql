@@ -135,6 +135,14 @@ UPDATE inspection
        uncounted_releases = 0
  WHERE id = ANY(%(ids)s::bigint[]) AND status <> 'queued';
 
+-- name: requeue_releases
+-- An operator's "inspect again", by release: queued, attempts reset (a live
+-- lease is taken away; the next claim bumps the epoch, fencing its holder).
+UPDATE inspection
+   SET status = 'queued', node_id = NULL, done_at = NULL, attempts = 0, error = '',
+       uncounted_releases = 0
+ WHERE release_id = ANY(%(ids)s::bigint[]) AND status <> 'queued';
+
 -- name: fail_inspections
 UPDATE inspection
    SET status = 'failed', done_at = now(),
@@ -142,12 +150,25 @@ UPDATE inspection
  WHERE id = ANY(%(ids)s::bigint[]) AND status IN ('queued', 'leased');
 
 -- name: plan_mark
--- Where planning is: the last release id read under the mode it read for.
-SELECT after_id, mode FROM inspection_plan_mark WHERE id = 1;
+-- Where planning is: new releases after after_id, the backlog below below_id.
+SELECT after_id, below_id, mode FROM inspection_plan_mark WHERE id = 1;
 
 -- name: set_plan_mark
-INSERT INTO inspection_plan_mark (id, after_id, mode) VALUES (1, %(after_id)s, %(mode)s)
-ON CONFLICT (id) DO UPDATE SET after_id = excluded.after_id, mode = excluded.mode;
+INSERT INTO inspection_plan_mark (id, after_id, below_id, mode)
+VALUES (1, %(after_id)s, %(below_id)s, %(mode)s)
+ON CONFLICT (id) DO UPDATE
+   SET after_id = excluded.after_id, below_id = excluded.below_id, mode = excluded.mode;
+
+-- name: forget_plan_mark
+DELETE FROM inspection_plan_mark;
+
+-- name: releases_below
+-- The backlog: releases below the mark, newest (highest id) first.
+SELECT id, name, category, last_posted, segments_present
+  FROM catalog_release
+ WHERE id < %(below_id)s
+ ORDER BY id DESC
+ LIMIT %(limit)s;
 
 -- name: releases_after
 -- The next releases in id order (the primary key), with what planning decides on.
@@ -206,3 +227,13 @@ UPDATE inspection AS i
 -- name: releases_by_id
 SELECT id, name, category, last_posted, segments_present
   FROM catalog_release WHERE id = ANY(%(ids)s::bigint[]);
+
+-- name: refresh_releases
+-- refresh_inspections by release (queued rows only).
+UPDATE inspection AS i
+   SET articles = p.articles, group_id = p.group_id, posted = p.posted, planned_at = now(),
+       planned_segments = p.segments
+  FROM unnest(%(release_ids)s::bigint[], %(group_ids)s::bigint[], %(posted)s::timestamptz[],
+              %(articles)s::jsonb[], %(segments)s::bigint[])
+       AS p(release_id, group_id, posted, articles, segments)
+ WHERE i.release_id = p.release_id AND i.status = 'queued';

@@ -9,9 +9,10 @@
 -- LIMIT stops the walk as soon as the page (plus one row, to know there is
 -- more) is found, so a term in every tenth release reads a thousand rows.
 SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.files_expected, w.category,
-       w.groups, w.segments_present, w.segments_expected, coalesce(g.grabs, 0) AS grabs
+       w.groups, w.segments_present, w.segments_expected, w.passworded,
+       coalesce(g.grabs, 0) AS grabs
   FROM (SELECT id, name, poster, posted, size, files_seen, files_expected, category, groups,
-               segments_present, segments_expected, search_vector
+               segments_present, segments_expected, passworded, search_vector
           FROM catalog_release
          WHERE posted >= %(since)s
            AND (%(categories)s::int[] IS NULL OR category = ANY(%(categories)s::int[]))
@@ -19,6 +20,7 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.files_expected,
                 OR catalog_release_served(listed, counted, files_seen,
                                           files_expected, segments_present,
                                           segments_expected))
+           AND (%(passworded)s OR NOT passworded)
          ORDER BY posted DESC, id DESC
          LIMIT %(budget)s) AS w
   LEFT JOIN newznab_release_grabs AS g ON g.release_id = w.id
@@ -33,10 +35,11 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.files_expected,
 -- ('*') merged in by date, testing each row's stored tsvector and reading at
 -- most %(budget)s rows.
 SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.files_expected, w.category,
-       w.groups, w.segments_present, w.segments_expected, coalesce(g.grabs, 0) AS grabs
+       w.groups, w.segments_present, w.segments_expected, w.passworded,
+       coalesce(g.grabs, 0) AS grabs
   FROM (SELECT s.* FROM ((SELECT id, name, poster, posted, size, files_seen, files_expected,
                                  category, groups, segments_present, segments_expected,
-                                 search_vector
+                                 passworded, search_vector
                             FROM catalog_release
                            WHERE newznab_season(search_vector) = %(season)s::text
                              AND posted >= %(since)s
@@ -44,11 +47,12 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.files_expected,
                                   OR catalog_release_served(listed, counted, files_seen,
                                                             files_expected, segments_present,
                                                             segments_expected))
+                             AND (%(passworded)s OR NOT passworded)
                            ORDER BY posted DESC, id DESC)
                          UNION ALL
                          (SELECT id, name, poster, posted, size, files_seen, files_expected,
                                  category, groups, segments_present, segments_expected,
-                                 search_vector
+                                 passworded, search_vector
                             FROM catalog_release
                            WHERE newznab_season(search_vector) = '*'
                              AND posted >= %(since)s
@@ -56,6 +60,7 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.files_expected,
                                   OR catalog_release_served(listed, counted, files_seen,
                                                             files_expected, segments_present,
                                                             segments_expected))
+                             AND (%(passworded)s OR NOT passworded)
                            ORDER BY posted DESC, id DESC)) AS s
           ORDER BY s.posted DESC, s.id DESC
           LIMIT %(budget)s) AS w
@@ -89,6 +94,7 @@ WITH hits AS MATERIALIZED (
             OR catalog_release_served(listed, counted, files_seen,
                                       files_expected, segments_present,
                                       segments_expected))
+       AND (%(passworded)s OR NOT passworded)
        AND (%(categories)s::int[] IS NULL OR category + 0 = ANY(%(categories)s::int[]))
        AND groups @> %(groups)s::text[]
        AND (%(season)s::text IS NULL
@@ -97,7 +103,8 @@ WITH hits AS MATERIALIZED (
     SELECT id, posted FROM hits ORDER BY posted DESC, id DESC LIMIT %(limit)s OFFSET %(offset)s
 )
 SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected, r.category,
-       r.groups, r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs, t.total
+       r.groups, r.segments_present, r.segments_expected, r.passworded,
+       coalesce(g.grabs, 0) AS grabs, t.total
   FROM (SELECT count(*) AS total FROM (SELECT 1 FROM hits LIMIT %(total_cap)s) AS c) AS t
   LEFT JOIN (page
              JOIN catalog_release AS r ON r.id = page.id
@@ -117,13 +124,18 @@ SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected,
 -- containment test beside it would make the planner count the season twice
 -- and read every release of the title instead. The season comes with the
 -- episode (search_params.py: an ep without one is an absolute number).
--- %(titles)s are newznab_title() keys, any of which matches.
+-- %(titles)s are newznab_title() keys, any of which matches; or, with
+-- %(by_id)s, the releases of an IMDb or TVDB id inspection recorded
+-- (catalog_release_imdb_idx, catalog_release_tvdb_idx) in place of the title.
 SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected, r.category,
-       r.groups, r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs
+       r.groups, r.segments_present, r.segments_expected, r.passworded,
+       coalesce(g.grabs, 0) AS grabs
   FROM catalog_release AS r
   LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id
- WHERE newznab_title(r.title_key) = ANY(%(titles)s::text[])
-   AND r.title_key <> ''
+ WHERE (%(by_id)s OR (newznab_title(r.title_key) = ANY(%(titles)s::text[])
+                      AND r.title_key <> ''))
+   AND (%(imdb_id)s::text IS NULL OR r.imdb_id = %(imdb_id)s::text)
+   AND (%(tvdb_id)s::int IS NULL OR r.tvdb_id = %(tvdb_id)s::int)
    AND (%(year)s::int IS NULL OR r.year = %(year)s::int)
    AND (%(season)s::int IS NULL
         OR (r.seasons[1] = %(season)s::int
@@ -142,6 +154,7 @@ SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected,
         OR catalog_release_served(r.listed, r.counted, r.files_seen,
                                   r.files_expected, r.segments_present,
                                   r.segments_expected))
+   AND (%(passworded)s OR NOT r.passworded)
    AND r.posted >= %(since)s
    AND (%(categories)s::int[] IS NULL OR r.category = ANY(%(categories)s::int[]))
    AND r.groups @> %(groups)s::text[]
@@ -152,8 +165,10 @@ SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected,
 SELECT count(*) AS total
   FROM (SELECT 1
           FROM catalog_release AS r
-         WHERE newznab_title(r.title_key) = ANY(%(titles)s::text[])
-           AND r.title_key <> ''
+         WHERE (%(by_id)s OR (newznab_title(r.title_key) = ANY(%(titles)s::text[])
+                              AND r.title_key <> ''))
+           AND (%(imdb_id)s::text IS NULL OR r.imdb_id = %(imdb_id)s::text)
+           AND (%(tvdb_id)s::int IS NULL OR r.tvdb_id = %(tvdb_id)s::int)
            AND (%(year)s::int IS NULL OR r.year = %(year)s::int)
            AND (%(season)s::int IS NULL
                 OR (r.seasons[1] = %(season)s::int
@@ -173,6 +188,7 @@ SELECT count(*) AS total
                 OR catalog_release_served(r.listed, r.counted, r.files_seen,
                                           r.files_expected, r.segments_present,
                                           r.segments_expected))
+           AND (%(passworded)s OR NOT r.passworded)
            AND r.posted >= %(since)s
            AND (%(categories)s::int[] IS NULL OR r.category = ANY(%(categories)s::int[]))
            AND r.groups @> %(groups)s::text[]
@@ -181,7 +197,8 @@ SELECT count(*) AS total
 -- name: newest_releases
 -- No words: the newest releases (t=search without q, the RSS feed).
 SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected, r.category,
-       r.groups, r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs
+       r.groups, r.segments_present, r.segments_expected, r.passworded,
+       coalesce(g.grabs, 0) AS grabs
   FROM catalog_release AS r
   LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id
  WHERE r.posted >= %(since)s
@@ -189,6 +206,7 @@ SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected,
         OR catalog_release_served(r.listed, r.counted, r.files_seen,
                                   r.files_expected, r.segments_present,
                                   r.segments_expected))
+   AND (%(passworded)s OR NOT r.passworded)
    AND (%(categories)s::int[] IS NULL OR r.category = ANY(%(categories)s::int[]))
    AND r.groups @> %(groups)s::text[]
  ORDER BY r.posted DESC, r.id DESC
@@ -203,13 +221,14 @@ SELECT count(*) AS total
                 OR catalog_release_served(listed, counted, files_seen,
                                           files_expected, segments_present,
                                           segments_expected))
+           AND (%(passworded)s OR NOT passworded)
            AND (%(categories)s::int[] IS NULL OR category = ANY(%(categories)s::int[]))
            AND groups @> %(groups)s::text[]
          LIMIT %(total_cap)s) AS c;
 
 -- name: release_by_id
 SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected, r.category,
-       r.groups, r.segments_present, r.segments_expected, r.has_par2, r.has_nfo,
+       r.groups, r.segments_present, r.segments_expected, r.has_par2, r.has_nfo, r.passworded,
        coalesce(g.grabs, 0) AS grabs
   FROM catalog_release AS r
   LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id
@@ -244,6 +263,12 @@ SELECT s.most_common_elems::text::text[] AS terms,
     ON k.schemaname = current_schema() AND k.tablename = 'catalog_release'
    AND k.attname = 'category'
  WHERE c.oid = 'catalog_release'::regclass;
+
+-- name: ids_carried
+-- Whether any release carries an IMDb or a TVDB id (caps offers imdbid and
+-- tvdbid only then): one probe of each partial index.
+SELECT EXISTS (SELECT 1 FROM catalog_release WHERE imdb_id IS NOT NULL) AS imdb,
+       EXISTS (SELECT 1 FROM catalog_release WHERE tvdb_id IS NOT NULL) AS tvdb;
 
 -- name: installation_identity
 -- This installation's identity (migration 0005), which release guids carry.

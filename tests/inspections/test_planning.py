@@ -136,3 +136,23 @@ def test_files_without_any_extension_read_the_largest_of_an_obfuscated_release()
 def test_a_file_without_its_first_segment_is_not_named():
     articles, group = choose_articles([_file("x.par2", first=None)], True, 65536)
     assert (articles, group) == ([], None)
+
+
+def test_new_releases_then_the_backlog_newest_first(store):
+    oldest, middle, newest = (
+        store(stem, date=1_700_000_000 + n * 1000)
+        for n, stem in enumerate(("a8f7d6e5c4b3", "q8w7e6x5z4y3", "k3j9xq2m8zt4"))
+    )
+    order = []
+
+    def step() -> None:
+        assert planning.plan_step(limit=1).planned == 1
+        order.append(Inspection.objects.order_by("-id").first().release_id)
+
+    step()
+    step()
+    later = store("p0o9i8u7y6t5", date=1_700_900_000)  # comes while the backlog is read
+    step()
+    step()
+    assert planning.plan_step(limit=1).read == 0  # everything read
+    assert order == [newest.id, middle.id, later.id, oldest.id]

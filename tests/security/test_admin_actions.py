@@ -21,6 +21,7 @@ from django.test import RequestFactory
 from catalog.models import CatalogFile
 from core.admin_tools import confirm_then
 from indexer.models import AuditEntry, Group, Node
+from inspections.models import Inspection
 from leases.models import GroupLane
 from newznab.models import ApiKey
 from seeding.models import SeedRange
@@ -31,7 +32,7 @@ from tests.support.staff import staff_client, view_permissions
 pytestmark = pytest.mark.django_db
 
 
-WATCHED = (Node, Group, SeedRange, GroupLane, CatalogFile, ApiKey)
+WATCHED = (Node, Group, SeedRange, GroupLane, CatalogFile, ApiKey, Inspection)
 
 
 def state() -> tuple[Any, ...]:

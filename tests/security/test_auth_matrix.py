@@ -23,6 +23,7 @@ from rest_framework.test import APIClient
 
 from catalog.models import CatalogFile, Release
 from indexer.models import Group
+from inspections.models import Inspection
 from tests.support.admin_actions import ACTIONS
 from tests.support.admin_actions import world as action_world
 from tests.support.factories import GroupFactory, NodeFactory, SeedRangeFactory
@@ -64,6 +65,14 @@ def rng(action: str, body: Callable[[dict[str, Any]], Any] | None = None) -> Cal
         "POST",
         lambda w: f"/api/v1/ranges/{w['range']['id']}/{action}",
         body or (lambda w: {"epoch": w["range"]["epoch"]}),
+    )
+
+
+def inspection(action: str, body: Callable[[dict[str, Any]], Any] | None = None) -> Call:
+    return Call(
+        "POST",
+        lambda w: f"/api/v1/inspections/{w['inspection']['id']}/{action}",
+        body or (lambda w: {"epoch": w["inspection"]["epoch"]}),
     )
 
 
@@ -125,6 +134,24 @@ MATRIX: dict[str, tuple[Call | None, dict[str, int]]] = {
             lambda w: (
                 f"/api/v1/ranges/{w['range']['id']}/overviews?epoch={w['range']['epoch']}"
                 f"&from={w['range']['start']}&to={w['range']['start']}"
+            ),
+        ),
+        # A's lease is checked first; then the coordinator has no news server (503).
+        cells(401, 401, 401, 503, 409, 401, 401, 401),
+    ),
+    "POST inspection-lease": (Call("POST", lambda w: "/api/v1/inspections/lease"), NODE_CALL),
+    "POST inspection-heartbeat": (inspection("heartbeat"), ON_A_LEASE),
+    "POST inspection-release": (inspection("release"), ON_A_LEASE),
+    "POST inspection-report": (
+        inspection("report", lambda w: {"epoch": w["inspection"]["epoch"], "results": []}),
+        cells(401, 401, 401, 200, 409, 401, 401, 401),
+    ),
+    "GET inspection-body": (
+        Call(
+            "GET",
+            lambda w: (
+                f"/api/v1/inspections/{w['inspection']['id']}/body?epoch="
+                f"{w['inspection']['epoch']}&message_id=%3Cmatrix.rar.1%40host%3E"
             ),
         ),
         # A's lease is checked first; then the coordinator has no news server (503).
@@ -201,11 +228,13 @@ MATRIX: dict[str, tuple[Call | None, dict[str, int]]] = {
 }
 
 # Every admin action's first step (its confirmation page), by every caller.
-# The staff column holds the coordinator's apps' permissions, not auth's.
+# The staff column holds the coordinator's apps' view, change and delete
+# permissions, not auth's, nor an action's own (catalog.reinspect_release).
 for _act in ACTIONS:
     _ok = 302 if _act.confirm is None else _act.page
     _viewer = _ok if _act.permission == "view" else 403
-    _staff = _ok if not _act.model.startswith("auth.") else 403
+    _own = _act.permission not in ("view", "change", "delete")
+    _staff = _ok if not _act.model.startswith("auth.") and not _own else 403
     MATRIX[f"action {_act.model}:{_act.action}"] = (
         None,
         cells(302, 302, 302, 302, 302, _viewer, _staff, _ok),
@@ -231,13 +260,21 @@ def build_world(snapshot_dir: Any) -> dict[str, Any]:
     with TestCase.captureOnCommitCallbacks(execute=True):
         assert a.generic("PUT", path, SNAPSHOT, content_type="application/gzip").status_code == 204
     store(first, report("matrix.rar", [1], 1, index=1, count=2))  # "(1/2)": a release
+    release = Release.objects.get()
+    article = {"role": "archive", "message_ids": ["<matrix.rar.1@host>"], "bytes": 1, "name": "x"}
+    Inspection.objects.create(
+        release=release, group=first, posted=release.posted, planned_at=release.posted,
+        articles=[article],
+    )  # fmt: skip
+    inspected = a.post("/api/v1/inspections/lease", {}, format="json").json()["lease"]
     return {
         "tokens": {"node_a": node_a.token, "node_b": node_b.token, "disabled": disabled.token},
         "range": held,
         "lane_group": second.id,
         "lane_epoch": lease["epoch"],
         "file": CatalogFile.objects.get().pk,
-        "release": Release.objects.get().pk,
+        "release": release.pk,
+        "inspection": inspected,
     }
 
 

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
-from catalog.models import CatalogFile
+from catalog.models import CatalogFile, Release
+from inspections.models import Inspection
 from tests.support.factories import (
     ApiKeyFactory,
     GroupFactory,
@@ -24,7 +25,7 @@ CONFIRMED = {"confirmed": "yes"}
 class Act:
     model: str  # app_label.model_name
     action: str
-    permission: str  # what the action declares: view, change or delete
+    permission: str  # what the action declares: view, change, delete (or its own: reinspect)
     confirm: dict[str, str] | None = field(default_factory=lambda: dict(CONFIRMED))
     page: int = 200  # the confirmation page, for a user holding the permission
     done: int = 302  # the confirming POST (302: back to the list with a message)
@@ -44,8 +45,12 @@ ACTIONS = [
     Act("seeding.seedrange", "change_priority", "change", confirm={**CONFIRMED, "priority": "7"}),
     Act("seeding.seedrange", "delete_selected", "delete", confirm={"post": "yes"}),
     Act("leases.grouplane", "force_release", "change"),
+    Act("inspections.inspection", "requeue", "change"),
+    Act("inspections.inspection", "mark_failed", "change"),
     Act("catalog.catalogfile", "export_nzb", "view", done=200, changes=False),
     Act("catalog.catalogfile", "delete_files", "delete"),
+    # The inspections app's queue plans the release's inspection.
+    Act("catalog.release", "reinspect", "reinspect"),
     Act("newznab.apikey", "rotate_keys", "change", done=200),  # the page showing the keys
     Act("newznab.apikey", "disable_keys", "change"),
     Act("newznab.apikey", "enable_keys", "change", target="disabled_key"),
@@ -75,6 +80,18 @@ def world() -> dict[str, int]:
         group=group, lane="history", node=node, epoch=1, leased_at=now, heartbeat_at=now
     )
     store(group, report("world.rar", [1], 1))
+    inspection = Inspection.objects.create(
+        release=Release.objects.get(),
+        group=group,
+        posted=now,
+        planned_at=now,
+        status="leased",
+        node=node,
+        epoch=1,
+        attempts=1,
+        leased_at=now,
+        heartbeat_at=now,
+    )
     return {
         "indexer.node": node.pk,
         "disabled_node": NodeFactory(name="world-off", disabled=True).pk,
@@ -82,7 +99,9 @@ def world() -> dict[str, int]:
         "bare_group": GroupFactory(name="alt.binaries.bare").pk,
         "seeding.seedrange": leased.pk,
         "leases.grouplane": lane.pk,
+        "inspections.inspection": inspection.pk,
         "catalog.catalogfile": CatalogFile.objects.get().pk,
+        "catalog.release": Release.objects.get().pk,
         "newznab.apikey": ApiKeyFactory(name="world-key", key_hash="a" * 64).pk,
         "disabled_key": ApiKeyFactory(name="off-key", key_hash="b" * 64, disabled=True).pk,
         "auth.user": get_user_model().objects.create_user("bystander").pk,

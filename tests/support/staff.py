@@ -28,7 +28,7 @@ def staff_client(username: str, codenames: list[str], *, superuser: bool = False
 
 def view_permissions() -> list[str]:
     """Every view_* permission of the coordinator's apps: "view-only staff"."""
-    apps = ("indexer", "catalog", "seeding", "leases", "newznab", "console")
+    apps = ("indexer", "catalog", "seeding", "inspections", "leases", "newznab", "console")
     return [
         f"{p.content_type.app_label}.{p.codename}"
         for p in Permission.objects.filter(

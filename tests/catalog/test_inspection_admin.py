@@ -1,0 +1,140 @@
+"""What inspection found, in the admin, and asking for it again (issue 26): the release's
+page, the "Inspect again" action with its own permission, `manage.py reinspect`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import transaction
+
+from catalog import inspection
+from catalog.inspection import apply_inspection, request_reinspection, validate_report
+from catalog.models import Release
+from catalog.services import store_files
+from core.errors import Invalid, NotFound, Unavailable
+from inspection import FoundFile, InspectResult
+from tests.support.factories import GroupFactory
+from tests.support.reports import release_files
+from tests.support.staff import staff_client
+
+pytestmark = pytest.mark.django_db
+
+REAL = "The.Movie.Name.2020.1080p.BluRay.x264-GRP"
+
+
+class Queue:
+    """What the inspections app registers: here, the ids it was asked to queue."""
+
+    def __init__(self) -> None:
+        self.asked: list[list[int]] = []
+        self.actors: list[str] = []
+
+    def __call__(self, release_ids: Sequence[int], actor: str) -> int:
+        self.asked.append(list(release_ids))
+        self.actors.append(actor)
+        return len(release_ids)
+
+
+@pytest.fixture
+def queue() -> Iterator[Queue]:
+    installed = inspection._requeue  # the inspections app's, registered at start-up
+    registered = Queue()
+    inspection.register_requeue(registered)
+    yield registered
+    inspection.register_requeue(installed)
+
+
+@pytest.fixture
+def no_queue() -> Iterator[None]:
+    installed = inspection._requeue
+    inspection.register_requeue(None)
+    yield
+    inspection.register_requeue(installed)
+
+
+@pytest.fixture
+def release(db) -> Release:
+    store_files(GroupFactory().id, None, [], release_files("a8f7d6e5c4b3"))
+    found = Release.objects.get()
+    nfo = InspectResult(role="nfo", format="nfo", release_names=[REAL], imdb_ids=["tt0111161"])
+    archive = InspectResult(role="archive", format="rar5", passworded=True)
+    archive.add_file(FoundFile(name="x9y8z7.mkv", size=3_000_000, encrypted=True))
+    report = validate_report({"results": [nfo.to_json(), archive.to_json()]})
+    with transaction.atomic():
+        apply_inspection(found.id, report)
+    found.refresh_from_db()
+    return found
+
+
+def test_the_release_page_shows_what_inspection_found(release):
+    client = staff_client("viewer", ["catalog.view_release"])
+    html = client.get(f"/admin/catalog/release/{release.id}/change/").content.decode()
+    assert REAL in html and "a8f7d6e5c4b3" in html  # the name and the posted name
+    assert "tt0111161" in html
+    assert "Named by the nfo&#x27;s release name" in html
+    assert "x9y8z7.mkv (3000000)" in html
+    assert "passworded" in html
+    assert "x9y8z7: obfuscated itself" not in html  # the nfo won before the archive was asked
+
+
+def test_a_release_never_inspected_says_so(db):
+    store_files(GroupFactory().id, None, [], release_files("Plain.Name.2020.1080p.WEB.x264-GRP"))
+    client = staff_client("viewer", ["catalog.view_release"])
+    page = client.get(f"/admin/catalog/release/{Release.objects.get().id}/change/")
+    assert "Not inspected." in page.content.decode()
+
+
+def action(client, release: Release, **extra: str):
+    body = {"action": "reinspect", "_selected_action": [release.id], **extra}
+    return client.post("/admin/catalog/release/", body)
+
+
+def test_reinspect_asks_first_then_queues(release, queue):
+    client = staff_client("inspector", ["catalog.view_release", "catalog.reinspect_release"])
+    asked = action(client, release)
+    assert asked.status_code == 200 and "Queue these releases" in asked.content.decode()
+    assert queue.asked == []
+    done = action(client, release, confirmed="yes")
+    assert done.status_code == 302
+    assert (queue.asked, queue.actors) == ([[release.id]], ["admin:inspector"])
+
+
+def test_reinspect_needs_its_own_permission(release, queue):
+    viewer = staff_client("viewer", ["catalog.view_release"])
+    page = viewer.get("/admin/catalog/release/").content.decode()
+    assert "reinspect" not in page  # the action is not offered
+    refused = action(viewer, release, confirmed="yes")
+    assert refused.status_code == 403
+    assert queue.asked == []
+
+
+def test_reinspect_without_an_inspection_queue_says_so(release, no_queue):
+    client = staff_client("inspector", ["catalog.view_release", "catalog.reinspect_release"])
+    done = action(client, release, confirmed="yes")
+    follow = client.get(done["Location"]).content.decode()
+    assert "No inspection queue is installed" in follow
+
+
+def test_request_reinspection_names_what_it_cannot_queue(release, queue):
+    with pytest.raises(NotFound, match="No release has the id 999999"):
+        request_reinspection([release.id, 999_999], "test")
+    with pytest.raises(Invalid, match="at least one release"):
+        request_reinspection([], "test")
+    assert queue.asked == []
+    inspection.register_requeue(None)
+    with pytest.raises(Unavailable, match="No inspection queue is installed"):
+        request_reinspection([release.id], "test")
+
+
+def test_the_command_queues_the_releases(release, queue):
+    out = StringIO()
+    call_command("reinspect", str(release.id), stdout=out)
+    assert out.getvalue().strip() == "1 releases queued for inspection."
+    assert (queue.asked, queue.actors) == ([[release.id]], ["manage.py reinspect"])
+    with pytest.raises(CommandError, match="'x1' is no release id"):
+        call_command("reinspect", "x1")
+    with pytest.raises(CommandError, match="No release has the id 424242"):
+        call_command("reinspect", "424242")

@@ -1,0 +1,269 @@
+"""The inspection-lease protocol over Django's request handling against PostgreSQL:
+the contract's shapes, fencing, takeover, attempts, the cap, the pause, SKIP LOCKED."""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import partial
+
+import psycopg
+import pytest
+from django.db import connection
+from django.test import override_settings
+
+from indexer.services import set_nodes_disabled
+from indexer.space import forget_cached_sizes
+from inspections import planning, services
+from inspections.models import Inspection, InspectionStatus
+from seeding import maintenance
+from tests.support.factories import NodeFactory
+from tests.support.releases import store_fragments
+from tests.support.reports import report as file_report
+from tests.support.threads import run_threads
+
+pytestmark = pytest.mark.django_db
+
+
+def lease(node):
+    response = node.post("/api/v1/inspections/lease")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def held(node):
+    body = lease(node)
+    assert body["lease"] is not None, body
+    return body["lease"]
+
+
+def report(node, leased, **overrides):
+    body = {"epoch": leased["epoch"], "results": [{"role": "par2", "format": "par2"}]}
+    body.update(overrides)
+    return node.post(f"/api/v1/inspections/{leased['id']}/report", body)
+
+
+def test_a_lease_names_the_release_its_group_and_articles(planned, node_client):
+    row = planned()
+    node = node_client()
+    body = lease(node)
+    assert body["retry_after"] is None and body["paused"] is None
+    assert body["lease"] == {
+        "id": row.id,
+        "epoch": 1,
+        "release": row.release_id,
+        "group": "alt.binaries.inspect",
+        "articles": row.articles,
+    }
+    row.refresh_from_db()
+    assert (row.status, row.node_id, row.attempts) == ("leased", node.node.id, 1)
+
+
+def test_nothing_to_lease_says_when_to_retry(node_client):
+    body = lease(node_client())
+    assert body["lease"] is None and body["retry_after"] > 0 and body["paused"] is None
+
+
+def test_newest_releases_go_first_and_rows_without_articles_wait(planned, node_client, group):
+    old = planned("a8f7d6e5c4b3", date=1_700_000_000)
+    new = planned("q8w7e6x5z4y3", date=1_700_500_000)
+    waiting = planned("k3j9xq2m8zt4", date=1_700_900_000)
+    Inspection.objects.filter(pk=waiting.pk).update(articles=[])
+    node = node_client()
+    assert [held(node)["id"] for _ in range(2)] == [new.id, old.id]
+    assert lease(node)["lease"] is None
+
+
+def test_heartbeat_and_release_are_fenced_by_epoch_and_node(planned, node_client):
+    planned()
+    owner, other = node_client(), node_client()
+    leased = held(owner)
+    url = f"/api/v1/inspections/{leased['id']}"
+    assert owner.post(f"{url}/heartbeat", {"epoch": 1}).status_code == 204
+    stale = owner.post(f"{url}/heartbeat", {"epoch": 7})
+    assert stale.status_code == 409 and "Epoch 7 of inspection" in stale.json()["detail"]
+    foreign = other.post(f"{url}/heartbeat", {"epoch": 1})
+    assert foreign.status_code == 409
+    assert foreign.json()["detail"].endswith("leased to another node now: drop it and lease again.")
+    assert other.post(f"{url}/release", {"epoch": 1}).status_code == 409
+    assert other.post(f"{url}/report", {"epoch": 1, "results": []}).status_code == 409
+    gone = owner.post("/api/v1/inspections/99999999/heartbeat", {"epoch": 1})
+    assert gone.status_code == 404
+    assert gone.json()["detail"] == "Inspection 99999999 does not exist."
+    assert Inspection.objects.get().node_id == owner.node.id
+
+
+def test_a_quiet_lease_passes_to_another_node_which_fences_the_first(
+    planned, node_client, backdate_inspection
+):
+    planned()
+    first, second = node_client(), node_client()
+    leased = held(first)
+    backdate_inspection(leased["id"], 3600)
+    maintenance.mark_all_run()  # the claim's own sweep takes it back, not the upkeep
+    taken = held(second)
+    assert (taken["id"], taken["epoch"]) == (leased["id"], 2)
+    late = report(first, leased)
+    assert late.status_code == 409 and "leased to another node" in late.json()["detail"]
+    assert report(second, taken).status_code == 200
+
+
+@override_settings(MAX_ATTEMPTS=2)
+def test_attempts_run_out_and_the_row_fails_with_the_error(planned, node_client):
+    row = planned()
+    node = node_client()
+    for attempt in (1, 2):
+        leased = held(node)
+        assert leased["epoch"] == attempt
+        url = f"/api/v1/inspections/{leased['id']}/release"
+        assert node.post(url, {"epoch": attempt, "error": "430 no such article"}).status_code == 204
+    row.refresh_from_db()
+    assert (row.status, row.error, row.attempts) == ("failed", "430 no such article", 2)
+    assert lease(node)["lease"] is None
+
+
+@override_settings(MAX_ATTEMPTS=1)
+def test_an_uncounted_release_gives_the_attempt_back(planned, node_client):
+    row = planned()
+    node = node_client()
+    leased = held(node)
+    url = f"/api/v1/inspections/{leased['id']}/release"
+    assert node.post(url, {"epoch": 1, "uncounted": True}).status_code == 204
+    row.refresh_from_db()
+    assert (row.status, row.attempts) == ("queued", 0)
+
+
+@override_settings(MAX_ATTEMPTS=1)
+def test_a_quiet_lease_out_of_attempts_fails_with_a_sentence(
+    planned, node_client, backdate_inspection
+):
+    row = planned()
+    held(node_client())
+    backdate_inspection(row.id, 3600)
+    assert services.INSPECTIONS.retire_quiet() == 1
+    row.refresh_from_db()
+    assert (row.status, row.error) == ("failed", "the lease went quiet 1 times")
+
+
+@override_settings(INSPECT_LEASES_PER_NODE=1)
+def test_a_node_holds_at_most_its_cap_of_inspection_leases(planned, node_client):
+    planned("a8f7d6e5c4b3")
+    planned("q8w7e6x5z4y3", date=1_700_500_000)
+    node = node_client()
+    held(node)
+    refused = node.post("/api/v1/inspections/lease")
+    assert refused.status_code == 429
+    assert refused.json()["error"] == "too_many_leases"
+    assert "INSPECT_LEASES_PER_NODE=1" in refused.json()["detail"]
+    assert held(node_client())["epoch"] == 1  # another node gets the other one
+
+
+@override_settings(DB_MAX_BYTES=1024)
+def test_leasing_pauses_while_the_database_is_over_its_size_limit(planned, node_client):
+    forget_cached_sizes()
+    planned()
+    body = lease(node_client())
+    forget_cached_sizes()
+    assert body["lease"] is None and "DB_MAX_BYTES" in body["paused"]
+    assert Inspection.objects.get().status == InspectionStatus.QUEUED
+
+
+def test_a_disabled_node_loses_its_inspection_leases(planned, node_client):
+    row = planned()
+    node = node_client()
+    held(node)
+    set_nodes_disabled([node.node.id], True)
+    row.refresh_from_db()
+    assert (row.status, row.node_id) == ("queued", None)
+
+
+def test_a_report_ends_the_lease_done_and_answers_the_release(planned, node_client):
+    row = planned()
+    node = node_client()
+    leased = held(node)
+    response = report(node, leased)
+    assert response.status_code == 200, response.content
+    release = response.json()["release"]
+    assert (release["id"], release["name"]) == (row.release_id, "a8f7d6e5c4b3")
+    assert set(release) == {"id", "name", "category", "renamed", "passworded", "why"}
+    row.refresh_from_db()
+    assert (row.status, row.error) == ("done", "")
+    assert row.outcome["release_id"] == row.release_id
+    assert report(node, leased).status_code == 409  # done: a replay changes nothing
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ({}, "epoch"),
+        ({"epoch": 1}, "results"),
+        ({"epoch": "one", "results": []}, "whole number"),
+        ({"epoch": 1, "results": "par2"}, "results"),
+        ({"epoch": 1, "results": [{"role": "sfv"}]}, "role"),
+        ({"epoch": 1, "results": [{"role": "par2"}] * 4}, "results"),
+        (
+            {
+                "epoch": 1,
+                "results": [],
+                "missing": [{"role": "nfo", "message_id": "<else@x>", "error": "430"}],
+            },
+            "not an article",
+        ),
+    ],
+)
+def test_bad_reports_get_400_with_a_sentence(planned, node_client, body, words):
+    planned()
+    node = node_client()
+    leased = held(node)
+    response = node.post(f"/api/v1/inspections/{leased['id']}/report", body)
+    assert response.status_code == 400, response.content
+    assert response.json()["error"] == "invalid"
+    assert words in response.json()["detail"]
+    assert Inspection.objects.get().status == InspectionStatus.LEASED
+
+
+def test_a_result_for_a_role_the_lease_did_not_name_is_refused(group, node_client):
+    store_fragments(group, [file_report("b1c2d3e4f5a6.part01.rar", index=1, count=2)])
+    planning.plan_all()
+    node = node_client()
+    leased = held(node)
+    response = report(node, leased)  # a par2 result; the lease named only the archive
+    assert response.status_code == 400
+    assert "did not ask for" in response.json()["detail"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_row_another_connection_holds_is_skipped_not_waited_for(planned, node_client):
+    newest = planned("q8w7e6x5z4y3", date=1_700_500_000)
+    older = planned("a8f7d6e5c4b3")
+    dsn = connection.get_connection_params()
+    with psycopg.connect(**dsn) as other:  # a second connection holds the newest row's lock
+        other.execute("SELECT 1 FROM inspection WHERE id = %s FOR UPDATE", [newest.id])
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '2s'")  # a wait would fail, not hang
+        assert held(node_client())["id"] == older.id
+        other.rollback()
+    assert held(node_client())["id"] == newest.id
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_8_connections_lease_200_inspections_and_each_is_leased_once(store, settings):
+    settings.INSPECT_LEASES_PER_NODE = 0
+    settings.LEASE_RATE_PER_MINUTE = 0
+    for index in range(200):
+        store(f"{index:04d}f7d6e5c4b3", date=1_700_000_000 + index * 10)
+    planning.plan_all()
+    assert Inspection.objects.count() == 200
+    nodes = [NodeFactory() for _ in range(8)]
+
+    def lease_all(node_id: int) -> list[int]:
+        ids = []
+        while (offer := services.lease_inspection(node_id)).lease is not None:
+            ids.append(offer.lease.id)
+        return ids
+
+    claimed = run_threads([partial(lease_all, node.id) for node in nodes])
+    everything = [i for ids in claimed for i in ids]
+    assert [i for i, n in Counter(everything).items() if n > 1] == []
+    assert len(everything) == 200
+    assert sum(1 for ids in claimed if ids) > 1
