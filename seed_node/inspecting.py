@@ -19,7 +19,7 @@ import inspection
 from inspection import InspectResult, inspect_article, inspect_nfo, nfo, yenc
 
 from .articles import ArticleMissing, ArticleSource
-from .control import Context, Stats
+from .control import EXIT_UNAUTHENTICATED, Context, Stats
 from .http import Aborted, Coordinator, CoordinatorError, LeaseLost, NotFound, Unauthenticated
 from .leases import Heartbeat
 from .reporting import Reporter
@@ -181,9 +181,13 @@ class Inspector:
         self.coordinator: Coordinator = worker.coordinator
         self.control, self.stats = worker.control, worker.stats
 
-    def take_one(self, heartbeat: Heartbeat) -> dict[str, Any] | None:
+    def take_one(self, heartbeat: Heartbeat, reporter: Reporter) -> dict[str, Any] | None:
         """Lease one inspection and see it through; the lease call's answer when
-        nothing was handed out (for the caller to idle on), else None."""
+        nothing was handed out (for the caller to idle on), else None.
+
+        Its report goes out on the reporter thread while the worker leases and
+        fetches the next one; the lease's heartbeat lasts until it is answered.
+        """
         offer = self.worker.call("/inspections/lease")
         data = offer.get("lease")
         if data is None:
@@ -196,14 +200,19 @@ class Inspector:
                 self.worker.release(exc.lease, str(exc), uncounted=False)
             return None
         heartbeat.hold(lease.path, lease.epoch, lease)
+        report = None
         try:
-            self.see_through(lease)
+            report = self.inspect(lease)
         finally:
-            heartbeat.drop(lease.path)
+            if report is None:
+                heartbeat.drop(lease.path)
+        if report is not None:
+            reporter.after(lease, lambda: self.finish(lease, report, heartbeat))
         return None
 
-    def see_through(self, lease: InspectLease) -> None:
-        """Fetch, inspect and report; release the lease with the error on a failure.
+    def inspect(self, lease: InspectLease) -> dict[str, Any] | None:
+        """Fetch and inspect: the report to send, or None when the lease was released
+        with the error (or lost).
 
         A stop request (SIGTERM) lets this inspection finish and report: it is a
         few articles, each fetch bounded in bytes and seconds.
@@ -220,12 +229,12 @@ class Inspector:
             report = build_report(lease, lambda mid, cap: self.fetch(lease, mid, cap), self.stats)
         except LeaseLost as exc:
             log.warning("%s: inspection %s lost: %s", name, lease.id, exc.detail)
-            return
+            return None
         except NewsServerFailure as exc:
             log.error("%s: inspection %s: %s", name, lease.id, exc)
             self.worker.release(lease, str(exc), uncounted=True)
             self.worker.pause_after_failure("the news server failed")
-            return
+            return None
         except (Aborted, Unauthenticated):
             raise
         except Exception as exc:  # a bug in this agent: the node goes on with other work
@@ -233,11 +242,11 @@ class Inspector:
             self.worker.release(
                 lease, f"the agent failed: {type(exc).__name__}: {exc}", uncounted=False
             )
-            return
+            return None
         if lease.lost:
             log.warning("%s: inspection %s lost while fetching", name, lease.id)
-            return
-        self.report(lease, report)
+            return None
+        return report
 
     def fetch(self, lease: InspectLease, message_id: str, max_bytes: int) -> bytes:
         if self.control.abort.is_set():
@@ -252,19 +261,27 @@ class Inspector:
         self.stats.add(articles=1, article_bytes=len(body))
         return body
 
-    def report(self, lease: InspectLease, report: dict[str, Any]) -> None:
+    def finish(self, lease: InspectLease, report: dict[str, Any], heartbeat: Heartbeat) -> None:
+        """On the reporter thread: send the report (or release the lease with the
+        coordinator's refusal), then end the lease's heartbeat."""
         name = self.worker.name
         try:
-            answer = self.worker.call(f"{lease.path}/report", report)
+            answer = self.coordinator.post(f"{lease.path}/report", report)
         except (LeaseLost, NotFound) as exc:
             log.warning("%s: inspection %s lost: %s", name, lease.id, exc.detail)
             return
-        except Unauthenticated:
-            raise
+        except Unauthenticated as exc:
+            log.error("the coordinator refused the token (401): %s", exc.detail)
+            self.control.fail(EXIT_UNAUTHENTICATED)
+            return
+        except Aborted:
+            return
         except CoordinatorError as exc:
             log.error("%s: inspection %s report refused: %s", name, lease.id, exc)
             self.worker.release(lease, str(exc), uncounted=False)
             return
+        finally:
+            heartbeat.drop(lease.path)
         self.stats.add(inspections=1)
         self.worker.backoff.reset()
         release = (answer or {}).get("release") or {}
@@ -290,6 +307,6 @@ class InspectWorker(Worker):
 
     def loop(self, reporter: Reporter, heartbeat: Heartbeat) -> None:
         while not self.control.stop.is_set():
-            offer = self.inspector.take_one(heartbeat)
+            offer = self.inspector.take_one(heartbeat, reporter)
             if offer is not None and not self.idle(offer):
                 return

@@ -34,6 +34,7 @@ class Lease:
 class Held(Protocol):
     """A lease the heartbeat marks ``lost`` when the coordinator refuses it."""
 
+    id: int
     lost: bool
 
 

@@ -47,7 +47,7 @@ class RangeWorker(Worker):
             data = offer.get("lease")
             if data is None:
                 if self.inspector is not None:
-                    other = self.inspector.take_one(heartbeat)
+                    other = self.inspector.take_one(heartbeat, reporter)
                     if other is None:
                         continue  # inspected one (or gave it back): a range may be due now
                     offer = sooner(offer, other)

@@ -22,14 +22,15 @@ from usenet.limits import (
 
 from .control import EXIT_UNAUTHENTICATED, Control, Stats
 from .http import Aborted, Coordinator, CoordinatorError, LeaseLost, Unauthenticated
-from .leases import Lease
+from .leases import Held, Lease
 
 log = logging.getLogger(__name__)
 
 
 # A batch to send for a lease, or (body None) what to do once the lease's batches
 # before it are answered.
-Item = tuple[Lease, dict[str, Any] | None, Callable[[], None] | None]
+# (`after` takes any lease: a range's finish, an inspection's report.)
+Item = tuple[Any, dict[str, Any] | None, Callable[[], None] | None]
 
 
 class Reporter:
@@ -48,7 +49,7 @@ class Reporter:
     def submit(self, lease: Lease, body: dict[str, Any]) -> None:
         self._queue.put((lease, body, None))
 
-    def after(self, lease: Lease, action: Callable[[], None]) -> None:
+    def after(self, lease: Held, action: Callable[[], None]) -> None:
         """Run ``action`` on this thread once every batch submitted before it has been
         answered (or given up): a range's finish follows its last batch's answer while
         the worker already asks for the next range. ``action`` reads ``lease.lost`` and
@@ -77,11 +78,11 @@ class Reporter:
             finally:
                 self._queue.task_done()
 
-    def _follow(self, lease: Lease, action: Callable[[], None]) -> None:
+    def _follow(self, lease: Held, action: Callable[[], None]) -> None:
         try:
             action()
         except Exception:
-            log.exception("range %s: what follows its last batch failed", lease.id)
+            log.exception("lease %s: what follows its last report failed", lease.id)
 
     def _send(self, lease: Lease, body: dict[str, Any]) -> None:
         started = time.perf_counter()
