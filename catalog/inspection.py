@@ -337,6 +337,11 @@ def validate_report(payload: Any) -> Report:
         _missing(m, f"missing[{n}]")
         for n, m in enumerate(_list(body.get("missing"), "missing", len(ROLES)))
     )
+    if not results and not missing:
+        raise Invalid(
+            "The report names no result and no missing article: send a result for each "
+            "article fetched, and each one that could not be fetched in missing."
+        )
     for what, roles in (
         ("results", [r.role for r in results]),
         ("missing", [m.role for m in missing]),

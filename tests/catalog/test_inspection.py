@@ -169,6 +169,11 @@ def test_one_result_per_role():
         validate_report(twice)
 
 
+def test_an_empty_report_is_refused():
+    with pytest.raises(Invalid, match="names no result and no missing article"):
+        validate_report({"epoch": 2, "results": [], "missing": []})
+
+
 def test_a_report_that_is_not_an_object_is_refused():
     with pytest.raises(Invalid, match="the report must be a JSON object"):
         validate_report([1, 2])
