@@ -16,13 +16,12 @@ import subprocess
 import tempfile
 import uuid
 import zipfile
-import zlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tests.support.usenet import Article, yenc_encode
+from tests.support.usenet import Article, yenc_body
 
 REAL_NAME = "Quiet.Harbor.2019.1080p.BluRay.x264-GRP"
 IMDB = "tt0111161"
@@ -49,13 +48,7 @@ def yenc_articles(
     articles = []
     for number, chunk in enumerate(chunks, start=1):
         begin = (number - 1) * part_size + 1
-        lines = [yenc_encode(chunk[at : at + 128]) for at in range(0, len(chunk), 128)]
-        body = (
-            f"=ybegin part={number} total={len(chunks)} line=128 size={len(data)} name={name}\r\n"
-            f"=ypart begin={begin} end={begin + len(chunk) - 1}\r\n"
-        ).encode()
-        body += b"".join(line + b"\r\n" for line in lines)
-        body += f"=yend size={len(chunk)} part={number} pcrc32={zlib.crc32(chunk):08x}\r\n".encode()
+        body = yenc_body(chunk, name, part=(number, begin, len(data)), total=len(chunks))
         subject = f'{stem} [1/3] - "{name}" yEnc ({number}/{len(chunks)})'
         articles.append(
             Article(
