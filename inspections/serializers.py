@@ -8,12 +8,13 @@ from core.api.fields import WholeNumberField
 from seeding.serializers import EpochIn, OfferOut, ReleaseIn
 from usenet.limits import MAX_EPOCH, MAX_MESSAGE_ID
 
-# A report is checked in depth by catalog.inspection.validate_report; these
-# bounds only keep a request from carrying more than any honest report.
+# A report is checked in depth by catalog.inspection.validate_report (at most one
+# result and one missing article per role); these bounds only keep a request from
+# carrying more than any honest report before it is read.
 MAX_RESULTS = 3
-MAX_MISSING = 1000
+MAX_MISSING = 3
 
-__all__ = ["BodyQuery", "EpochIn", "InspectionOfferOut", "ReleaseIn", "ReportIn", "ReportOut"]
+__all__ = ["BodyQuery", "InspectionOfferOut", "ReleaseIn", "ReportIn", "ReportOut"]
 
 
 class ArticleOut(serializers.Serializer):

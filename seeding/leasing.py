@@ -51,11 +51,6 @@ def lease_rate_key(node_id: int) -> str:
     return f"lease:{node_id}"
 
 
-def paused() -> str | None:
-    """Why leasing is paused (space limits, indexer/space.py), or None."""
-    return leasing_paused()
-
-
 def retry_after() -> int:
     return int(settings.LEASE_RETRY_AFTER_SECONDS)
 
@@ -115,7 +110,7 @@ class WorkTable:
 
     def paused_offer(self, node_id: int) -> Offer[Any] | None:
         """An empty offer saying why leasing is paused (the call still counts), or None."""
-        reason = paused()
+        reason = leasing_paused()  # space limits, indexer/space.py
         if reason is None:
             return None
         self.admit(node_id)

@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import psycopg
 import pytest
@@ -25,6 +26,7 @@ from core.api.errors import DOMAIN_ERRORS, exception_handler, response_for_unhan
 from core.errors import DomainError
 from indexer.models import Node
 from indexer.newsserver import close_news_pool
+from inspections.planning import plan_all
 from leases.models import GroupLane
 from leases.upload_guard import Holder, one_upload
 from newznab.api import error_response as newznab_error_response
@@ -32,7 +34,10 @@ from newznab.errors import NewznabError, RateLimited
 from newznab.errors import Unavailable as NewznabUnavailable
 from tests.support.factories import GroupFactory, SeedRangeFactory
 from tests.support.lanes import lane_path, lease_lane, next_range
+from tests.support.nntpd import NNTPServer
 from tests.support.nodes import NodeClient
+from tests.support.releases import store_fragments
+from tests.support.reports import release_files
 from tests.support.small_disk import fill, small_disk
 from tests.support.snapshots import padded_files, window_snapshot
 
@@ -107,6 +112,17 @@ def no_news_server(node: NodeClient) -> Any:
         return node.get(f"/api/v1/ranges/{lease['id']}/overviews?{query}")
 
 
+def missing_article(node: NodeClient) -> Any:
+    store_fragments(GroupFactory(), release_files("a8f7d6e5c4b3"))
+    plan_all()
+    lease = node.post("/api/v1/inspections/lease").json()["lease"]
+    message_id = lease["articles"][0]["message_ids"][0]
+    query = urlencode({"epoch": lease["epoch"], "message_id": message_id})
+    with NNTPServer() as news, override_settings(NEWS_SERVER_URL=f"nntp://{news.host}:{news.port}"):
+        close_news_pool()  # a news server that has none of the lease's articles
+        return node.get(f"/api/v1/inspections/{lease['id']}/body?{query}")
+
+
 def too_many_calls(node: NodeClient) -> Any:
     with override_settings(LEASE_RATE_PER_MINUTE=1):
         node.post("/api/v1/ranges/lease")
@@ -123,6 +139,13 @@ def too_many_leases(node: NodeClient) -> Any:
 CASES: list[tuple[type[DomainError], Callable[[NodeClient], Any], int, str, str]] = [
     (domain.Invalid, invalid_lane, 400, "invalid", "lane: 'sideways' is not a lane"),
     (domain.NotFound, unknown_range, 404, "not_found", "Range 987654321 does not exist."),
+    (
+        domain.ArticleMissing,
+        missing_article,
+        404,
+        "no_such_article",
+        "The coordinator's news server has no article <a8f7d6e5c4b3",
+    ),
     (domain.LeaseLost, stale_epoch, 409, "lease_lost", "Epoch 2 of range "),
     (domain.TooLarge, oversized_snapshot, 413, "too_large", "The snapshot is 11 bytes"),
     (domain.Throttled, too_many_calls, 429, "throttled", "Too many lease calls (1 per window)"),

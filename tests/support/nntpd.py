@@ -133,6 +133,8 @@ class NNTPServer:
         self.offer_deflate = offer_deflate
         self.offer_gzip = offer_gzip
         self.offer_xzver = offer_xzver
+        # BODY by message-id: the bodies this server has (CRLF lines); any other is 430.
+        self.bodies: dict[str, bytes] = {}
         # Faults, read at each command so a test may change them between calls.
         self.greeting: tuple[int, str] = (200, "test server ready, posting allowed")
         self.forced_replies: dict[str, tuple[int, str]] = {}
@@ -363,6 +365,14 @@ class _Session:
             await self.reply(500, "unknown command")
             return
         await handler(args)
+
+    async def do_body(self, args: list[str]) -> None:
+        body = self.server.bodies.get(args[0]) if args else None
+        if body is None:
+            await self.reply(430, "no such article")
+            return
+        lines = body.split(b"\r\n")
+        await self.multiline(222, f"0 {args[0]}", lines[:-1] if lines[-1] == b"" else lines)
 
     async def do_capabilities(self, args: list[str]) -> None:
         server = self.server
