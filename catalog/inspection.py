@@ -26,6 +26,7 @@ the catalog: that app registers its queueing function here at start-up
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -509,6 +510,13 @@ def _fits(real_size: int, item: CatalogFileSize) -> bool:
     )
 
 
+def _fits_any(sizes: Sequence[int], item: CatalogFileSize) -> bool:
+    """Whether some real size of `sizes` (sorted) fits the file's bytes (`_fits`)."""
+    lowest = (item.bytes - item.segments * ARTICLE_HEADER_BYTES) / YENC_OVERHEAD
+    at = bisect_left(sizes, lowest)
+    return at < len(sizes) and sizes[at] <= item.bytes
+
+
 def match_files(report: Report, files: Sequence[CatalogFileSize]) -> tuple[dict[str, str], str]:
     """{posted file name: real name} from the par2 FileDescs, and a sentence on how.
 
@@ -517,9 +525,11 @@ def match_files(report: Report, files: Sequence[CatalogFileSize]) -> tuple[dict[
     2. Then order: the FileDescs left, sorted by size (equal sizes by name, so
        `part01` before `part02`), against the release's files left but its
        par2 files, sorted by bytes (equal-sized FileDescs' files by their
-       posting order, the subject's `[01/57]`). Taken only when there are as
-       many of each and every pair fits: the real size at most the articles'
-       bytes, which are at most YENC_OVERHEAD times it plus a header per segment.
+       posting order, the subject's `[01/57]`); a file that fits no FileDesc
+       (a par2 volume posted under a random name) is left out first. Taken
+       only when there are as many of each and every pair fits: the real size
+       at most the articles' bytes, which are at most YENC_OVERHEAD times it
+       plus a header per segment.
     """
     par2 = report.result("par2")
     descs = [f for f in par2.files if f.size is not None] if par2 else []
@@ -540,11 +550,15 @@ def match_files(report: Report, files: Sequence[CatalogFileSize]) -> tuple[dict[
         ((d.size or 0, _basename(d.name)) for n, d in enumerate(descs) if n not in used),
     )
     par2_name = par2.yenc_name if par2 else None
+    sizes = [size for size, _ in left]
     candidates = sorted(
         (
             f
             for f in files
-            if f.name not in names and f.name != par2_name and _extension(f.name) != "par2"
+            if f.name not in names
+            and f.name != par2_name
+            and _extension(f.name) != "par2"
+            and _fits_any(sizes, f)  # an obfuscated par2 volume fits no FileDesc
         ),
         key=lambda f: (f.bytes, f.file_index if f.file_index is not None else 1 << 30, f.name),
     )
