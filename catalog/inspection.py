@@ -26,6 +26,7 @@ the catalog: that app registers its queueing function here at start-up
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -365,9 +366,6 @@ class Choice:
     refused: list[dict[str, str]] = field(default_factory=list)
 
 
-SIDE_FILES = frozenset(("nfo", "sfv", "srr", "nzb", "txt", "jpg", "png"))
-
-
 def _extension(name: str) -> str:
     dot = name.rfind(".")
     return name[dot + 1 :].lower() if dot >= 0 else ""
@@ -512,6 +510,13 @@ def _fits(real_size: int, item: CatalogFileSize) -> bool:
     )
 
 
+def _fits_any(sizes: Sequence[int], item: CatalogFileSize) -> bool:
+    """Whether some real size of `sizes` (sorted) fits the file's bytes (`_fits`)."""
+    lowest = (item.bytes - item.segments * ARTICLE_HEADER_BYTES) / YENC_OVERHEAD
+    at = bisect_left(sizes, lowest)
+    return at < len(sizes) and sizes[at] <= item.bytes
+
+
 def match_files(report: Report, files: Sequence[CatalogFileSize]) -> tuple[dict[str, str], str]:
     """{posted file name: real name} from the par2 FileDescs, and a sentence on how.
 
@@ -520,9 +525,11 @@ def match_files(report: Report, files: Sequence[CatalogFileSize]) -> tuple[dict[
     2. Then order: the FileDescs left, sorted by size (equal sizes by name, so
        `part01` before `part02`), against the release's files left but its
        par2 files, sorted by bytes (equal-sized FileDescs' files by their
-       posting order, the subject's `[01/57]`). Taken only when there are as
-       many of each and every pair fits: the real size at most the articles'
-       bytes, which are at most YENC_OVERHEAD times it plus a header per segment.
+       posting order, the subject's `[01/57]`); a file that fits no FileDesc
+       (a par2 volume posted under a random name) is left out first. Taken
+       only when there are as many of each and every pair fits: the real size
+       at most the articles' bytes, which are at most YENC_OVERHEAD times it
+       plus a header per segment.
     """
     par2 = report.result("par2")
     descs = [f for f in par2.files if f.size is not None] if par2 else []
@@ -543,10 +550,7 @@ def match_files(report: Report, files: Sequence[CatalogFileSize]) -> tuple[dict[
         ((d.size or 0, _basename(d.name)) for n, d in enumerate(descs) if n not in used),
     )
     par2_name = par2.yenc_name if par2 else None
-    # A side file posted under its own extension (the nfo, an sfv) is left out
-    # unless the par2 set covers a file of that kind: most sets cover only the
-    # archive volumes, and one file more than FileDescs would match nothing.
-    covered = {_extension(name) for _, name in left}
+    sizes = [size for size, _ in left]
     candidates = sorted(
         (
             f
@@ -554,7 +558,7 @@ def match_files(report: Report, files: Sequence[CatalogFileSize]) -> tuple[dict[
             if f.name not in names
             and f.name != par2_name
             and _extension(f.name) != "par2"
-            and (_extension(f.name) not in SIDE_FILES or _extension(f.name) in covered)
+            and _fits_any(sizes, f)  # an obfuscated par2 volume fits no FileDesc
         ),
         key=lambda f: (f.bytes, f.file_index if f.file_index is not None else 1 << 30, f.name),
     )

@@ -308,12 +308,33 @@ def test_files_match_by_yenc_size_then_size_order_with_equal_sizes_in_posting_or
     assert how == "1 by their yEnc size, 3 by size order"
 
 
+def test_files_that_fit_no_filedesc_are_left_out_before_the_order():
+    """Every name random, par2 ones too: the par2 index and a volume fit no FileDesc."""
+    report_ = validate_report(payload(par2_result(*MOVIE_SET, yenc_name="k1.bin")))
+    files = [
+        sized("k1.bin", 4_000, 1, segments=1),  # the par2 index (its yEnc name)
+        sized("k2.bin", 300_000, 2),  # a par2 volume: between the nfo and part03
+        sized("k3.bin", VOLUME, 3),
+        sized("k4.bin", VOLUME, 4),
+        sized("k5.bin", 123_456, 5),
+        sized("k6.bin", 2_000, 6, segments=1),
+    ]
+    names, _ = match_files(report_, files)
+    assert names == {
+        "k3.bin": f"{REAL}.part01.rar",
+        "k4.bin": f"{REAL}.part02.rar",
+        "k5.bin": f"{REAL}.part03.rar",
+        "k6.bin": f"{REAL}.nfo",
+    }
+
+
 def test_no_order_match_when_the_counts_differ_or_a_size_does_not_fit():
     report_ = validate_report(payload(par2_result(*MOVIE_SET)))
     three = [sized("a.bin", VOLUME, 1), sized("b.bin", VOLUME, 2), sized("c.bin", 123_456, 3)]
     assert match_files(report_, three)[0] == {}
-    too_small = [*three, CatalogFileSize("d.bin", 4, 1_000, 1)]  # under the nfo's 2,000 bytes
-    names, how = match_files(report_, too_small)
+    # Each fits some FileDesc, but a third volume-sized file leaves part03 none that fits.
+    mismatched = [*three[:2], sized("c.bin", VOLUME, 3), sized("d.bin", 2_000, 4, segments=1)]
+    names, how = match_files(report_, mismatched)
     assert names == {}
     assert "the sizes do not fit" in how
 

@@ -3,7 +3,8 @@
 Found by the INN2 end-to-end test (tests/e2e/test_inspection_e2e.py): an
 obfuscated movie posted as 7z volumes, an nfo and par2 (the par2 set over the
 volumes only, as uploaders make it) got no <meta> mapping, because the nfo
-made one file more than FileDescs and the order match gave up.
+made one file more than FileDescs and the order match gave up. A file that
+fits no FileDesc's size is now left out of the order match (`_fits_any`).
 """
 
 from __future__ import annotations
