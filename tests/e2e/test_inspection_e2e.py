@@ -263,10 +263,12 @@ def test_the_passworded_release_is_flagged_and_hidden_unless_password_1(run: Run
     locked = run.releases["passworded"]
     row = run.release_row(locked)
     assert row["passworded"] is True and row["name"] == locked.real_name
+    assert row["encrypted"] is True  # made with -mhe=on: its headers are encrypted
     assert run.search(locked) == []
     assert [item["title"] for item in run.search(locked, password="1")] == [locked.real_name]
     for kind in ("movie", "episode", "zipped", "control"):
-        assert run.release_row(run.releases[kind])["passworded"] is False, kind
+        other = run.release_row(run.releases[kind])
+        assert (other["passworded"], other["encrypted"]) == (False, False), kind
         assert [i["title"] for i in run.search(run.releases[kind])] == [
             run.releases[kind].real_name
         ]
