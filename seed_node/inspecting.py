@@ -147,10 +147,12 @@ def _inspect(
 ) -> InspectResult | None:
     cap = wanted.fetch_cap()
     fetched = 0
+    waited = 0.0  # seconds in fetch, which inspect_seconds leaves out
 
     def bodies() -> Iterator[bytes]:
-        nonlocal fetched
+        nonlocal fetched, waited
         for message_id in wanted.message_ids:
+            started = time.perf_counter()
             try:
                 body = fetch(message_id, cap)
             except ArticleMissing as exc:
@@ -158,6 +160,8 @@ def _inspect(
                     {"role": wanted.role, "message_id": message_id, "error": str(exc)[:300]}
                 )
                 return  # an nfo's segments after a gap would not join
+            finally:
+                waited += time.perf_counter() - started
             fetched += 1
             yield body
 
@@ -169,7 +173,7 @@ def _inspect(
         body = next(bodies(), None)
         result = inspect_article(wanted.role, body) if body is not None else None
     if stats is not None:
-        stats.add(inspect_seconds=time.perf_counter() - started)
+        stats.add(inspect_seconds=max(0.0, time.perf_counter() - started - waited))
     return result if fetched else None
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from indexer.newsserver import close_news_pool
 from inspections import planning
 from inspections.models import Inspection
 from seed_node.cli import main
@@ -65,7 +66,10 @@ def test_through_the_relay_of_the_coordinators_news_server(
     live_server, settings, planned: Inspection, inn_server: InnServer, token_file: Path
 ) -> None:
     settings.NEWS_SERVER_URL = inn_server.url
-    assert run_agent(live_server.url, token_file, "--relay") == 0
+    try:
+        assert run_agent(live_server.url, token_file, "--relay") == 0
+    finally:
+        close_news_pool()  # its connections hold slots in the database
     planned.refresh_from_db()
     assert (planned.status, planned.error) == ("done", "")
 
