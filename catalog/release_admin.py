@@ -354,7 +354,7 @@ class ReleaseAdmin(NzbDownloads, LargeTableAdmin):
                 title="Inspect releases again",
                 question="Queue these releases for inspection again? A node reads their par2, "
                 "nfo and first archive volume; a name found replaces the current one, and the "
-                "poster's name stays kept.",
+                "poster's name is kept.",
             )
         try:
             queued = request_reinspection(

@@ -199,6 +199,7 @@ def release_nzb(file_id: int) -> tuple[Iterator[bytes], str]:
 RELEASE_FIELDS = (
     "id", "name", "poster", "posted", "size", "files_expected", "files_seen",
     "segments_present", "segments_expected", "has_par2", "has_nfo", "category", "groups",
+    "posted_name", "passworded", "encrypted", "imdb_id", "tvdb_id",
 )  # fmt: skip
 RELEASE_FILES_SHOWN = 1000
 NZB_CHUNK = 50

@@ -239,6 +239,14 @@ class ReleaseOut(serializers.Serializer):
     category = serializers.IntegerField(help_text="Newznab category id.")
     category_name = serializers.CharField()
     groups = serializers.ListField(child=serializers.CharField())
+    # What inspection found (docs/inspection.md); null and false until then.
+    posted_name = serializers.CharField(
+        allow_null=True, help_text="The poster's name, once inspection renamed the release."
+    )
+    passworded = serializers.BooleanField(help_text="A password is needed to unpack it.")
+    encrypted = serializers.BooleanField(help_text="Its archive's headers are encrypted.")
+    imdb_id = serializers.CharField(allow_null=True, help_text='From its nfo: "tt0111161".')
+    tvdb_id = serializers.IntegerField(allow_null=True, help_text="From its nfo.")
     nzb = serializers.SerializerMethodField()
 
     @extend_schema_field(serializers.CharField())

@@ -1,5 +1,6 @@
-"""What inspection found, in the admin, and asking for it again (issue 26): the release's
-page, the "Inspect again" action with its own permission, `manage.py reinspect`."""
+"""What inspection found, in the admin and the releases API, and asking for it again
+(issue 26): the release's page, the "Inspect again" action with its own permission,
+`manage.py reinspect`."""
 
 from __future__ import annotations
 
@@ -78,6 +79,13 @@ def test_the_release_page_shows_what_inspection_found(release):
     assert "x9y8z7.mkv (3000000)" in html
     assert "passworded" in html
     assert "x9y8z7: obfuscated itself" not in html  # the nfo won before the archive was asked
+
+
+def test_the_release_api_shows_what_inspection_found(release, node_client):
+    body = node_client().get(f"/api/v1/releases/{release.id}").json()
+    assert (body["name"], body["posted_name"]) == (REAL, "a8f7d6e5c4b3")
+    assert (body["passworded"], body["encrypted"]) == (True, False)
+    assert (body["imdb_id"], body["tvdb_id"]) == ("tt0111161", None)
 
 
 def test_a_release_never_inspected_says_so(db):
