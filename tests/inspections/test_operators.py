@@ -70,7 +70,7 @@ def test_inspect_again_requeues_a_done_row_and_plans_a_named_release(planned, st
     row = planned()
     node = node_client()
     leased = node.post("/api/v1/inspections/lease").json()["lease"]
-    body = {"epoch": leased["epoch"], "results": []}
+    body = {"epoch": leased["epoch"], "results": [{"role": "par2", "format": "par2"}]}
     assert node.post(f"/api/v1/inspections/{row.id}/report", body).status_code == 200
     named = store("Some.Show.S01E02.1080p.WEB.h264-GRP", date=1_700_100_000)
     call_command("reinspect", str(row.release_id), str(named.id), verbosity=0)
