@@ -2,11 +2,14 @@
 through the coordinator's (docs/api.md, "Inspection leases").
 
 Only a message-id the node's current lease names is fetched, with BODY from
-NEWS_SERVER_URL's pool, bounded by INSPECT_RELAY_MAX_BYTES; the call keeps the
-lease alive.
+NEWS_SERVER_URL's pool, bounded by INSPECT_RELAY_MAX_BYTES and in time by
+INSPECT_RELAY_SECONDS (a trickling server cannot hold a worker); the call keeps
+the lease alive.
 """
 
 from __future__ import annotations
+
+import time
 
 from django.conf import settings
 
@@ -37,9 +40,10 @@ def relay_body(
             "ask only for the message-ids its lease names."
         )
     most = int(settings.INSPECT_RELAY_MAX_BYTES)
+    deadline = time.monotonic() + float(settings.INSPECT_RELAY_SECONDS)
     try:
         with (pool or news_pool()).connection() as client:
-            return client.body(message_id, most)
+            return client.body(message_id, most, deadline=deadline)
     except NoSuchArticle:
         raise ArticleMissing(
             f"The coordinator's news server has no article {message_id} (430): "

@@ -107,13 +107,18 @@ def release_inspection(
 def report_inspection(
     node_id: int, inspection_id: int, epoch: int, payload: dict[str, Any]
 ) -> Applied:
-    """Check a node's results, apply them to the release and end the lease done."""
-    report = validate_report(payload)
+    """Check a node's results, apply them to the release and end the lease done.
+
+    The fence comes first: a report on a lease this node no longer holds is a
+    409 lease_lost whatever it carries, so the node drops it rather than
+    "fixing" a report nobody will apply.
+    """
     with transaction.atomic():
         fenced = INSPECTIONS.fenced(node_id, inspection_id, epoch)
         row = queries.fetchone("lock_inspection", fenced)
         if row is None:
             raise INSPECTIONS.lease_lost(node_id, inspection_id, epoch)
+        report = validate_report(payload)
         _check_named(payload, _json(row.articles))
         applied = apply_inspection(row.release_id, report)
         outcome = json.dumps(asdict(applied))

@@ -86,6 +86,8 @@ def test_heartbeat_and_release_are_fenced_by_epoch_and_node(planned, node_client
     assert foreign.json()["detail"].endswith("leased to another node now: drop it and lease again.")
     assert other.post(f"{url}/release", {"epoch": 1}).status_code == 409
     assert report(other, leased).status_code == 409  # a valid report, fenced all the same
+    empty = other.post(f"{url}/report", {"epoch": 1, "results": []})  # invalid too: the fence first
+    assert empty.status_code == 409 and empty.json()["error"] == "lease_lost"
     gone = owner.post("/api/v1/inspections/99999999/heartbeat", {"epoch": 1})
     assert gone.status_code == 404
     assert gone.json()["detail"] == "Inspection 99999999 does not exist."

@@ -68,6 +68,9 @@ def rng(action: str, body: Callable[[dict[str, Any]], Any] | None = None) -> Cal
     )
 
 
+MISSING = {"role": "archive", "message_id": "<matrix.rar.1@host>", "error": "430 no such article"}
+
+
 def inspection(action: str, body: Callable[[dict[str, Any]], Any] | None = None) -> Call:
     return Call(
         "POST",
@@ -143,8 +146,16 @@ MATRIX: dict[str, tuple[Call | None, dict[str, int]]] = {
     "POST inspection-heartbeat": (inspection("heartbeat"), ON_A_LEASE),
     "POST inspection-release": (inspection("release"), ON_A_LEASE),
     "POST inspection-report": (
-        inspection("report", lambda w: {"epoch": w["inspection"]["epoch"], "results": []}),
+        inspection(
+            "report",
+            lambda w: {"epoch": w["inspection"]["epoch"], "results": [], "missing": [MISSING]},
+        ),
         cells(401, 401, 401, 200, 409, 401, 401, 401),
+    ),
+    # An invalid report (no result, nothing missing): the fence answers before the checks.
+    "POST inspection-report-empty": (
+        inspection("report", lambda w: {"epoch": w["inspection"]["epoch"], "results": []}),
+        cells(401, 401, 401, 400, 409, 401, 401, 401),
     ),
     "GET inspection-body": (
         Call(

@@ -4,6 +4,8 @@ the real digests the corpora were read at (commit ids) read as obfuscated."""
 from __future__ import annotations
 
 import json
+import random
+import string
 from pathlib import Path
 from typing import Any
 
@@ -51,3 +53,37 @@ def test_real_digests_read_as_obfuscated_names() -> None:
         assert is_obfuscated(digest), digest
         assert is_obfuscated(f"{digest}.mkv")
         assert is_obfuscated(f"{digest[:20]}.part01.rar")
+
+
+def _random_letters(seed: int, count: int) -> list[str]:
+    """Letters-only names of 8 to 32 letters: lower-case, upper-case and mixed, in turn."""
+    rng = random.Random(seed)
+    alphabets = (string.ascii_lowercase, string.ascii_uppercase, string.ascii_letters)
+    return [
+        "".join(rng.choice(alphabets[n % 3]) for _ in range(rng.randint(8, 32)))
+        for n in range(count)
+    ]
+
+
+def test_random_letter_names_read_as_obfuscated() -> None:
+    names = _random_letters(26, 3000)
+    named = [name for name in names if not is_obfuscated(name)]
+    assert len(named) <= len(names) // 100, named[:20]
+    assert [name for name in names if not is_obfuscated(f"{name}.part01.rar")] == named
+
+
+@pytest.mark.parametrize("name", ["xkqzvbnmwp", "QwErTyUiOpAsDfG", "hjdkslqpwoeiruty.part01.rar"])
+def test_letters_without_a_word_are_obfuscated(name: str) -> None:
+    assert is_obfuscated(name)
+
+
+@pytest.mark.parametrize(
+    "name", ["Up.2009.1080p", "Up.2009", "It.1080p.WEB", "Us.S01E02", "Up.2009.1080p.mkv"]
+)
+def test_a_short_title_beside_a_year_or_a_tag_is_a_real_name(name: str) -> None:
+    assert not is_obfuscated(name)
+
+
+@pytest.mark.parametrize("name", ["S07E23.mkv", "1x04", "2009.1080p", "a8f7d6e5c4b3.2009"])
+def test_tags_with_no_title_stay_obfuscated(name: str) -> None:
+    assert is_obfuscated(name)
