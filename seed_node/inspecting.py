@@ -405,4 +405,6 @@ class InspectWorker(Worker):
         try:
             self.release(lease, None, uncounted=True)
         except (Aborted, CoordinatorError) as exc:
-            log.warning("%s: inspection %s not given back (%s); its TTL will", self.name, lease.id, exc)
+            log.warning(
+                "%s: inspection %s not given back (%s); its TTL will", self.name, lease.id, exc
+            )
