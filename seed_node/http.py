@@ -60,7 +60,8 @@ class StaleLink(NotFound):
 
 class Busy(CoordinatorError):
     """429 more times in a row than the call allows (``busy_attempts``): another
-    upload of the lane's snapshot is streaming. The caller goes on without it."""
+    upload of the lane's snapshot is streaming, or an inspection leased ahead would
+    pass the node's cap. The caller goes on without it."""
 
 
 class Unavailable(CoordinatorError):
@@ -174,12 +175,21 @@ class Coordinator:
 
     # --- JSON calls -------------------------------------------------------------
 
-    def post(self, path: str, body: Mapping[str, Any] | None = None) -> Any:
-        """POST JSON; returns the decoded answer (None for 204)."""
+    def post(
+        self, path: str, body: Mapping[str, Any] | None = None, busy_attempts: int | None = None
+    ) -> Any:
+        """POST JSON; returns the decoded answer (None for 204). ``busy_attempts``: after
+        that many 429s in a row, raise Busy instead of waiting on (default: wait on)."""
         payload = json.dumps(body or {}, separators=(",", ":")).encode("utf-8")
         backoff = Backoff(cap=self.max_backoff)
         while True:
-            response = self._call("POST", path, payload, {"Content-Type": "application/json"})
+            response = self._call(
+                "POST",
+                path,
+                payload,
+                {"Content-Type": "application/json"},
+                busy_attempts=busy_attempts,
+            )
             try:
                 return _read_json(response)
             except (OSError, http.client.HTTPException) as exc:

@@ -12,15 +12,24 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, cast
 
 import inspection
 from inspection import InspectResult, inspect_article, inspect_nfo, nfo, yenc
 
 from .articles import ArticleMissing, ArticleSource
-from .control import EXIT_UNAUTHENTICATED, Context, Stats
-from .http import Aborted, Coordinator, CoordinatorError, LeaseLost, NotFound, Unauthenticated
+from .control import EXIT_OK, EXIT_UNAUTHENTICATED, Context, Stats
+from .http import (
+    Aborted,
+    Busy,
+    Coordinator,
+    CoordinatorError,
+    LeaseLost,
+    NotFound,
+    Unauthenticated,
+)
 from .leases import Heartbeat
 from .reporting import Reporter
 from .sources import NewsServerFailure
@@ -125,6 +134,10 @@ def _wanted(lease_id: int, item: Any) -> Wanted:
 
 Fetch = Callable[[str, int], bytes]
 
+# What a lease call gave: a lease (held), the answer when nothing was handed out
+# (to idle on), or None (nothing to wait for: ask again).
+Taken = InspectLease | dict[str, Any] | None
+
 
 def build_report(lease: InspectLease, fetch: Fetch, stats: Stats | None = None) -> dict[str, Any]:
     """The report body for `lease`: each role's articles fetched and inspected.
@@ -187,15 +200,26 @@ class Inspector:
 
     def take_one(self, heartbeat: Heartbeat, reporter: Reporter) -> dict[str, Any] | None:
         """Lease one inspection and see it through; the lease call's answer when
-        nothing was handed out (for the caller to idle on), else None.
+        nothing was handed out (for the caller to idle on), else None."""
+        taken = self.lease(heartbeat)
+        if isinstance(taken, InspectLease):
+            self.see_through(taken, heartbeat, reporter)
+            return None
+        return taken
 
-        Its report goes out on the reporter thread while the worker leases and
-        fetches the next one; the lease's heartbeat lasts until it is answered.
+    def lease(self, heartbeat: Heartbeat, *, ahead: bool = False) -> Taken:
+        """Ask for one inspection: the lease, held on the heartbeat from here on; the
+        lease call's answer when nothing was handed out; None when there is nothing
+        to wait for (a lease this agent cannot read, given back; or, ``ahead``, the
+        node at its cap of leases: the caller asks again once its current one is done).
         """
-        offer = self.worker.call("/inspections/lease")
+        try:
+            offer = self.worker.call("/inspections/lease", busy_attempts=1 if ahead else None)
+        except Busy:
+            return None
         data = offer.get("lease")
         if data is None:
-            return offer
+            return cast("dict[str, Any]", offer)
         try:
             lease = InspectLease.from_json(data)
         except BadLease as exc:
@@ -204,15 +228,33 @@ class Inspector:
                 self.worker.release(exc.lease, str(exc), uncounted=False)
             return None
         heartbeat.hold(lease.path, lease.epoch, lease)
+        return lease
+
+    def see_through(self, lease: InspectLease, heartbeat: Heartbeat, reporter: Reporter) -> None:
+        """Fetch, inspect and hand the report to the reporter thread."""
+        self.hand_over(lease, self.inspect_held(lease, heartbeat), heartbeat, reporter)
+
+    def inspect_held(self, lease: InspectLease, heartbeat: Heartbeat) -> dict[str, Any] | None:
+        """``inspect`` a held lease; its heartbeat ends here unless there is a report."""
         report = None
         try:
             report = self.inspect(lease)
         finally:
             if report is None:
                 heartbeat.drop(lease.path)
+        return report
+
+    def hand_over(
+        self,
+        lease: InspectLease,
+        report: dict[str, Any] | None,
+        heartbeat: Heartbeat,
+        reporter: Reporter,
+    ) -> None:
+        """The report goes out on the reporter thread while the worker goes on; the
+        lease's heartbeat lasts until it is answered."""
         if report is not None:
             reporter.after(lease, lambda: self.finish(lease, report, heartbeat))
-        return None
 
     def inspect(self, lease: InspectLease) -> dict[str, Any] | None:
         """Fetch and inspect: the report to send, or None when the lease was released
@@ -301,7 +343,15 @@ class Inspector:
 
 
 class InspectWorker(Worker):
-    """``--mode inspect``: one inspection after another until the node stops."""
+    """``--mode inspect``: one inspection after another until the node stops, the
+    next one leased while the current one is fetched and parsed (one ahead).
+
+    The lease held ahead is heartbeated like the current one; the heartbeat marks
+    it lost if the coordinator takes it back meanwhile, and it is then dropped
+    unfetched. A stop (SIGTERM) finishes and reports the current inspection and
+    gives the one held ahead back, uncounted. The next lease is answered before
+    the current report is handed to the reporter thread.
+    """
 
     def __init__(self, name: str, coordinator: Coordinator, context: Context) -> None:
         super().__init__(name, coordinator, context)
@@ -310,7 +360,51 @@ class InspectWorker(Worker):
         self.inspector = Inspector(self, context.articles)
 
     def loop(self, reporter: Reporter, heartbeat: Heartbeat) -> None:
-        while not self.control.stop.is_set():
-            offer = self.inspector.take_one(heartbeat, reporter)
-            if offer is not None and not self.idle(offer):
-                return
+        inspector = self.inspector
+        ahead = ThreadPoolExecutor(1, thread_name_prefix=f"{self.name}-lease-ahead")
+        pending: Future[Taken] | None = None
+        taken: Taken = None
+        try:
+            while not self.control.stop.is_set():
+                if not isinstance(taken, InspectLease):
+                    taken = inspector.lease(heartbeat)
+                    if not isinstance(taken, InspectLease):
+                        if taken is not None and not self.idle(taken):
+                            return
+                        continue
+                current, taken = taken, None
+                pending = ahead.submit(inspector.lease, heartbeat, ahead=True)
+                report = inspector.inspect_held(current, heartbeat)
+                following, pending = pending, None
+                try:
+                    taken = following.result()
+                finally:
+                    inspector.hand_over(current, report, heartbeat, reporter)
+                if isinstance(taken, dict):  # nothing handed out: idle, then ask again
+                    if not self.idle(taken):
+                        return
+                    taken = None
+        finally:
+            if pending is not None:  # an error left the lease call ahead unanswered
+                pending.cancel()
+                try:
+                    taken = pending.result()
+                except Exception:  # the error that ended the loop is the one that counts
+                    taken = None
+            ahead.shutdown(wait=True)
+            if isinstance(taken, InspectLease):
+                self.give_back(taken, heartbeat)
+
+    def give_back(self, lease: InspectLease, heartbeat: Heartbeat) -> None:
+        """Release the lease held ahead, unstarted (the node is stopping): uncounted,
+        as no attempt was made. Not when aborting or failing: its TTL runs out."""
+        heartbeat.drop(lease.path)
+        if lease.lost or self.control.abort.is_set() or self.control.exit_code != EXIT_OK:
+            return
+        log.info("%s: inspection %s given back unstarted", self.name, lease.id)
+        try:
+            self.release(lease, None, uncounted=True)
+        except (Aborted, CoordinatorError) as exc:
+            log.warning(
+                "%s: inspection %s not given back (%s); its TTL will", self.name, lease.id, exc
+            )

@@ -68,11 +68,13 @@ class Worker:
     def loop(self, reporter: Reporter, heartbeat: Heartbeat) -> None:
         raise NotImplementedError
 
-    def call(self, path: str, body: dict[str, Any] | None = None) -> Any:
+    def call(
+        self, path: str, body: dict[str, Any] | None = None, busy_attempts: int | None = None
+    ) -> Any:
         """POST to the coordinator from the worker itself, timed for ``--stats``."""
         started = time.perf_counter()
         try:
-            return self.coordinator.post(path, body)
+            return self.coordinator.post(path, body, busy_attempts=busy_attempts)
         finally:
             self.stats.add(call_seconds=time.perf_counter() - started)
 

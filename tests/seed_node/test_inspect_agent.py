@@ -7,6 +7,7 @@ makes (lease, heartbeat, body relay, report, release) is checked as it was sent.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -244,7 +245,8 @@ def test_a_stop_while_fetching_still_reports_the_inspection(
     assert status == 0
     (report,) = coordinator.posted(f"{LEASE_PATH}/report")
     assert sorted(roles(report)) == ["archive", "nfo", "par2"]
-    assert len(coordinator.posted("/inspections/lease")) == 1  # and no other was leased
+    # The one call ahead, made as the inspection began, handed nothing out; none after it.
+    assert len(coordinator.posted("/inspections/lease")) == 2
 
 
 def test_inspect_share_inspects_when_no_range_is_handed_out(
@@ -306,3 +308,162 @@ def test_worker_processes_inspect_side_by_side(
     assert all(
         roles(report)["nfo"]["imdb_ids"] == [IMDB] for report in coordinator.posted("/report")
     )
+
+
+def lease_queue(posted: dict[str, PostedFile], *numbers: int) -> Callable[[Any], Answer]:
+    """Lease calls hand out inspections `numbers` in turn, then nothing."""
+    queue = list(numbers)
+
+    def lease(_body: Any) -> Answer:
+        if not queue:
+            return NO_LEASE
+        data = {"id": queue.pop(0), "epoch": 2, "release": 9001, "group": GROUP}
+        data["articles"] = lease_articles(posted)
+        return 200, {"lease": data, "retry_after": None, "paused": None}
+
+    return lease
+
+
+def lease_calls_then(
+    route: Callable[[Any], Answer], count: int
+) -> tuple[Callable[[Any], Answer], threading.Event]:
+    """`route`, and an event set once it has been called `count` times."""
+    called = threading.Event()
+    seen: list[int] = []
+
+    def counted(body: Any) -> Answer:
+        seen.append(1)
+        if len(seen) >= count:
+            called.set()
+        return route(body)
+
+    return counted, called
+
+
+def test_the_next_inspection_is_leased_while_the_current_ones_bodies_are_fetched(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    lease, second_asked = lease_calls_then(lease_queue(posted, 41, 42), 2)
+    relay = relay_from(inn_server)
+    waited: list[bool] = []
+
+    def body(query: Any) -> Answer:
+        waited.append(second_asked.wait(5))  # inspection 41's bodies wait for the call ahead
+        return relay(query)
+
+    coordinator.routes["/inspections/lease"] = lease
+    coordinator.routes[f"{LEASE_PATH}/body"] = body
+    coordinator.routes["/inspections/42/body"] = relay
+    coordinator.routes["*"] = lambda _: REPORTED
+    status = run_agent(coordinator, token_file, "--mode", "inspect", "--relay")
+    assert status == 0
+    fetched = sum(len(item["message_ids"]) for item in lease_articles(posted))
+    assert waited == [True] * fetched  # asked while 41's bodies were on their way
+    calls = [path for _, path, _ in coordinator.calls if not path.endswith(("/body", "/heartbeat"))]
+    # Each next lease is answered before the current report goes out.
+    assert calls == [
+        "/inspections/lease",
+        "/inspections/lease",
+        f"{LEASE_PATH}/report",
+        "/inspections/lease",
+        "/inspections/42/report",
+    ]
+
+
+def test_a_stop_gives_the_inspection_leased_ahead_back_uncounted(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    control = Control()
+    handing = lease_queue(posted, 41, 42)
+    leased: list[int] = []
+
+    def lease(body: Any) -> Answer:
+        leased.append(1)
+        if len(leased) == 2:
+            control.stop.set()  # as a first SIGTERM would, while 41 is being inspected
+        return handing(body)
+
+    coordinator.routes["/inspections/lease"] = lease
+    coordinator.routes["/inspections/42/release"] = lambda _: (204, None)
+    coordinator.routes["*"] = lambda _: REPORTED
+    status = run_agent(
+        coordinator,
+        token_file,
+        "--mode",
+        "inspect",
+        "--news-server",
+        inn_server.url,
+        control=control,
+    )
+    assert status == 0
+    (report,) = coordinator.posted(f"{LEASE_PATH}/report")  # the current one still reported
+    assert sorted(roles(report)) == ["archive", "nfo", "par2"]
+    assert coordinator.posted("/inspections/42/release") == [{"epoch": 2, "uncounted": True}]
+    assert not coordinator.posted("/inspections/42/report")
+    assert len(leased) == 2
+
+
+def test_an_inspection_lost_while_held_ahead_is_dropped_unfetched(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    lost = threading.Event()
+    relay = relay_from(inn_server)
+    waited: list[bool] = []
+
+    def refused(_body: Any) -> Answer:
+        lost.set()
+        return 409, {"error": "lease_lost", "detail": "the lease was taken over"}
+
+    def body(query: Any) -> Answer:
+        waited.append(lost.wait(5))  # 41's bodies wait until 42 has been taken back
+        return relay(query)
+
+    coordinator.routes["/inspections/lease"] = lease_queue(posted, 41, 42)
+    coordinator.routes[f"{LEASE_PATH}/body"] = body
+    coordinator.routes[f"{LEASE_PATH}/heartbeat"] = lambda _: (204, None)
+    coordinator.routes["/inspections/42/heartbeat"] = refused
+    coordinator.routes[f"{LEASE_PATH}/report"] = lambda _: REPORTED
+    status = run_agent(
+        coordinator, token_file, "--mode", "inspect", "--relay", "--heartbeat-seconds", "0.05"
+    )
+    assert status == 0
+    assert waited == [True] * sum(len(item["message_ids"]) for item in lease_articles(posted))
+    (report,) = coordinator.posted(f"{LEASE_PATH}/report")
+    assert sorted(roles(report)) == ["archive", "nfo", "par2"]
+    touched = {path for _, path, _ in coordinator.calls if path.startswith("/inspections/42/")}
+    assert touched == {"/inspections/42/heartbeat"}  # no body, report or release for it
+
+
+def test_a_node_at_its_cap_leases_the_next_inspection_after_the_current_one(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    handing = lease_queue(posted, 41, 42)
+    leased: list[int] = []
+
+    def lease(body: Any) -> Answer:
+        leased.append(1)
+        if len(leased) == 2:  # the call ahead: over the node's cap
+            return 429, {"error": "too_many_leases", "detail": "8 inspection leases held"}
+        return handing(body)
+
+    coordinator.routes["/inspections/lease"] = lease
+    coordinator.routes["*"] = lambda _: REPORTED
+    status = run_agent(
+        coordinator, token_file, "--mode", "inspect", "--news-server", inn_server.url
+    )
+    assert status == 0
+    reported = [path for _, path, _ in coordinator.calls if path.endswith("/report")]
+    assert sorted(reported) == [f"{LEASE_PATH}/report", "/inspections/42/report"]
+    assert len(leased) == 4  # 41; 429 (not waited on); 42 after 41; nothing ahead of 42
