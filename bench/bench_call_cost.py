@@ -89,6 +89,13 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--other-kinds", nargs="*", default=[], help="kinds also run on the second gunicorn"
     )
+    parser.add_argument(
+        "--other-root",
+        type=Path,
+        default=None,
+        help="the second gunicorn serves the code of this checkout (e.g. an export of main: "
+        "`git archive main | tar -x -C DIR`), on this one's database",
+    )
     return parser.parse_args()
 
 
@@ -110,10 +117,10 @@ def load(groups: int, ranges_per_group: int, nodes: int) -> list[str]:
 
 
 def serve(
-    args: argparse.Namespace, port: int, log: Path, more_env: dict[str, str]
+    args: argparse.Namespace, port: int, log: Path, more_env: dict[str, str], root: Path = ROOT
 ) -> subprocess.Popen[bytes]:
     """gunicorn as `manage.py serve` runs it, with bench/call_cost_app.py as the app
-    (and `more_env`'s settings)."""
+    (and `more_env`'s settings), serving the code of `root` (this checkout's by default)."""
     from django.conf import settings
 
     from core.management.commands.serve import gunicorn_arguments
@@ -124,7 +131,7 @@ def serve(
     threads = args.threads or settings.WEB_THREADS
     command = gunicorn_arguments(gunicorn, f"127.0.0.1:{port}", workers, threads, 120)
     command[1] = "call_cost_app"
-    command += ["--pythonpath", f"{ROOT},{ROOT / 'bench'}"]
+    command += ["--pythonpath", f"{root},{root / 'bench'}"]
     metrics = ROOT / "var" / f"bench_call_cost-prometheus-{port}"
     shutil.rmtree(metrics, ignore_errors=True)
     metrics.mkdir(parents=True)
@@ -132,10 +139,11 @@ def serve(
         **os.environ,
         "EMBEDDED_DATABASE_NAME": DATABASE,
         "PROMETHEUS_MULTIPROC_DIR": str(metrics),
+        "DATA_DIR": str(ROOT / "var"),  # this checkout's database, whichever code serves
         **more_env,
     }
     server = subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT
+        command, cwd=root, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT
     )
     import urllib.request
 
@@ -261,10 +269,17 @@ def batch_body(fleet: Fleet, i: int, held: Any, segments: int) -> dict[str, Any]
     }
 
 
-def batch(segments: int) -> tuple[Any, Any]:
+def batch(segments: int, columns: bool = False) -> tuple[Any, Any]:
+    """A batch's kind: its files as File objects, or (`columns`) in the columnar form
+    the agent sends (docs/api.md)."""
+    from seed_node.reporting import columnar
+
     async def prepare(fleet: Fleet, i: int) -> Any:
         held = await lease(fleet, i)
-        held["body"] = json.dumps(batch_body(fleet, i, held, segments)).encode()
+        body = batch_body(fleet, i, held, segments)
+        if columns:
+            body["files"], body["fragments"] = columnar(body["files"]), columnar(body["fragments"])
+        held["body"] = json.dumps(body).encode()
         return held
 
     async def measured(fleet: Fleet, i: int, held: Any) -> int:
@@ -363,6 +378,9 @@ def kinds(args: argparse.Namespace) -> list[Kind]:
     for size in args.sizes:
         prepare, measured = batch(size)
         found.append(Kind(f"batch_{size}", measured, prepare, finish, segments=size))
+    for size in args.sizes:
+        prepare, measured = batch(size, columns=True)
+        found.append(Kind(f"columns_{size}", measured, prepare, finish, segments=size))
     if args.kinds:
         found = [k for k in found if k.name in args.kinds]
     return found
@@ -582,7 +600,13 @@ def statements_report(top: int = 15) -> None:
                   "`" + q[:110].replace("|", "\\|") + "`"] for c, ms, r, q in rows]))  # fmt: skip
 
 
-def report(tallies: dict[str, Tally], local: dict[int, Tally], sizes: list[int], hz: int) -> None:
+def report(
+    tallies: dict[str, Tally],
+    local: dict[int, Tally],
+    sizes: list[int],
+    hz: int,
+    args_concurrency: int,
+) -> None:
     from simulator.fleet import table
 
     rows = []
@@ -625,14 +649,21 @@ def report(tallies: dict[str, Tally], local: dict[int, Tally], sizes: list[int],
          ["  of which PostgreSQL", f"{db[0]:.2f}", f"{db[1] * 1000:.1f}"],
          ["store_files in-process: this process + PostgreSQL", f"{here[0]:.2f}", f"{here[1] * 1000:.1f}"]],
     ))  # fmt: skip
+    columnar = [(s, tallies[f"columns_{s}"]) for s in sizes if f"columns_{s}" in tallies]
+    if len(columnar) > 1:
+        cols = fit([(s, per_call(t, "gunicorn")) for s, t in columnar])
+        print(f"columnar batches through HTTP: fixed {cols[0]:.2f} ms, "
+              f"{cols[1] * 1000:.1f} µs per segment (÷ File objects: {cols[1] / http[1]:.2f})")  # fmt: skip
     print()
     print(f"a batch's fixed cost: {http[0]:.2f} ms (goal ≤ 3 ms)")
     print(f"per segment, HTTP ÷ store_files in-process: {http[1] / here[1]:.2f} (goal ≤ 2)")
-    largest, t = batches[-1]
+    largest, t = (columnar or batches)[-1]  # the form the agent sends
     cores = os.cpu_count() or 1
-    print(f"saturation bound at {largest:,} segments a batch: {cores} cores ÷ "
+    print(f"saturation bound at {largest:,} segments a batch ({'columnar' if columnar else 'File objects'}): {cores} cores ÷ "
           f"{per_call(t, 'gunicorn'):.1f} ms = {cores / per_call(t, 'gunicorn') * 1000 * largest:,.0f} "
           "segments/s (goal ≥ 150,000)")  # fmt: skip
+    print(f"measured at {largest:,} segments a batch ({args_concurrency} in flight, this client "
+          f"on the same cores): {t.calls / t.seconds * largest:,.0f} segments/s")  # fmt: skip
     for s in sizes:
         lt = local[s]
         print(f"store_files in-process, {s:,} segments: {per_call(lt, 'client'):.1f} ms CPU "
@@ -664,11 +695,12 @@ def main() -> None:
     chosen = kinds(args)
     tallies = {k.name: Tally() for k in chosen}
     other: tuple[Fleet, Any] | None = None
-    label = " ".join(args.other_env)
-    if args.other_env:
+    label = " ".join(args.other_env + ([f"code of {args.other_root}"] if args.other_root else []))
+    if args.other_env or args.other_root:
         port = free_port()
         more = dict(item.split("=", 1) for item in args.other_env)
-        servers.append(serve(args, port, ROOT / "var" / "bench_call_cost-serve-other.log", more))
+        log = ROOT / "var" / "bench_call_cost-serve-other.log"
+        servers.append(serve(args, port, log, more, args.other_root or ROOT))
         other = (Fleet(f"http://127.0.0.1:{port}", tokens, args.concurrency),
                  CpuMeter({"gunicorn": servers[-1].pid, **roots}))  # fmt: skip
         tallies.update({f"{k} ({label})": Tally() for k in args.other_kinds})
@@ -694,7 +726,7 @@ def main() -> None:
             running.wait(60)
     print(f"\nload at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
           f"refused (429/503) and asked again: {fleet.refused}\n")  # fmt: skip
-    report(tallies, local, args.sizes, meter.hz)
+    report(tallies, local, args.sizes, meter.hz, args.concurrency)
     print(f"\nIn this process, a body of {max(args.sizes):,} segments, CPU ms (before the run):")
     print(table(["step", "ms"], breakdown))
     if statements:

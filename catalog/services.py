@@ -193,27 +193,31 @@ def store_files(
     range_id: int | None,
     files: Sequence[FileReport],
     fragments: Sequence[FileReport],
+    group_name: str | None = None,
 ) -> int:
     """Merge a batch's files and fragments into the catalog of `group_id`.
 
     Returns how many catalog files the batch created or changed (a replayed
-    batch: 0). The group's name (part of every key), the release queries
+    batch: 0). The group's name (part of every key; read here unless the
+    caller read it already, as `report_batch` does), the release queries
     (two to five: `releases.assign_releases`, which sets each file's release
     in the merge's own INSERT) and the merge. Call it inside a transaction.
     """
     if not files and not fragments:
         return 0
-    row = queries.fetchone("group_name", {"group_id": group_id})
-    if row is None:
-        raise NotFound(f"Group {group_id} does not exist.")
+    if group_name is None:
+        row = queries.fetchone("group_name", {"group_id": group_id})
+        if row is None:
+            raise NotFound(f"Group {group_id} does not exist.")
+        group_name = str(row.name)
     rules = current_rules()
-    pending = _pending_files(rules, row.name, chain(files, fragments))
+    pending = _pending_files(rules, group_name, chain(files, fragments))
     if not pending:
         return 0
     ordered = [pending[key] for key in sorted(pending)]
     params = _merge_params(ordered)
     created: list[int] = []
-    params["release_ids"] = assign_releases(row.name, rules.version, ordered, created)
+    params["release_ids"] = assign_releases(group_name, rules.version, ordered, created)
     params["group_id"] = group_id
     params["rule_version"] = rules.version
     result = queries.fetchone_bound("merge_files", params)

@@ -109,10 +109,124 @@ def _refuse_segment(seg: list[Any], spath: str, total: int) -> NoReturn:
 
 
 def validate_files(value: Any, field: str, limit: int) -> list[FileReport]:
+    """A batch's `files` or `fragments`: a list of File objects, or the columnar form."""
     if value is None:
         return []
+    if isinstance(value, dict):
+        return validate_columns(value, field, limit)
     if not isinstance(value, list):
-        raise Invalid(f"{field}: must be a list of files.")
+        raise Invalid(f"{field}: must be a list of files, or an object of columns.")
     if len(value) > limit:
         raise Invalid(f"{field}: holds {len(value)} files; at most {limit} per batch.")
     return [validate_file(item, f"{field}[{index}]") for index, item in enumerate(value)]
+
+
+# --- the columnar form: one array per field ------------------------------------
+
+FILE_FIELDS = ("subject", "poster", "date", "total", "segments")
+SEGMENT_FIELDS = ("part", "article", "message_id", "bytes")
+COLUMNS = FILE_FIELDS + SEGMENT_FIELDS
+
+
+def _column(value: dict[str, Any], field: str, key: str) -> list[Any]:
+    if key not in value:
+        raise Invalid(f"{field}.{key}: this column is required.")
+    column = value[key]
+    if not isinstance(column, list):
+        raise Invalid(f"{field}.{key}: must be a list.")
+    return column
+
+
+def _whole_numbers(values: list[Any], low: int, high: int) -> bool:
+    # type() per value, not isinstance: bool is an int in Python, JSON true no number.
+    return not values or (
+        set(map(type, values)) == {int} and low <= min(values) and max(values) <= high
+    )
+
+
+def _first_refused(values: list[Any], path: str, low: int, high: int) -> NoReturn:
+    for index, value in enumerate(values):
+        _int(value, f"{path}[{index}]", low, high)
+    raise AssertionError("a refused column holds no refused value")
+
+
+def _message_ids(values: list[Any], path: str) -> None:
+    if not values or (
+        set(map(type, values)) == {str}
+        and max(map(len, values)) <= MAX_MESSAGE_ID
+        and all(map(MESSAGE_ID.match, values))
+        and storable_text("".join(values), MAX_MESSAGE_ID * len(values))
+    ):
+        return
+    for index, value in enumerate(values):
+        spath = f"{path}[{index}]"
+        _text(value, spath, MAX_MESSAGE_ID)
+        if not MESSAGE_ID.match(value):
+            raise Invalid(f"{spath}: {value[:80]!r} is not a message-id like <part@host>.")
+    raise AssertionError("a refused column holds no refused message-id")
+
+
+def validate_columns(value: dict[str, Any], field: str, limit: int) -> list[FileReport]:
+    """Files in the columnar form (docs/api.md, "The columnar form"): one list per
+    File field, one entry per file, `segments` the count of each file's segments,
+    and one list per segment field, every file's segments end to end. Checked as
+    strictly as the File objects, column by column; an error names the column and
+    the index (`files.message_id[1234]`)."""
+    unknown = sorted(set(value) - set(COLUMNS))
+    if unknown:
+        raise Invalid(
+            f"{field}.{unknown[0]}: is not a column; columnar files have {', '.join(COLUMNS)}."
+        )
+    columns = {key: _column(value, field, key) for key in COLUMNS}
+    count = len(columns["subject"])
+    if count > limit:
+        raise Invalid(f"{field}: holds {count} files; at most {limit} per batch.")
+    for key in FILE_FIELDS[1:]:
+        if len(columns[key]) != count:
+            raise Invalid(
+                f"{field}.{key}: holds {len(columns[key])} values for {count} files "
+                "(one per file, as subject)."
+            )
+    counts = columns["segments"]
+    if not _whole_numbers(counts, 1, MAX_TOTAL):
+        _first_refused(counts, f"{field}.segments", 1, MAX_TOTAL)
+    segments = sum(counts)
+    for key in SEGMENT_FIELDS:
+        if len(columns[key]) != segments:
+            raise Invalid(
+                f"{field}.{key}: holds {len(columns[key])} values; the files' segment "
+                f"counts add up to {segments} (one per segment, file after file)."
+            )
+    parts, articles, sizes = columns["part"], columns["article"], columns["bytes"]
+    message_ids = columns["message_id"]
+    for key, low, high in (("part", 1, MAX_TOTAL), ("article", 0, MAX_ARTICLE),
+                           ("bytes", 0, MAX_SEGMENT_BYTES)):  # fmt: skip
+        if not _whole_numbers(columns[key], low, high):
+            _first_refused(columns[key], f"{field}.{key}", low, high)
+    _message_ids(message_ids, f"{field}.message_id")
+    reports: list[FileReport] = []
+    first = 0
+    for index, (subject, poster, date, total, held) in enumerate(
+        zip(*(columns[key] for key in FILE_FIELDS), strict=True)
+    ):
+        path = f"{field}[{index}]"
+        subject = _text(subject, f"{field}.subject[{index}]", MAX_SUBJECT)
+        if not subject.strip():
+            raise Invalid(f"{field}.subject[{index}]: must not be empty.")
+        poster = _text(poster, f"{field}.poster[{index}]", MAX_POSTER)
+        date = _int(date, f"{field}.date[{index}]", 0, MAX_DATE)
+        total = _int(total, f"{field}.total[{index}]", 1, MAX_TOTAL)
+        end = first + held
+        if held > total:
+            raise Invalid(f"{path}: holds {held} segments, more than total ({total}).")
+        if max(parts[first:end]) > total:
+            where = first + next(i for i, p in enumerate(parts[first:end]) if p > total)
+            raise Invalid(
+                f"{field}.part[{where}]: {parts[where]} is out of range (1..{total}, "
+                f"the total of file {index})."
+            )
+        rows = zip(parts[first:end], articles[first:end], message_ids[first:end],
+                   sizes[first:end], strict=True)  # fmt: skip
+        reports.append(FileReport(subject, poster, date, total, list(rows)))
+        first = end
+    return reports

@@ -89,7 +89,7 @@ def parse_database_url(url: str) -> dict[str, Any]:
         _port(port, "a port of the query string")
     single = len(hosts) == 1 and len(ports) <= 1
     return {
-        "ENGINE": "django.db.backends.postgresql",
+        "ENGINE": "core.postgres",
         "NAME": name,
         "USER": _decoded(user, "user"),
         "PASSWORD": _decoded(password, "password"),

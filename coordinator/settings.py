@@ -81,13 +81,15 @@ MIDDLEWARE = [
     "core.api.middleware.QueueWaitMiddleware",
     # A body its route or its caller may not send is refused unread (core/api/bodies.py).
     "core.api.bodies.BodyLimitMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Django's session, CSRF, user and messages middleware, which a node's call
+    # (a node token under /api/) passes by: it has no session (core/api/node_calls.py).
+    "core.api.node_calls.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "core.api.node_calls.CsrfViewMiddleware",
+    "core.api.node_calls.AuthenticationMiddleware",
     # Before CSRF's check reads a form: a large one only for a real session.
     "core.api.bodies.SessionBodyGate",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "core.api.node_calls.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -162,6 +164,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["core.api.parsers.LimitedJSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "EXCEPTION_HANDLER": "core.api.errors.exception_handler",
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "core.api.negotiation.NodeFirstNegotiation",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,
 }

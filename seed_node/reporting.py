@@ -87,8 +87,10 @@ class Reporter:
     def _send(self, lease: Lease, body: dict[str, Any]) -> None:
         started = time.perf_counter()
         try:
+            wire = {**body, "files": columnar(body["files"]),
+                    "fragments": columnar(body["fragments"])}  # fmt: skip
             for _ in range(2 if self.duplicate else 1):
-                self.coordinator.post(f"{lease.path}/batch", body)
+                self.coordinator.post(f"{lease.path}/batch", wire)
         except LeaseLost as exc:
             log.warning("range %s: lease lost while reporting (%s)", lease.id, exc.detail)
             lease.lost = True
@@ -108,6 +110,23 @@ class Reporter:
             self.stats.add(batches=1, files=len(body["files"]), fragments=len(body["fragments"]))
         finally:
             self.stats.add(batch_seconds=time.perf_counter() - started)
+
+
+FILE_FIELDS = ("subject", "poster", "date", "total")
+SEGMENT_FIELDS = ("part", "article", "message_id", "bytes")
+
+
+def columnar(files: list[dict[str, Any]]) -> dict[str, list[Any]]:
+    """Files in a batch's columnar form (docs/api.md): a list per File field, the
+    count of each file's segments, then a list per segment field with every
+    file's segments end to end. The coordinator decodes and checks it in about a
+    third of the CPU File objects take (docs/performance.md)."""
+    columns = {key: [item[key] for item in files] for key in FILE_FIELDS}
+    columns["segments"] = [len(item["segments"]) for item in files]
+    segments = [segment for item in files for segment in item["segments"]]
+    for index, key in enumerate(SEGMENT_FIELDS):
+        columns[key] = [segment[index] for segment in segments]
+    return columns
 
 
 def reportable(files: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:

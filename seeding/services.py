@@ -166,7 +166,7 @@ def report_batch(
         )
         if row is None:
             raise _lease_lost(node_id, range_id, epoch)
-        stored = store_files(row.group_id, range_id, files, fragments)
+        stored = store_files(row.group_id, range_id, files, fragments, row.group_name)
         crash_point("batch.in_transaction")
     crash_point("batch.after_commit")
     BATCHES.inc()

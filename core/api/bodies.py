@@ -234,10 +234,12 @@ class SessionBodyGate:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path_info.startswith(API_PREFIX):
+            return self.get_response(request)  # the API's bodies: BodyLimitMiddleware
         head = head_from_request(request)
         limit = int(settings.UNAUTHENTICATED_MAX_BODY_BYTES)
         large = head.chunked or (head.length or 0) > limit
         user: Any = getattr(request, "user", None)
-        if large and not head.api and not (user is not None and user.is_authenticated):
+        if large and not (user is not None and user.is_authenticated):
             return refusal_response(head, _unauthenticated(head, limit))
         return self.get_response(request)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.db.backends.postgresql import base
+from core.postgres import base
 
 from .server import ensure_started
 

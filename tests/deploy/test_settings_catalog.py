@@ -185,7 +185,7 @@ def test_a_database_url_stops_the_start_with_the_sentence(tmp_path):
 def test_a_postgres_url_of_any_of_its_schemes_is_read():
     for scheme in ("postgres", "postgresql", "psql", "pgsql", "postgis"):
         config = database_config(f"{scheme}://app:p%2Fw@db.example:6432/idx?sslmode=require")
-        assert config["ENGINE"] == "django.db.backends.postgresql"
+        assert config["ENGINE"] == "core.postgres"
         assert (config["HOST"], config["PORT"], config["NAME"]) == ("db.example", 6432, "idx")
         assert config["PASSWORD"] == "p/w"
         assert config["OPTIONS"] == {"sslmode": "require"}

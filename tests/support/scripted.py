@@ -66,7 +66,9 @@ class ScriptedCoordinator:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def posted(self, suffix: str) -> list[Any]:
-        return [body for method, path, body in self.calls if path.endswith(suffix)]
+        """The bodies posted to paths ending in `suffix`; a batch's columnar files
+        (docs/api.md) as File objects again."""
+        return [as_rows(body) for method, path, body in self.calls if path.endswith(suffix)]
 
     def close(self) -> None:
         self.server.shutdown()
@@ -88,3 +90,27 @@ def binary_articles(count: int = 396) -> dict[int, Article]:
         number += 1
         articles[number] = Article(subject="just talk")
     return articles
+
+
+def as_rows(body: Any) -> Any:
+    """A batch body with columnar `files` and `fragments` turned into File objects."""
+    if not isinstance(body, dict):
+        return body
+    rows = dict(body)
+    for key in ("files", "fragments"):
+        columns = body.get(key)
+        if not isinstance(columns, dict):
+            continue
+        segments = list(
+            zip(columns["part"], columns["article"], columns["message_id"], columns["bytes"])
+        )
+        files, first = [], 0
+        for subject, poster, date, total, held in zip(
+            columns["subject"], columns["poster"], columns["date"], columns["total"],
+            columns["segments"],
+        ):  # fmt: skip
+            files.append({"subject": subject, "poster": poster, "date": date, "total": total,
+                          "segments": [list(s) for s in segments[first:first + held]]})  # fmt: skip
+            first += held
+        rows[key] = files
+    return rows

@@ -1,0 +1,61 @@
+"""Every figure of issue 27's goals from one command, each beside its baseline.
+
+Runs, one after the other on this machine, bench/bench_call_cost.py (the
+coordinator's CPU per call beside a bare WSGI callable and a bare Django view;
+batches of 500, 5,000 and 20,000 segments fitted into a fixed cost and a cost
+per segment, beside `store_files` in-process; the saturation at the agent's
+batch size) and bench/bench_fleet.py at 64 nodes (the lease and batch mix
+beside the no-op ping, alternating), prints both whole, then the goals'
+lines together. Each ratio's baseline is measured in the same run as its
+figure. The end-to-end goal on INN2 is bench/bench_e2e_index.py's (the
+agent's side). Figures and method: docs/performance.md, "The coordinator's
+cost per call".
+
+Run: .venv/bin/python bench/bench_issue27.py [--profile ping batch_20000]
+     [--fleet-seconds 10] (other arguments go to bench_call_cost.py)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def run(command: list[str]) -> list[str]:
+    """Run a bench, echoing its output; its lines."""
+    print(f"$ {' '.join(command)}", flush=True)
+    lines = []
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    ) as p:
+        assert p.stdout is not None
+        for line in p.stdout:
+            print(line, end="", flush=True)
+            lines.append(line.rstrip("\n"))
+    if p.returncode:
+        raise SystemExit(f"{command[1]} failed (exit {p.returncode})")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--fleet-seconds", type=float, default=10.0)
+    args, rest = parser.parse_known_args()
+    started = os.getloadavg()
+    cost = run([sys.executable, str(HERE / "bench_call_cost.py"), *rest])
+    fleet = run([sys.executable, str(HERE / "bench_fleet.py"), "--nodes", "64", "--think-nodes",
+                 "--seconds", f"{args.fleet_seconds:g}", "--rounds", "2"])  # fmt: skip
+    print("\nIssue 27's goals, this run (load average at the start "
+          f"{started[0]:.2f}, at the end {os.getloadavg()[0]:.2f}):")  # fmt: skip
+    for line in cost + fleet:
+        if ("goal" in line or line.startswith("measured at")) and not line.startswith("|"):
+            print(f"- {line}")
+
+
+if __name__ == "__main__":
+    main()
