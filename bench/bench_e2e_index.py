@@ -30,6 +30,7 @@ import argparse
 import multiprocessing
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -162,6 +163,27 @@ def process_tree(roots: set[int]) -> set[int]:
     return found
 
 
+def cpu_seconds(pids: set[int]) -> float:
+    """CPU time of ``pids`` and of their children they have reaped (``/proc/PID/stat``)."""
+    from usenet.numbers import whole_number
+
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        except OSError:  # gone meanwhile
+            continue
+        total += sum(whole_number(field) for field in fields[11:15])  # utime..cstime
+    return total / ticks
+
+
+def children_cpu() -> float:
+    """CPU time of this process's reaped children (agents, bare readers, py-spy)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def pin(pids: set[int], cpus: set[int]) -> None:
     """Every thread of ``pids`` onto ``cpus`` (children forked later inherit it)."""
     for pid in pids:
@@ -187,6 +209,11 @@ class Placement:
     def news_roots(self) -> set[int]:
         return {process.pid for process in (self.inn._innd, self.inn._nnrpd) if process}
 
+    def cpu(self) -> tuple[float, float]:
+        """CPU seconds so far of the news server's processes and of the coordinator's."""
+        news = cpu_seconds(process_tree(self.news_roots()))
+        return news, cpu_seconds(process_tree(self.coordinator_roots()))
+
     def apply(self, pinned: bool) -> None:
         everywhere = set(self.cpus)
         coordinator, news = ({self.cpus[0]}, {self.cpus[-1]}) if pinned else (everywhere,) * 2
@@ -197,8 +224,9 @@ class Placement:
 
 def run_agents(
     fleet, url: str, agents: int, run: int, profile: Path | None = None
-) -> tuple[float, int, dict[str, float]]:  # type: ignore[no-untyped-def]
-    """Re-plan the group, run the agents to idle; (seconds, headers, summed --stats)."""
+) -> tuple[float, int, dict[str, float], float]:  # type: ignore[no-untyped-def]
+    """Re-plan the group, run the agents to idle; (seconds, headers, summed --stats,
+    the agents' CPU seconds)."""
     # The catalog keeps the files of earlier runs: a rerun's batches upsert them.
     fleet.sql(
         "UPDATE seed_range SET status = 'queued', next_id = start_id, node_id = NULL, "
@@ -207,7 +235,7 @@ def run_agents(
     names = [f"bench-{run}-{number}" for number in range(agents)]
     for name in names:
         fleet.issue_token(name)  # a manage.py process each: before the clock starts
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), children_cpu()
     for name in names:
         fleet.start_agent(
             name,
@@ -223,7 +251,7 @@ def run_agents(
     for name in names:
         code = fleet.agents[name].wait(timeout=1800)
         assert code == 0, fleet.log(f"{name}.log")
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, children_cpu() - cpu
     for sampler in samplers:
         sampler.send_signal(signal.SIGINT)  # py-spy writes what it sampled and exits
         sampler.wait(timeout=60)
@@ -231,11 +259,13 @@ def run_agents(
     for name in names:
         for label, value in _STAT.findall(fleet.log(f"{name}.log")):
             stats[label] = stats.get(label, 0.0) + float(value.replace(",", ""))
-    return seconds, int(stats.get("headers read", 0)), stats
+    return seconds, int(stats.get("headers read", 0)), stats, cpu
 
 
 def main() -> None:
-    parser = size_parser(__doc__, articles=200_000, agents=4, range_size=10_000, repeat=2)
+    # Ranges of 50,000 articles: several of the agent's batches each, and a range
+    # for each agent (the planner's default, PLAN_RANGE_SIZE, is larger still).
+    parser = size_parser(__doc__, articles=200_000, agents=4, range_size=50_000, repeat=2)
     parser.add_argument("--profile", type=Path, help="py-spy the agents' runs into this directory")
     parser.add_argument(
         "--pinned",
@@ -295,19 +325,35 @@ def report(
     )
     print("|---|---|---|---:|---:|---:|")
     totals: dict[str, dict[str, float]] = {}
+    cpu_rows: list[tuple[int, str, list[float]]] = []
     for run in range(1, args.repeat + 1):
         for pinned in (False, True) if args.pinned else (False,):
             placement.apply(pinned)
             load = os.getloadavg()[0]
+            (news, coordinator), readers = placement.cpu(), children_cpu()
             bare_seconds, lines = run_bare(url, spans, args.agents)
+            (news_bare, _), readers = placement.cpu(), children_cpu() - readers
             profile = None
             if args.profile:
                 profile = args.profile / ("pinned" if pinned else "as-is")
                 profile.mkdir(parents=True, exist_ok=True)
-            agent_seconds, headers, stats = run_agents(fleet, url, args.agents, run, profile)
+            run_agents_at = run_agents(fleet, url, args.agents, run, profile)
+            agent_seconds, headers, stats, agents = run_agents_at
+            news_agents, coordinator_after = placement.cpu()
             assert headers == lines, (headers, lines)
             bare_rate, agent_rate = lines / bare_seconds, headers / agent_seconds
             where = "pinned" if pinned else "as is"
+            per_header = [
+                1e6 * seconds / lines
+                for seconds in (
+                    news_bare - news,
+                    readers,
+                    news_agents - news_bare,
+                    agents,
+                    coordinator_after - coordinator,
+                )
+            ]
+            cpu_rows.append((run, where, per_header))
             print(
                 f"| {run} | {where} | {load:.1f}-{os.getloadavg()[0]:.1f} | {bare_rate:,.0f} "
                 f"| {agent_rate:,.0f} | {agent_rate / bare_rate:.2f} |",
@@ -317,6 +363,13 @@ def report(
                 kind = totals.setdefault(where, {})
                 kind[label] = kind.get(label, 0.0) + value
     placement.apply(False)
+    print(
+        "\nCPU per header, µs: INN while the bare readers read | the bare readers | "
+        "INN while the agents read | the agents"
+        + " | the coordinator (gunicorn and PostgreSQL) while they read"
+    )
+    for run, where, figures in cpu_rows:
+        print(f"  run {run}, {where:6}: " + " | ".join(f"{value:6.1f}" for value in figures))
     for where, spent in totals.items():
         print(f"\nwhere the agents' time went ({where}; all runs, all agents, seconds and share):")
         times(spent)
