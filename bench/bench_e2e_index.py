@@ -119,6 +119,12 @@ def stacks(path: Path) -> list[tuple[list[str], int]]:
     return found
 
 
+def function(frame: str) -> str:
+    """A py-spy frame without its line: ``name (path:line)`` becomes ``name (path)``."""
+    name, _, place = frame.partition(" (")
+    return f"{name} ({place.rpartition(':')[0]})" if place else frame
+
+
 def profile_summary(path: Path, title: str, *, thread: str | None = None, top: int = 14) -> None:
     """The functions of the project with the most samples under them (inclusive), and
     the leaf functions with the most (own time), as shares of ``thread``'s samples."""
@@ -129,10 +135,11 @@ def profile_summary(path: Path, title: str, *, thread: str | None = None, top: i
     inclusive: dict[str, int] = {}
     own: dict[str, int] = {}
     for frames, n in sampled:
-        for frame in set(frames):
-            if "seed_node/" in frame or "usenet/" in frame or "/catalog/" in frame:
-                inclusive[frame] = inclusive.get(frame, 0) + n
-        own[frames[-1]] = own.get(frames[-1], 0) + n
+        functions = [function(frame) for frame in frames]
+        for name in set(functions):
+            if "seed_node/" in name or "usenet/" in name or "/catalog/" in name:
+                inclusive[name] = inclusive.get(name, 0) + n
+        own[functions[-1]] = own.get(functions[-1], 0) + n
     print(f"\n{title}: {total:,} samples at 100 Hz ({path.name})")
     for label, table in (("under (inclusive)", inclusive), ("own time (leaf)", own)):
         print(f"  {label}:")

@@ -114,7 +114,7 @@ class WindowWorker(Worker):
             if item is not None and item["id"] == read:
                 # A coordinator that answers the range in work until it is finished
                 # (before issue 27): wait for its finish, then ask again.
-                reporter.flush()
+                self.wait_for_reporter(reporter)
                 read = None
                 continue
             if item is None:
@@ -165,7 +165,7 @@ class WindowWorker(Worker):
         """Upload the window at ``position`` once every batch before it is answered (the
         takeover reset moves resume points to a snapshot's article); none once one of
         the lane's ranges was refused or lost, whose articles the window holds unstored."""
-        reporter.flush()
+        self.wait_for_reporter(reporter)
         if broken.is_set():
             log.warning("%s: a range of the lane was not finished; no snapshot", self.name)
             return

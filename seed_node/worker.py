@@ -57,12 +57,19 @@ class Worker:
             if self.control.exit_code == EXIT_OK:
                 # A stop (SIGTERM) waits for the batches in flight and the finishes
                 # that follow them; a second signal aborts the calls' retries.
-                reporter.flush()
+                self.wait_for_reporter(reporter)
             heartbeat.close()
             reporter.close()
 
     def loop(self, reporter: Reporter, heartbeat: Heartbeat) -> None:
         raise NotImplementedError
+
+    def wait_for_reporter(self, reporter: Reporter) -> None:
+        """Wait until every batch handed to the reporter is answered and every finish
+        after one is done; timed as waiting on batch answers (``--stats``)."""
+        started = time.perf_counter()
+        reporter.flush()
+        self.stats.add(handoff_seconds=time.perf_counter() - started)
 
     def call(self, path: str, body: dict[str, Any] | None = None) -> Any:
         """POST to the coordinator from the worker itself, timed for ``--stats``."""
