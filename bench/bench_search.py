@@ -395,14 +395,14 @@ def kinds(sample: Sample) -> dict[str, Callable[[random.Random], tuple[str, Requ
         "tvsearch q daily date": daily,
         "tvsearch q daily year": daily_year,
         "tvsearch q ep (absolute)": anime_tvsearch,
-        "tvsearch tvdbid (empty page)": fixed("api", t="tvsearch", tvdbid="81189", season="1",
-                                              ep="1", cat=SONARR_TV),
+        "tvsearch tvdbid (empty page)": fixed(
+            "api", t="tvsearch", tvdbid="81189", season="1", ep="1", cat=SONARR_TV
+        ),
         "tvsearch no q (Sonarr RSS)": fixed("api", t="tvsearch", cat=SONARR_TV),
         "search q title absolute (anime)": anime_search,
         "movie q title year (Radarr)": movie,
         "search q title year (Radarr)": movie_search,
-        "movie imdbid (empty page)": fixed("api", t="movie", imdbid="tt0111161",
-                                           cat=RADARR_MOVIES),
+        "movie imdbid (empty page)": fixed("api", t="movie", imdbid="tt0111161", cat=RADARR_MOVIES),
         "movie no q (Radarr RSS)": fixed("api", t="movie", cat=RADARR_MOVIES),
         "search q title": title_words,
         "search q title SxxEyy": title_episode_words,
@@ -459,7 +459,8 @@ def explain(kind: str, request: Request) -> None:
     with connection.execute_wrapper(capture):
         page_of(kind, request)
     for sql, params in statements:
-        if not sql.lstrip().upper().startswith(("SELECT", "WITH")):
+        code = "\n".join(line for line in sql.splitlines() if not line.lstrip().startswith("--"))
+        if not code.lstrip().upper().startswith(("SELECT", "WITH")):
             continue
         with connection.cursor() as cursor:
             cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql, params)

@@ -100,7 +100,7 @@ def _title_span(name: str, title_key: str) -> tuple[int, int, str] | None:
     low = name.lower()
     words = title_key.split()
     start = low.find(words[0])
-    if start < 0 or start > 0 and low[start - 1] not in SEPARATORS + "]":
+    if start < 0 or (start > 0 and low[start - 1] not in SEPARATORS + "]"):
         return None
     end = start + len(words[0])
     separator = "."
@@ -177,8 +177,10 @@ def _checked(kind: str, prefix: str, separator: str, rest: str) -> Template | No
         (["quorvin", "dallet"], (7, 13), 1987, datetime.date(2016, 3, 9), 117),
         (["belmont", "ostavik", "renner"], (11, 2), 2019, datetime.date(2021, 11, 23), 42),
     ):
-        name = prefix + separator.join(w.capitalize() for w in title) + _fill(
-            rest, se, year, day, absolute
+        name = (
+            prefix
+            + separator.join(w.capitalize() for w in title)
+            + _fill(rest, se, year, day, absolute)
         )
         parsed = parse_release_name(name)
         if parsed.title_key != " ".join(title) or parsed.kind != kind:
@@ -241,13 +243,25 @@ def templates() -> list[Template]:
                 form.replace("{T}", "Quorvin.Dallet").replace("{T2}", "Belmont.Ostavik")
                 .replace("{Y}", "2019").replace("{V}", "3.2")
             )  # fmt: skip
+            category = category_from_fields(parsed, GROUPS[kind][:1])
             found.append(
                 Template(
-                    kind=kind, prefix=head, separator=".", rest=tail, category=(
-                        category_from_fields(parsed, GROUPS[kind][:1])),
-                    year=None, seasons=[], episodes=[], absolute=[], air_date=None,
-                    full_season=False, resolution=None, source=None, codec=None, group="GRP",
-                )  # fmt: skip
+                    kind=kind,
+                    prefix=head,
+                    separator=".",
+                    rest=tail,
+                    category=category,
+                    year=None,
+                    seasons=[],
+                    episodes=[],
+                    absolute=[],
+                    air_date=None,
+                    full_season=False,
+                    resolution=None,
+                    source=None,
+                    codec=None,
+                    group="GRP",
+                )
             )
     return found
 

@@ -391,12 +391,13 @@ def newest(query: SearchQuery, *, using: str = PRIMARY) -> SearchPage:
     """The newest releases (a search with no words, the feed); `using`: the database alias,
     the replica's where lag is tolerated (core/replicas.py)."""
     params = _params(query)
-    rows = queries.fetchall("newest_releases", params, using=using)
+    # Planned for their values (fetchall_planned): see newest_releases.
+    rows = queries.fetchall_planned("newest_releases", params, using=using)
     if query.offset == 0 and len(rows) < query.limit:
         total = len(rows)
     else:
-        counted = queries.fetchone("count_newest", params, using=using)
-        total = counted.total if counted else 0
+        [counted] = queries.fetchall_planned("count_newest", params, using=using)
+        total = counted.total
     return SearchPage(query.offset, total, rows, "newest")
 
 
