@@ -222,6 +222,46 @@ SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected,
   LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id
  ORDER BY page.posted DESC, page.id DESC;
 
+-- name: newest_in_categories
+-- newest_releases for categories that are rare together (selectors.newest
+-- decides by their share): each category's newest listed releases from the
+-- listed releases' category index (migration 0008), up to the page's end,
+-- merged by date with the served releases not counted again yet. Walking
+-- the date index for a category in one release of two thousand read every
+-- other category's entries (0.4 s at 10 M releases for a page at offset 500).
+WITH page AS MATERIALIZED (
+    (SELECT c.id, c.posted
+       FROM unnest(%(categories)s::int[]) AS wanted(category)
+      CROSS JOIN LATERAL (
+            SELECT id, posted
+              FROM catalog_release
+             WHERE (%(incomplete)s OR listed)
+               AND category = wanted.category
+               AND posted >= %(since)s
+               AND (cardinality(%(groups)s::text[]) = 0 OR groups @> %(groups)s::text[])
+             ORDER BY posted DESC, id DESC
+             LIMIT %(limit)s + %(offset)s) AS c)
+    UNION ALL
+    (SELECT id, posted
+       FROM catalog_release
+      WHERE NOT %(incomplete)s AND NOT listed AND NOT counted
+        AND catalog_release_served(listed, counted, files_seen, files_expected,
+                                   segments_present, segments_expected)
+        AND posted >= %(since)s
+        AND category = ANY(%(categories)s::int[])
+        AND (cardinality(%(groups)s::text[]) = 0 OR groups @> %(groups)s::text[])
+      ORDER BY posted DESC, id DESC
+      LIMIT %(limit)s + %(offset)s)
+    ORDER BY posted DESC, id DESC
+    LIMIT %(limit)s OFFSET %(offset)s
+)
+SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected, r.category,
+       r.groups, r.segments_present, r.segments_expected, coalesce(g.grabs, 0) AS grabs
+  FROM page
+  JOIN catalog_release AS r ON r.id = page.id
+  LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id
+ ORDER BY page.posted DESC, page.id DESC;
+
 -- name: count_newest
 -- newest_releases' total, up to %(total_cap)s: the same two branches.
 SELECT count(*) AS total

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from newznab import selectors
 from newznab.selectors import SearchQuery, _params, newest
 from newznab.sql import queries
 
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.django_db
 def releases() -> None:
     # 600 releases, one a minute, newest last: one in ten not complete (unlisted),
     # one in thirty not counted again yet but with complete totals (served), one
-    # in fifteen in category 7020; every fourth cross-posted to a second group.
+    # in thirty in category 7020; every fourth cross-posted to a second group.
     with connection.cursor() as cursor:
         cursor.execute(
             """
@@ -30,7 +31,7 @@ def releases() -> None:
                    now() - make_interval(mins => 600 - n), now(), n, 4,
                    CASE WHEN n % 10 = 3 THEN 2 ELSE 4 END,
                    CASE WHEN n % 10 = 3 THEN 50 ELSE 100 END, 100, true, false,
-                   CASE WHEN n % 15 = 0 THEN 7020 ELSE 5040 END, 1,
+                   CASE WHEN n % 30 = 0 THEN 7020 ELSE 5040 END, 1,
                    CASE WHEN n % 4 = 0 THEN ARRAY['a.b.one', 'a.b.two'] ELSE ARRAY['a.b.one'] END,
                    n % 10 <> 3 AND n % 30 <> 7, n % 30 <> 7
               FROM generate_series(1, 600) AS n
@@ -71,9 +72,11 @@ QUERIES = [
 
 
 @pytest.mark.parametrize("query", QUERIES, ids=str)
+@pytest.mark.parametrize("rare_share", [0.0, 1.0], ids=["by date", "by category"])
 def test_newest_gives_the_page_a_plain_sort_of_the_served_releases_gives(
-    releases: None, query: SearchQuery
+    releases: None, query: SearchQuery, rare_share: float, monkeypatch: Any
 ) -> None:
+    monkeypatch.setattr(selectors, "RARE_CATEGORIES_SHARE", rare_share)
     page = newest(query)
     ids, total = expected(query)
     assert [row.id for row in page.releases] == ids
@@ -95,15 +98,26 @@ def plan(name: str, query: SearchQuery) -> str:
         ("newest_releases", SearchQuery(limit=100, offset=300)),
         ("count_newest", SearchQuery(limit=100, offset=300)),
         ("newest_releases", SearchQuery(categories=[5040, 5030], limit=100, offset=200)),
+        ("newest_in_categories", SearchQuery(categories=[7020, 2060], limit=10, offset=5)),
     ],
-    ids=["deep offset", "its total", "common categories"],
+    ids=["deep offset", "its total", "common categories", "rare categories"],
 )
 def test_the_listed_releases_are_read_from_their_index(
     releases: None, name: str, query: SearchQuery
 ) -> None:
     # An offset deep in the list skips entries of the index of listed releases
-    # (with their category), not heap pages.
-    assert "catalog_release_listed_idx" in plan(name, query)
+    # (with their category), not heap pages; a rare category's are read from
+    # the index by category.
+    # (A total, in no order, may count either index of listed releases.)
+    index = {"newest_in_categories": "listed_category_idx", "count_newest": "listed_"}
+    assert f"catalog_release_{index.get(name, 'listed_idx')}" in plan(name, query)
+
+
+def test_rare_categories_are_listed_category_by_category(releases: None) -> None:
+    # 7020 is one release in thirty: its newest are read from the category
+    # index, not found among the others' entries down the date index.
+    assert newest(SearchQuery(categories=[7020], limit=10)).plan == "newest by category"
+    assert newest(SearchQuery(categories=[5040], limit=10)).plan == "newest"
 
 
 def test_newest_is_planned_for_its_values_every_time(releases: None, settings: Any) -> None:

@@ -14,3 +14,15 @@ DROP INDEX CONCURRENTLY IF EXISTS catalog_release_listed_idx;
 CREATE INDEX CONCURRENTLY catalog_release_listed_idx
     ON catalog_release (posted DESC, id DESC) INCLUDE (category)
  WHERE listed;
+
+-- name: drop_release_listed_category_index
+DROP INDEX CONCURRENTLY IF EXISTS catalog_release_listed_category_idx;
+
+-- name: create_release_listed_category_index
+-- The same by category (migration 0008): a rare category's newest listed
+-- releases (5080 is one release in two thousand) straight, each category's
+-- page read on its own and merged (newest_in_categories), where the index
+-- above would skip the releases of every other category one by one.
+CREATE INDEX CONCURRENTLY catalog_release_listed_category_idx
+    ON catalog_release (category, posted DESC, id DESC)
+ WHERE listed;
