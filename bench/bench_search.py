@@ -80,14 +80,9 @@ from newznab.search_params import movie_query, search_query, titled, tv_query  #
 from newznab.selectors import SearchPage, SearchQuery, newest, search  # noqa: E402
 from usenet.release_names import FIELDS_VERSION  # noqa: E402
 
-WORDS = 5_000  # the word search's vocabulary (common, middling and rare words)
 TITLE_SKEW = 2.0  # a title of rank r is drawn with probability ~ r^(-1/2)
 TITLES = 200_000  # distinct titles: the corpora's, then each with a made-up word added
 DATASET_VERSION = 2  # bump when the releases made change (a kept dataset is then rebuilt)
-
-
-def vocabulary() -> list[str]:
-    return search_catalog.vocabulary()[: min(WORDS, search_catalog.VOCABULARY)]
 
 
 # One release per n: a template of its kind (bench/search_catalog.py), a title,
@@ -492,7 +487,7 @@ def main(args: argparse.Namespace) -> None:
         pass
     elif args.rebuild or kept != (DATASET_VERSION, args.releases):
         print(f"loading {args.releases:,} releases (load average {load_average()}) ...")
-        load(args.releases, vocabulary())
+        load(args.releases, search_catalog.vocabulary())
     else:
         print(f"reusing the kept dataset ({args.releases:,} releases; --rebuild loads again)")
     if args.load_only:
