@@ -13,8 +13,9 @@ differ. The names:
   (`generated_names`) that splices real tokens of the corpora with the
   separators, brackets, dashes, digits and case changes names carry.
 
-Run: ``.venv/bin/python bench/names_equivalence.py [--ref main] [--generated 100000]``
-(exit status 1 on any difference). `generated_names` is also what
+Run: ``.venv/bin/python bench/names_equivalence.py [--ref main] [--generated 100000]
+[--speed 20]`` (exit status 1 on any difference; `--speed N` also times both parsers
+over the corpora, alternating in one process on CPU time, and prints the ratio). `generated_names` is also what
 tests/usenet/data/release_names_expected.json was built from
 (`--write-expected`); tests/usenet/test_release_names_expected.py holds the
 parser to that file.
@@ -26,10 +27,12 @@ import argparse
 import ast
 import importlib.util
 import json
+import os
 import random
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -183,6 +186,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=25)
     parser.add_argument("--show", type=int, default=20, help="differences printed")
     parser.add_argument(
+        "--speed",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also time both parsers over the corpora, alternating, best of N passes (CPU time)",
+    )
+    parser.add_argument(
         "--write-expected", action="store_true", help=f"write {EXPECTED.name} from --ref"
     )
     args = parser.parse_args(argv)
@@ -205,7 +215,30 @@ def main(argv: list[str] | None = None) -> int:
             for key in sorted(set(got) | set(want)):
                 if got.get(key) != want.get(key):
                     print(f"    {key}: {got.get(key)!r} (reference {want.get(key)!r})")
+    if args.speed:
+        speed(sets["corpora"], parse_release_name, old, args.speed)
     return 1 if failed else 0
+
+
+def speed(
+    names: list[str], new: Callable[[str], Any], old: Callable[[str], Any], passes: int
+) -> None:
+    """Names per second of each parser on this process's CPU time, best of `passes`
+    passes each, the two alternating so the machine's load falls on both alike."""
+    best = {"new": float("inf"), "reference": float("inf")}
+    for _ in range(passes):
+        for label, parse in (("new", new), ("reference", old)):
+            start = time.process_time()
+            for name in names:
+                parse(name)
+            best[label] = min(best[label], time.process_time() - start)
+    rates = {label: len(names) / seconds for label, seconds in best.items()}
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(
+        f"speed, {len(names)} names, best of {passes} (CPU time, load {load}):"
+        f" new {rates['new']:,.0f}/s, reference {rates['reference']:,.0f}/s,"
+        f" new / reference {rates['new'] / rates['reference']:.2f}"
+    )
 
 
 if __name__ == "__main__":

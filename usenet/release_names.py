@@ -374,6 +374,8 @@ _POSTER_SUFFIXES = frozenset(
 _SITE_TAGS = frozenset(
     "rarbg eztv ettv tgx eztv.re eztv.io rartv vtv publichd ettv.to 1337x yts yts.mx yify".split()
 )
+# What a name that states a site or a fansub's group opens with: "www.", "[", "【".
+_LEADING_MARKS = frozenset("[\u3010wW")
 _DOMAIN_ENDS = (".com", ".org", ".net", ".to", ".me", ".info", ".re", ".io", ".cc", ".tv")
 
 _THIS_YEAR = datetime.date.today().year
@@ -639,13 +641,14 @@ def _strip_tags(text: str) -> tuple[str, str | None, str]:
     video_file = ""
     for _ in range(4):
         dot = text.rfind(".", len(text) - 6)  # extensions are at most 4 letters, with a space
-        extension = text[dot + 1 :].strip().lower() if dot > 0 else ""
-        if extension in _EXTENSIONS:
-            if extension in _VIDEO_EXTENSIONS and not video_file:
-                video_file = extension
-            text = text[:dot]
-            continue
-        if text.endswith("]"):
+        if dot > 0:
+            extension = text[dot + 1 :].strip().lower()
+            if extension in _EXTENSIONS:
+                if extension in _VIDEO_EXTENSIONS and not video_file:
+                    video_file = extension
+                text = text[:dot]
+                continue
+        if text[-1:] == "]":
             opening = text.rfind("[")
             tag = text[opening + 1 : -1].strip().lower()
             if opening > 0 and (
@@ -658,8 +661,10 @@ def _strip_tags(text: str) -> tuple[str, str | None, str]:
             text = text[:dash]
             continue
         break
-    leading = None
     stripped = text.lstrip()
+    if stripped[:1] not in _LEADING_MARKS and text[-1:] != "]":
+        return text, None, video_file  # no site, no fansub's group: the common case
+    leading = None
     low = stripped[:6].lower()
     if low.startswith(("www.", "[ www", "[www.")):
         # "www.site.com - Show.S01E01", "[ www.site.org ] - Show.S01E01"
@@ -761,8 +766,10 @@ def _tokens(words: list[str]) -> list[str]:
             low = word.lower()
             if low not in _WORDS and not _is_dashed_marker(low):
                 parts = low.split("-")
-                if not all(p.isalpha() for p in parts[1:]) or any(p in _WORDS for p in parts):
-                    tokens.extend(part for part in word.split("-") if part)
+                tail = parts[1:]
+                words_after = "" not in tail and "".join(tail).isalpha()  # letters, none empty
+                if not words_after or not _WORDS.keys().isdisjoint(parts):
+                    tokens.extend(filter(None, word.split("-")))
                     continue
         tokens.append(word)
     del tokens[MAX_TOKENS:]
@@ -860,7 +867,7 @@ def _scan_digits(
                 start, date = index, None
                 if len(following) == 2 and _short_numbers(following):
                     date = _date_either_way(int(low), int(following[0]), int(following[1]))
-                elif index >= 2:
+                elif index >= 2 and (lows[index - 1] in _MONTHS or lows[index - 2] in _MONTHS):
                     start, date = index - 2, _month_name_date(int(low), *lows[index - 2 : index])
                 if date is not None:
                     found.air_date = date
@@ -978,7 +985,8 @@ def _month_name_date(year: int, first: str, second: str) -> datetime.date | None
 
 
 def _short_numbers(pair: list[str]) -> bool:
-    return all(len(p) <= 2 and ascii_digits(p) for p in pair)
+    first, second = pair
+    return len(first) <= 2 and len(second) <= 2 and ascii_digits(first) and ascii_digits(second)
 
 
 def _scan_season(low: str, index: int, lows: list[str], found: _Numbering, title_end: int) -> bool:
@@ -1813,6 +1821,8 @@ def _kind(
 
 def _tag_kind(tags: list[str]) -> str | None:
     """The kind the first of _KIND_OF_TAG's tags in `tags` gives; None: none of them."""
+    if not tags:
+        return None  # most names: no generator to start
     return next((kind for tag, kind in _KIND_OF_TAG if tag in tags), None)
 
 
