@@ -71,7 +71,7 @@ def reference(ref: str) -> ModuleType:
 
 
 def corpus_names() -> list[str]:
-    names = []
+    names: list[str] = []
     for path in CORPORA:
         names.extend(row["name"] for row in json.loads(path.read_text())["names"])
     return names
