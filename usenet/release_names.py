@@ -45,7 +45,8 @@ as one pass over tokens instead of backtracking patterns):
   padded number after the title (`Show.05.Episode.Title`) or opening the
   name (`003. Show - Title`, `[Group] 01 - Show`; never with a year).
 - Kind: an episode makes TV, and anime when its numbering is absolute or
-  its name is a fansub's; a year, an edition or a video quality alone makes
+  its name is a fansub's (opens with its `[Group]`: a `[Tag]` at the end
+  names a group, scene and p2p names end in one too); a year, an edition or a video quality alone makes
   a movie; audio, book and software tags decide only where nothing says
   video, so `AAC`, `FLAC` or `v2` in an anime name keep it anime.
 - Resolutions are read glued (`Bluray720p`), as sizes (`1920x1080`), with a
@@ -80,7 +81,7 @@ from typing import Any
 from .numbers import ascii_digits
 
 # Bump when the parser changes what it returns for some name.
-FIELDS_VERSION = 4
+FIELDS_VERSION = 5
 
 MAX_NAME_LENGTH = 512
 MAX_TOKENS = 64
@@ -374,6 +375,7 @@ _POSTER_SUFFIXES = frozenset(
 _SITE_TAGS = frozenset(
     "rarbg eztv ettv tgx eztv.re eztv.io rartv vtv publichd ettv.to 1337x yts yts.mx yify".split()
 )
+_OPENING_BRACKETS = ("[", "\u3010")
 # What a name that states a site or a fansub's group opens with: "www.", "[", "【".
 _LEADING_MARKS = frozenset("[\u3010wW")
 _DOMAIN_ENDS = (".com", ".org", ".net", ".to", ".me", ".info", ".re", ".io", ".cc", ".tv")
@@ -1557,7 +1559,9 @@ def parse_release_name(name: str, *, _again: bool = True) -> ParsedName:
 
     kind = _kind(
         found,
-        fansub,
+        # A [Tag] that ends a name names its group, but is no sign of anime on its own: scene
+        # and p2p names end in one as often ("Show.S01E01.720p.HDTV.x264 [eztv]", "[QxR]").
+        fansub and name.lstrip()[:1] in _OPENING_BRACKETS,
         year,
         stated,
         source,
