@@ -21,7 +21,9 @@ as one pass over tokens instead of backtracking patterns):
   (`S01E02`, `1x02`, `Season 1`, a date), a quality tag (`720p`, `BluRay`,
   `x264`), or, for a movie, the last year before those (`2001.A.Space.Odyssey
   .1968` is "2001 A Space Odyssey", 1968); tags at its end (`German DL`,
-  `EXTENDED`) are trimmed off. A TV title keeps its year (`Show.2010.S01E01`
+  `EXTENDED`) are trimmed off, but a language's name right before a movie's
+  year is the title's (`The.Good.German.2006`) unless the title opens with
+  that language's article (`Der.Film.deines.Lebens.German.2011`). A TV title keeps its year (`Show.2010.S01E01`
   is "Show 2010"); its key (`title_key`) drops a year or country code that
   ends it, so Sonarr's "Show (2010)" and "Show" both meet it. A date opening
   the name comes before the title (`221208 Show ep11`). A title written in
@@ -1488,12 +1490,9 @@ def parse_release_name(name: str, *, _again: bool = True) -> ParsedName:
     # "Test.Real.S02E01", "Shes.Gotta.Have.It.S01E08": before an S01E01 a flag or a
     # language is the title's word (names state them after it).
     spelled = end == found.season_at and bool(found.episodes) and lows[end][:1] == "s"
-    while end > 1 and (
-        lows[end - 1] == "-"
-        or (not spelled and _is_weak(lows[end - 1], video))
-        or (lows[end - 1] == "cut" and end > 2 and _is_weak(lows[end - 2], video))
-    ):
-        end -= 1  # "Movie German DL", "World Movie Z EXTENDED 2013": tags before the year
+    # "The.Good.German.2006": a language's name right before a movie's year is the title's.
+    if not (end == year_index and end - start > 1 and _language_of_title(lows, start, end)):
+        end = _trimmed_title_end(lows, end, spelled, video)
     if end == 1 and lows and lows[0] == "-":
         end = 0
     other_script = not text.isascii() and _has_other_script(lows[start:end])
@@ -1594,6 +1593,39 @@ def parse_release_name(name: str, *, _again: bool = True) -> ParsedName:
             "version": version,
         }
     )
+
+
+def _trimmed_title_end(lows: list[str], end: int, spelled: bool, video: bool) -> int:
+    """Where a title ends once the tags before its end are trimmed off ("Movie German DL",
+    "World Movie Z EXTENDED 2013")."""
+    while end > 1 and (
+        lows[end - 1] == "-"
+        or (not spelled and _is_weak(lows[end - 1], video))
+        or (lows[end - 1] == "cut" and end > 2 and _is_weak(lows[end - 2], video))
+    ):
+        end -= 1  # "Movie German DL", "World Movie Z EXTENDED 2013": tags before the year
+    return end
+
+
+def _language_of_title(lows: list[str], start: int, end: int) -> bool:
+    """Whether the word before a movie's year, a language's name, is the title's own
+    ("The.Good.German.2006", "Zorba.the.Greek.1964"): names state the release's language
+    after the year, and before it only in a title in that language ("Der.Film.deines
+    .Lebens.German.2011", which opens with that language's article)."""
+    known = _WORDS.get(lows[end - 1])
+    if known is None or known[0] != _LANG:
+        return False
+    return lows[start] not in _FOREIGN_ARTICLES.get(known[1], ())
+
+
+# Articles a title in that language opens with.
+_FOREIGN_ARTICLES = {
+    "german": frozenset(("der", "die", "das", "ein", "eine")),
+    "french": frozenset(("le", "la", "les", "un", "une", "l")),
+    "spanish": frozenset(("el", "la", "los", "las", "un", "una")),
+    "italian": frozenset(("il", "lo", "la", "gli", "le", "un", "una")),
+    "dutch": frozenset(("de", "het", "een")),
+}
 
 
 def _is_latin(char: str) -> bool:

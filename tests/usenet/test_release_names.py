@@ -238,6 +238,28 @@ def test_a_title_word_that_is_also_a_tag_stays_in_the_title():
     assert parse_release_name("Web.Therapy.S01E01.720p").title == "Web Therapy"
 
 
+@pytest.mark.parametrize(
+    ("name", "title", "languages"),
+    [
+        # Radarr's ParserFixture and guessit's movies.yml (real names).
+        ("The.Good.German.2006.720p.BluRay.x264-RlsGrp", "The Good German", ()),
+        ("The.Good.German.2006.GERMAN.720p.HDTV.x264-RLsGrp", "The Good German", ("german",)),
+        ("Immersion.French.2011.STV.READNFO.QC.FRENCH.NTSC.DVDR.nfo", "Immersion French", None),
+        ("Zorba.the.Greek.1964.1080p.BluRay.x264-GRP", "Zorba the Greek", ()),
+        # A title in the language it names opens with its article: the word is a tag.
+        ("Der.Film.deines.Lebens.German.2011.PAL.DVDR-ETM", "Der Film deines Lebens", ("german",)),
+        # Tags before the year that are no language's name are still trimmed.
+        ("Movie.Title.German.DL.2010.720p.BluRay", "Movie Title", ("german",)),
+        ("World.Movie.Z.EXTENDED.2013.German.DL.1080p.BluRay.AVC-XANOR", "World Movie Z", None),
+    ],
+)
+def test_a_language_word_right_before_a_movies_year_is_the_titles(name, title, languages):
+    parsed = parse_release_name(name)
+    assert parsed.title == title
+    if languages is not None:
+        assert parsed.languages == languages
+
+
 # ---------------------------------------------------------------- title_key
 
 
