@@ -23,9 +23,10 @@ as one pass over tokens instead of backtracking patterns):
   .1968` is "2001 A Space Odyssey", 1968); tags at its end (`German DL`,
   `EXTENDED`) are trimmed off, but a language's name right before a movie's
   year is the title's (`The.Good.German.2006`) unless the title opens with
-  that language's article (`Der.Film.deines.Lebens.German.2011`). A TV title keeps its year (`Show.2010.S01E01`
-  is "Show 2010"); its key (`title_key`) drops a year or country code that
-  ends it, so Sonarr's "Show (2010)" and "Show" both meet it. A date opening
+  that language's article (`Der.Film.deines.Lebens.German.2011`). A TV
+  title keeps its year (`Show.2010.S01E01` is "Show 2010"); its key
+  (`title_key`) drops a year or country code that ends it, so Sonarr's
+  "Show (2010)" and "Show" both meet it. A date opening
   the name comes before the title (`221208 Show ep11`). A title written in
   two scripts is the part in Latin letters after the other
   (`我的人间烟火.Fireworks.Series.S01E01`, `Енола Голмс / Enola Holmes`, and
@@ -47,10 +48,10 @@ as one pass over tokens instead of backtracking patterns):
   padded number after the title (`Show.05.Episode.Title`) or opening the
   name (`003. Show - Title`, `[Group] 01 - Show`; never with a year).
 - Kind: an episode makes TV, and anime when its numbering is absolute or
-  its name is a fansub's (opens with its `[Group]`: a `[Tag]` at the end
-  names a group, scene and p2p names end in one too); a year, an edition or a video quality alone makes
-  a movie; audio, book and software tags decide only where nothing says
-  video, so `AAC`, `FLAC` or `v2` in an anime name keep it anime.
+  its name is a fansub's (opens with its `[Group]`; a `[Tag]` at the end
+  names a group, but scene and p2p names end in one too); a year, an
+  edition or a video quality alone makes a movie; audio, book and software
+  tags decide only where nothing says video, so `AAC`, `FLAC` or `v2` in an anime name keep it anime.
 - Resolutions are read glued (`Bluray720p`), as sizes (`1920x1080`), with a
   frame rate (`1080p24`), or bare beside a quality tag or a width (`720.HDTV`,
   `1280*720`, `[1080.Hi10p]`).
@@ -377,6 +378,7 @@ _POSTER_SUFFIXES = frozenset(
 _SITE_TAGS = frozenset(
     "rarbg eztv ettv tgx eztv.re eztv.io rartv vtv publichd ettv.to 1337x yts yts.mx yify".split()
 )
+# What a fansub's name opens with, its [Group] inside.
 _OPENING_BRACKETS = ("[", "\u3010")
 # What a name that states a site or a fansub's group opens with: "www.", "[", "【".
 _LEADING_MARKS = frozenset("[\u3010wW")
@@ -1559,7 +1561,7 @@ def parse_release_name(name: str, *, _again: bool = True) -> ParsedName:
     kind = _kind(
         found,
         # A [Tag] that ends a name names its group, but is no sign of anime on its own: scene
-        # and p2p names end in one as often ("Show.S01E01.720p.HDTV.x264 [eztv]", "[QxR]").
+        # and p2p names end in one as often ("Show (2021) S01 (1080p BluRay x265) [QxR]").
         fansub and name.lstrip()[:1] in _OPENING_BRACKETS,
         year,
         stated,
@@ -1621,7 +1623,7 @@ def _language_of_title(lows: list[str], start: int, end: int) -> bool:
 # Articles a title in that language opens with.
 _FOREIGN_ARTICLES = {
     "german": frozenset(("der", "die", "das", "ein", "eine")),
-    "french": frozenset(("le", "la", "les", "un", "une", "l")),
+    "french": frozenset(("le", "la", "les", "un", "une")),
     "spanish": frozenset(("el", "la", "los", "las", "un", "una")),
     "italian": frozenset(("il", "lo", "la", "gli", "le", "un", "una")),
     "dutch": frozenset(("de", "het", "een")),
