@@ -51,7 +51,8 @@ as one pass over tokens instead of backtracking patterns):
   its name is a fansub's (opens with its `[Group]`; a `[Tag]` at the end
   names a group, but scene and p2p names end in one too); a year, an
   edition or a video quality alone makes a movie; audio, book and software
-  tags decide only where nothing says video, so `AAC`, `FLAC` or `v2` in an anime name keep it anime.
+  tags decide only where nothing says video, so `AAC`, `FLAC` or `v2` in an
+  anime name keep it anime.
 - Resolutions are read glued (`Bluray720p`), as sizes (`1920x1080`), with a
   frame rate (`1080p24`), or bare beside a quality tag or a width (`720.HDTV`,
   `1280*720`, `[1080.Hi10p]`).
