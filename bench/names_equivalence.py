@@ -13,11 +13,14 @@ differ. The names:
   (`generated_names`) that splices real tokens of the corpora with the
   separators, brackets, dashes, digits and case changes names carry.
 
-Run: ``.venv/bin/python bench/names_equivalence.py [--ref main] [--generated 100000]
-[--speed 20]`` (exit status 1 on any difference; `--speed N` also times both parsers
-over the corpora, alternating in one process on CPU time, and prints the ratio). `generated_names` is also what
-tests/usenet/data/release_names_expected.json was built from
-(`--write-expected`); tests/usenet/test_release_names_expected.py holds the
+Run: ``.venv/bin/python bench/names_equivalence.py [--ref main]
+[--generated 100000] [--speed 20]`` (exit status 1 on any difference;
+`--speed N` also times both parsers over the corpora, alternating in one
+process on CPU time, and prints the ratio).
+
+`--write-expected` writes tests/usenet/data/release_names_expected.json from
+the working tree's parser: the corpora, the test strings and 1,500 generated
+names (another seed). tests/usenet/test_release_names_expected.py holds the
 parser to that file.
 """
 
@@ -60,13 +63,14 @@ def reference(ref: str) -> ModuleType:
         capture_output=True,
         text=True,
     ).stdout
-    path = Path(tempfile.mkdtemp()) / "release_names_reference.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(f"{usenet.__name__}._reference_names", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "release_names_reference.py"
+        path.write_text(source)
+        spec = importlib.util.spec_from_file_location(f"{usenet.__name__}._reference_names", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
     return module
 
 
@@ -77,7 +81,7 @@ def corpus_names() -> list[str]:
     return names
 
 
-def test_strings() -> list[str]:
+def strings_of_tests() -> list[str]:
     tree = ast.parse(TEST_FILE.read_text())
     found = {
         node.value
@@ -150,7 +154,7 @@ def compare(
 def expected_names(generated: int = 1_500) -> list[str]:
     """The names tests/usenet/data/release_names_expected.json holds, in its order."""
     seen: dict[str, None] = {}
-    for name in [*corpus_names(), *test_strings(), *generated_names(generated, seed=2025)]:
+    for name in [*corpus_names(), *strings_of_tests(), *generated_names(generated, seed=2025)]:
         seen.setdefault(name, None)
     return list(seen)
 
@@ -206,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     old = reference(args.ref).parse_release_name
     sets = {
         "corpora": corpus_names(),
-        "test strings": test_strings(),
+        "test strings": strings_of_tests(),
         "generated": list(generated_names(args.generated, args.seed)),
     }
     failed = 0
