@@ -3,8 +3,8 @@
 tests/usenet/data/release_names_expected.json holds, for the corpora's names,
 the string literals of tests/usenet/test_release_names.py and generated
 names, each field `usenet.release_names.parse_release_name` gives that is not
-at its default (bench/names_equivalence.py --write-expected writes it from a
-git revision's parser). tests/usenet/test_release_names_expected.py holds the
+at its default (bench/names_equivalence.py --write-expected writes it from the
+working tree's parser). tests/usenet/test_release_names_expected.py holds the
 parser to it, so a change made for speed changes no result, and a change
 meant to change results shows as a diff of that file.
 """
