@@ -21,9 +21,12 @@ as one pass over tokens instead of backtracking patterns):
   (`S01E02`, `1x02`, `Season 1`, a date), a quality tag (`720p`, `BluRay`,
   `x264`), or, for a movie, the last year before those (`2001.A.Space.Odyssey
   .1968` is "2001 A Space Odyssey", 1968); tags at its end (`German DL`,
-  `EXTENDED`) are trimmed off. A TV title keeps its year (`Show.2010.S01E01`
-  is "Show 2010"); its key (`title_key`) drops a year or country code that
-  ends it, so Sonarr's "Show (2010)" and "Show" both meet it. A date opening
+  `EXTENDED`) are trimmed off, but a language's name right before a movie's
+  year is the title's (`The.Good.German.2006`) unless the title opens with
+  that language's article (`Der.Film.deines.Lebens.German.2011`). A TV
+  title keeps its year (`Show.2010.S01E01` is "Show 2010"); its key
+  (`title_key`) drops a year or country code that ends it, so Sonarr's
+  "Show (2010)" and "Show" both meet it. A date opening
   the name comes before the title (`221208 Show ep11`). A title written in
   two scripts is the part in Latin letters after the other
   (`我的人间烟火.Fireworks.Series.S01E01`, `Енола Голмс / Enola Holmes`, and
@@ -45,9 +48,11 @@ as one pass over tokens instead of backtracking patterns):
   padded number after the title (`Show.05.Episode.Title`) or opening the
   name (`003. Show - Title`, `[Group] 01 - Show`; never with a year).
 - Kind: an episode makes TV, and anime when its numbering is absolute or
-  its name is a fansub's; a year, an edition or a video quality alone makes
-  a movie; audio, book and software tags decide only where nothing says
-  video, so `AAC`, `FLAC` or `v2` in an anime name keep it anime.
+  its name is a fansub's (opens with its `[Group]`; a `[Tag]` at the end
+  names a group, but scene and p2p names end in one too); a year, an
+  edition or a video quality alone makes a movie; audio, book and software
+  tags decide only where nothing says video, so `AAC`, `FLAC` or `v2` in an
+  anime name keep it anime.
 - Resolutions are read glued (`Bluray720p`), as sizes (`1920x1080`), with a
   frame rate (`1080p24`), or bare beside a quality tag or a width (`720.HDTV`,
   `1280*720`, `[1080.Hi10p]`).
@@ -80,7 +85,7 @@ from typing import Any
 from .numbers import ascii_digits
 
 # Bump when the parser changes what it returns for some name.
-FIELDS_VERSION = 4
+FIELDS_VERSION = 5
 
 MAX_NAME_LENGTH = 512
 MAX_TOKENS = 64
@@ -374,6 +379,10 @@ _POSTER_SUFFIXES = frozenset(
 _SITE_TAGS = frozenset(
     "rarbg eztv ettv tgx eztv.re eztv.io rartv vtv publichd ettv.to 1337x yts yts.mx yify".split()
 )
+# What a fansub's name opens with, its [Group] inside.
+_OPENING_BRACKETS = ("[", "\u3010")
+# What a name that states a site or a fansub's group opens with: "www.", "[", "【".
+_LEADING_MARKS = frozenset("[\u3010wW")
 _DOMAIN_ENDS = (".com", ".org", ".net", ".to", ".me", ".info", ".re", ".io", ".cc", ".tv")
 
 _THIS_YEAR = datetime.date.today().year
@@ -639,13 +648,14 @@ def _strip_tags(text: str) -> tuple[str, str | None, str]:
     video_file = ""
     for _ in range(4):
         dot = text.rfind(".", len(text) - 6)  # extensions are at most 4 letters, with a space
-        extension = text[dot + 1 :].strip().lower() if dot > 0 else ""
-        if extension in _EXTENSIONS:
-            if extension in _VIDEO_EXTENSIONS and not video_file:
-                video_file = extension
-            text = text[:dot]
-            continue
-        if text.endswith("]"):
+        if dot > 0:
+            extension = text[dot + 1 :].strip().lower()
+            if extension in _EXTENSIONS:
+                if extension in _VIDEO_EXTENSIONS and not video_file:
+                    video_file = extension
+                text = text[:dot]
+                continue
+        if text[-1:] == "]":
             opening = text.rfind("[")
             tag = text[opening + 1 : -1].strip().lower()
             if opening > 0 and (
@@ -658,8 +668,10 @@ def _strip_tags(text: str) -> tuple[str, str | None, str]:
             text = text[:dash]
             continue
         break
-    leading = None
     stripped = text.lstrip()
+    if stripped[:1] not in _LEADING_MARKS and text[-1:] != "]":
+        return text, None, video_file  # no site, no fansub's group: the common case
+    leading = None
     low = stripped[:6].lower()
     if low.startswith(("www.", "[ www", "[www.")):
         # "www.site.com - Show.S01E01", "[ www.site.org ] - Show.S01E01"
@@ -761,8 +773,10 @@ def _tokens(words: list[str]) -> list[str]:
             low = word.lower()
             if low not in _WORDS and not _is_dashed_marker(low):
                 parts = low.split("-")
-                if not all(p.isalpha() for p in parts[1:]) or any(p in _WORDS for p in parts):
-                    tokens.extend(part for part in word.split("-") if part)
+                tail = parts[1:]
+                words_after = "" not in tail and "".join(tail).isalpha()  # letters, none empty
+                if not words_after or not _WORDS.keys().isdisjoint(parts):
+                    tokens.extend(filter(None, word.split("-")))
                     continue
         tokens.append(word)
     del tokens[MAX_TOKENS:]
@@ -860,7 +874,7 @@ def _scan_digits(
                 start, date = index, None
                 if len(following) == 2 and _short_numbers(following):
                     date = _date_either_way(int(low), int(following[0]), int(following[1]))
-                elif index >= 2:
+                elif index >= 2 and (lows[index - 1] in _MONTHS or lows[index - 2] in _MONTHS):
                     start, date = index - 2, _month_name_date(int(low), *lows[index - 2 : index])
                 if date is not None:
                     found.air_date = date
@@ -978,7 +992,8 @@ def _month_name_date(year: int, first: str, second: str) -> datetime.date | None
 
 
 def _short_numbers(pair: list[str]) -> bool:
-    return all(len(p) <= 2 and ascii_digits(p) for p in pair)
+    first, second = pair
+    return len(first) <= 2 and len(second) <= 2 and ascii_digits(first) and ascii_digits(second)
 
 
 def _scan_season(low: str, index: int, lows: list[str], found: _Numbering, title_end: int) -> bool:
@@ -1478,12 +1493,9 @@ def parse_release_name(name: str, *, _again: bool = True) -> ParsedName:
     # "Test.Real.S02E01", "Shes.Gotta.Have.It.S01E08": before an S01E01 a flag or a
     # language is the title's word (names state them after it).
     spelled = end == found.season_at and bool(found.episodes) and lows[end][:1] == "s"
-    while end > 1 and (
-        lows[end - 1] == "-"
-        or (not spelled and _is_weak(lows[end - 1], video))
-        or (lows[end - 1] == "cut" and end > 2 and _is_weak(lows[end - 2], video))
-    ):
-        end -= 1  # "Movie German DL", "World Movie Z EXTENDED 2013": tags before the year
+    # "The.Good.German.2006": a language's name right before a movie's year is the title's.
+    if not (end == year_index and end - start > 1 and _language_of_title(lows, start, end)):
+        end = _trimmed_title_end(lows, end, spelled, video)
     if end == 1 and lows and lows[0] == "-":
         end = 0
     other_script = not text.isascii() and _has_other_script(lows[start:end])
@@ -1549,7 +1561,9 @@ def parse_release_name(name: str, *, _again: bool = True) -> ParsedName:
 
     kind = _kind(
         found,
-        fansub,
+        # A [Tag] that ends a name names its group, but is no sign of anime on its own: scene
+        # and p2p names end in one as often ("Show (2021) S01 (1080p BluRay x265) [QxR]").
+        fansub and name.lstrip()[:1] in _OPENING_BRACKETS,
         year,
         stated,
         source,
@@ -1582,6 +1596,39 @@ def parse_release_name(name: str, *, _again: bool = True) -> ParsedName:
             "version": version,
         }
     )
+
+
+def _trimmed_title_end(lows: list[str], end: int, spelled: bool, video: bool) -> int:
+    """Where a title ends once the tags before its end are trimmed off ("Movie German DL",
+    "World Movie Z EXTENDED 2013")."""
+    while end > 1 and (
+        lows[end - 1] == "-"
+        or (not spelled and _is_weak(lows[end - 1], video))
+        or (lows[end - 1] == "cut" and end > 2 and _is_weak(lows[end - 2], video))
+    ):
+        end -= 1  # "Movie German DL", "World Movie Z EXTENDED 2013": tags before the year
+    return end
+
+
+def _language_of_title(lows: list[str], start: int, end: int) -> bool:
+    """Whether the word before a movie's year, a language's name, is the title's own
+    ("The.Good.German.2006", "Zorba.the.Greek.1964"): names state the release's language
+    after the year, and before it only in a title in that language ("Der.Film.deines
+    .Lebens.German.2011", which opens with that language's article)."""
+    known = _WORDS.get(lows[end - 1])
+    if known is None or known[0] != _LANG:
+        return False
+    return lows[start] not in _FOREIGN_ARTICLES.get(known[1], ())
+
+
+# Articles a title in that language opens with.
+_FOREIGN_ARTICLES = {
+    "german": frozenset(("der", "die", "das", "ein", "eine")),
+    "french": frozenset(("le", "la", "les", "un", "une")),
+    "spanish": frozenset(("el", "la", "los", "las", "un", "una")),
+    "italian": frozenset(("il", "lo", "la", "gli", "le", "un", "una")),
+    "dutch": frozenset(("de", "het", "een")),
+}
 
 
 def _is_latin(char: str) -> bool:
@@ -1813,6 +1860,8 @@ def _kind(
 
 def _tag_kind(tags: list[str]) -> str | None:
     """The kind the first of _KIND_OF_TAG's tags in `tags` gives; None: none of them."""
+    if not tags:
+        return None  # most names: no generator to start
     return next((kind for tag, kind in _KIND_OF_TAG if tag in tags), None)
 
 

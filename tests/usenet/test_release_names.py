@@ -183,6 +183,40 @@ def test_the_release_group_is_its_suffix_or_a_fansubs_bracket(name, group):
     assert parse_release_name(name).group == group
 
 
+@pytest.mark.parametrize(
+    ("name", "group"),
+    [
+        # Real names (Sonarr's and Radarr's fixtures, the held-out corpus): TV that ends in
+        # its group's or a site's [Tag].
+        ("Series Title - S01E01 - Episode Title [RlsGroup]", "RlsGroup"),
+        ("Series Title S01 1080p ENG FR [mkvonly]", "mkvonly"),
+        ("The Series Title 10x11 - Wild Devs Cant Be Broken [rl].avi", "rl"),
+        ("Australian.Story.2016.05.23.Into.The.Fog.of.War.Part.1.360p.LDTV.WEBRIP.[MPup]", "MPup"),
+        (
+            "Show Name (2021) Season 1 S01 (1080p BluRay x265 HEVC 10bit AAC 5.1 Tigole) [QxR]",
+            "QxR",
+        ),
+        ("Series Title Season 2 (BDRemux 1080p HEVC FLAC) [Netaro]", "Netaro"),
+    ],
+)
+def test_a_tag_that_ends_a_name_names_its_group_but_makes_no_anime(name, group):
+    parsed = parse_release_name(name)
+    assert (parsed.kind, parsed.group) == ("tv", group)
+    assert category_from_fields(parsed) != 5070
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "[HorribleSubs] Show - S01E01 [1080p].mkv",  # the group opens the name
+        "Some Anime Show - 031 - The Resolution to Kill [Lunar]",  # absolute numbering
+        "Series Title - 010 (720p) [27AAA0A0].mkv",
+    ],
+)
+def test_a_fansubs_opening_group_or_absolute_numbering_still_makes_anime(name):
+    assert parse_release_name(name).kind == "anime"
+
+
 def test_a_dashed_tag_splits_whoever_the_group_is():
     # The leading group's length once decided whether the name was looked at for dashes.
     parsed = parse_release_name("[SomeLongGroupName] Show 05 [720p-HEVC]")
@@ -202,6 +236,28 @@ def test_a_title_word_that_is_also_a_tag_stays_in_the_title():
     assert parse_release_name("The.Italian.Job.2003.1080p.BluRay").title == "The Italian Job"
     assert parse_release_name("The.Italian.Job.2003.1080p.BluRay").languages == ()
     assert parse_release_name("Web.Therapy.S01E01.720p").title == "Web Therapy"
+
+
+@pytest.mark.parametrize(
+    ("name", "title", "languages"),
+    [
+        # Radarr's ParserFixture and guessit's movies.yml (real names).
+        ("The.Good.German.2006.720p.BluRay.x264-RlsGrp", "The Good German", ()),
+        ("The.Good.German.2006.GERMAN.720p.HDTV.x264-RLsGrp", "The Good German", ("german",)),
+        ("Immersion.French.2011.STV.READNFO.QC.FRENCH.NTSC.DVDR.nfo", "Immersion French", None),
+        ("Zorba.the.Greek.1964.1080p.BluRay.x264-GRP", "Zorba the Greek", ()),
+        # A title in the language it names opens with its article: the word is a tag.
+        ("Der.Film.deines.Lebens.German.2011.PAL.DVDR-ETM", "Der Film deines Lebens", ("german",)),
+        # Tags before the year that are no language's name are still trimmed.
+        ("Movie.Title.German.DL.2010.720p.BluRay", "Movie Title", ("german",)),
+        ("World.Movie.Z.EXTENDED.2013.German.DL.1080p.BluRay.AVC-XANOR", "World Movie Z", None),
+    ],
+)
+def test_a_language_word_right_before_a_movies_year_is_the_titles(name, title, languages):
+    parsed = parse_release_name(name)
+    assert parsed.title == title
+    if languages is not None:
+        assert parsed.languages == languages
 
 
 # ---------------------------------------------------------------- title_key
