@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.errors import Invalid, NotFound, Unavailable
@@ -676,15 +676,24 @@ def apply_inspection(release_id: int, report: Report) -> Applied:
         raise NotFound(f"Release {release_id} does not exist.")
     choice = choose_name(report)
     name = choice.name or row.name
-    renamed = name != row.name
     why = choice.why
-    if choice.name is None:
+    if choice.name is not None and not is_obfuscated(row.posted_name or row.name):
+        # A real posted name (INSPECT_RELEASES=all|other, "inspect again") is the
+        # poster's word; a par2 or archive stem is no better.
+        name = row.name
+        why = (
+            f"Kept its posted name, which is not obfuscated; the {choice.rule} "
+            f"named {choice.name!r}."
+        )
+        choice = replace(choice, name=None, rule="posted", why=why)
+    elif choice.name is None:
         kept = (
             "its posted name"
             if row.posted_name is None
             else f"the name found before ({row.name!r})"
         )
         why = f"Kept {kept}: {choice.why}."
+    renamed = name != row.name
     files = [
         CatalogFileSize(f.name, f.file_index, int(f.bytes), int(f.segments))
         for f in queries.fetchall(

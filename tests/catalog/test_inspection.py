@@ -432,6 +432,40 @@ def test_a_release_nothing_names_keeps_its_posted_name_and_says_why(obfuscated):
     assert (release.inspection["rule"], release.inspection["why"]) == ("posted", kept.why)
 
 
+NAMED = "Some.Show.S01E02.1080p.WEB.h264-GRP"
+
+
+@pytest.fixture
+def named(db) -> Release:
+    """A release posted under its real (scene) name: two volumes."""
+    group = GroupFactory()
+    store_files(
+        group.id,
+        None,
+        [],
+        [
+            report(f"{NAMED}.part01.rar", (1, 2), 2, index=1, count=2, size=VOLUME // 2),
+            report(f"{NAMED}.part02.rar", (1, 2), 2, index=2, count=2, size=VOLUME // 2),
+        ],
+    )
+    return Release.objects.get()
+
+
+def test_a_real_posted_name_is_kept_and_the_candidate_named_in_why(named):
+    # INSPECT_RELEASES=all or "inspect again" on a release with a real name: a par2
+    # stem (here another release's) does not replace what the poster named it.
+    assert named.name == NAMED
+    kept = applied(named, movie_par2())
+    release = Release.objects.get()
+    assert (kept.renamed, kept.rule, release.name, release.posted_name) == (
+        False, "posted", NAMED, None,
+    )  # fmt: skip
+    assert kept.why == (
+        f"Kept its posted name, which is not obfuscated; the par2 named {REAL!r}."
+    )
+    assert release.inspection["rule"] == "posted" and release.inspection["why"] == kept.why
+
+
 @pytest.mark.parametrize(
     ("flags", "expected"),
     [
