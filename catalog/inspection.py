@@ -37,6 +37,7 @@ from usenet.numbers import ascii_digits, whole_number
 from usenet.obfuscation import is_obfuscated, stem_of
 from usenet.release_names import MAX_NAME_LENGTH, parse_release_name
 
+from .nzb import REAL_NAME_ARROW
 from .release_fields import decide_category, field_params, read_name
 from .rulesets import category_rules, current_rules
 from .sql import queries
@@ -375,12 +376,19 @@ def _basename(name: str) -> str:
     return name[max(name.rfind("/"), name.rfind("\\")) + 1 :]
 
 
+def has_control(text: str) -> bool:
+    """Whether `text` holds a C0 or C1 control character (or DEL): no name carries one."""
+    return any(ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F for char in text)
+
+
 def _usable(name: str, source: str, refused: list[dict[str, str]]) -> str | None:
     """The candidate trimmed, or None (and why, in `refused`) when it cannot be a release's name."""
     trimmed = name.strip(" ._-")
     reason = None
     if not trimmed:
         reason = "empty"
+    elif has_control(trimmed):
+        reason = "holds a control character"
     elif len(trimmed) > MAX_NAME_LENGTH:
         reason = f"longer than {MAX_NAME_LENGTH} characters"
     elif is_obfuscated(trimmed):
@@ -544,11 +552,9 @@ def match_files(report: Report, files: Sequence[CatalogFileSize]) -> tuple[dict[
         sized = [n for n, d in enumerate(descs) if d.size == result.yenc_size and n not in used]
         if len(sized) == 1 and result.yenc_name in by_name:
             used.add(sized[0])
-            names[result.yenc_name] = _basename(descs[sized[0]].name)
+            names[result.yenc_name] = descs[sized[0]].name
     exact = len(names)
-    left = sorted(
-        ((d.size or 0, _basename(d.name)) for n, d in enumerate(descs) if n not in used),
-    )
+    left = sorted(((d.size or 0, d.name) for n, d in enumerate(descs) if n not in used))
     par2_name = par2.yenc_name if par2 else None
     sizes = [size for size, _ in left]
     candidates = sorted(
@@ -587,8 +593,23 @@ def match_files(report: Report, files: Sequence[CatalogFileSize]) -> tuple[dict[
 
 
 def _real_only(names: dict[str, str]) -> dict[str, str]:
-    """The mapping without the files already posted under their real name."""
-    return {posted: real for posted, real in names.items() if posted != real and real}
+    """The mapping without the files already posted under their real name, and
+    without a real name no downloader may be given (`_plain_file_name`)."""
+    return {
+        posted: real for posted, real in names.items() if posted != real and _plain_file_name(real)
+    }
+
+
+def _plain_file_name(name: str) -> bool:
+    """A file name a downloader can write as it is: not empty, `.` or `..`, no path
+    separator, no control character, and not holding the NZB meta's " => "."""
+    return (
+        name not in ("", ".", "..")
+        and "/" not in name
+        and "\\" not in name
+        and REAL_NAME_ARROW not in name
+        and not has_control(name)
+    )
 
 
 # --- applying ------------------------------------------------------------------------

@@ -460,9 +460,7 @@ def test_a_real_posted_name_is_kept_and_the_candidate_named_in_why(named):
     assert (kept.renamed, kept.rule, release.name, release.posted_name) == (
         False, "posted", NAMED, None,
     )  # fmt: skip
-    assert kept.why == (
-        f"Kept its posted name, which is not obfuscated; the par2 named {REAL!r}."
-    )
+    assert kept.why == (f"Kept its posted name, which is not obfuscated; the par2 named {REAL!r}.")
     assert release.inspection["rule"] == "posted" and release.inspection["why"] == kept.why
 
 
@@ -534,3 +532,36 @@ def test_a_posted_name_holding_the_arrow_is_left_out_and_the_rest_escaped():
         ("name", "Real & <Name>"),
         ("x-real-name", "c<d>.bin => R&D.mkv"),
     ]
+
+
+# --- hostile names: control characters, paths and the meta's arrow -----------------------
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["..", ".", "", "../../etc/passwd", "dir/x.rar", "C:\\x.rar", "a => b.rar", "x\x1b[2J.rar",
+     "x\x85.rar", "x\t.rar"],
+)  # fmt: skip
+def test_a_filedesc_that_is_no_plain_file_name_maps_nothing(bad):
+    report_ = validate_report(
+        payload(par2_result((bad, 123_456), (f"{REAL}.nfo", 2_000)),
+                archive_result(yenc=("zzz1.bin", 123_456)))
+    )  # fmt: skip
+    files = [sized("zzz1.bin", 123_456, 1), sized("zzz2.bin", 2_000, 2, segments=1)]
+    names, _ = match_files(report_, files)
+    assert names == {"zzz2.bin": f"{REAL}.nfo"}  # the other FileDesc still maps
+
+
+def test_a_name_holding_a_control_character_is_dropped_not_the_report():
+    # A par2 or nfo is the poster's: an honest node relays what it read. The candidate
+    # is refused (and listed); the report and the next candidate stand.
+    choice = chosen(
+        par2_result((f"{REAL}\x1b[31m.part01.rar", VOLUME), (f"{REAL}\x1b[31m.part02.rar", VOLUME)),
+        nfo_result(f"{REAL}\x07", "Clean.Show.S01E01.720p.HDTV.x264-ABC"),
+    )
+    assert (choice.name, choice.rule) == ("Clean.Show.S01E01.720p.HDTV.x264-ABC", "nfo")
+    assert {"source": "nfo", "name": f"{REAL}\x07", "refused": "holds a control character"} in (
+        choice.refused
+    )
+    par2_only = chosen(par2_result(("Bad\x9bName.2020.mkv", VOLUME)))
+    assert par2_only.name is None and "control character" in par2_only.why
