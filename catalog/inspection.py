@@ -417,8 +417,8 @@ def _nfo_name(result: ReportedResult | None, refused: list[dict[str, str]]) -> s
 def _par2_name(result: ReportedResult | None, refused: list[dict[str, str]]) -> str | None:
     """Rule 2: the common stem of the par2 set's main files: the files grouped by
     their base (volume suffixes and one extension cut: `.part01.rar`, `.r00`,
-    `.7z.001`, `.mkv`), extras (nfo, sfv, images) aside; the base with the
-    most bytes wins."""
+    `.7z.001`, `.mkv`), extras (nfo, sfv, images) aside; the usable base with
+    the most bytes wins (a refused one gives way to the next)."""
     totals: dict[str, int] = {}
     for item in result.files if result else ():
         base_name = _basename(item.name)
@@ -426,10 +426,10 @@ def _par2_name(result: ReportedResult | None, refused: list[dict[str, str]]) -> 
             continue
         base = stem_of(base_name)
         totals[base] = totals.get(base, 0) + (item.size or 0)
-    if not totals:
-        return None
-    base = max(totals, key=lambda b: (totals[b], b))
-    return _usable(base, "par2", refused)
+    for base in sorted(totals, key=lambda b: (totals[b], b), reverse=True):
+        if (name := _usable(base, "par2", refused)) is not None:
+            return name
+    return None
 
 
 def _archive_name(result: ReportedResult | None, refused: list[dict[str, str]]) -> str | None:

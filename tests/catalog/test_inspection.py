@@ -565,3 +565,20 @@ def test_a_name_holding_a_control_character_is_dropped_not_the_report():
     )
     par2_only = chosen(par2_result(("Bad\x9bName.2020.mkv", VOLUME)))
     assert par2_only.name is None and "control character" in par2_only.why
+
+
+def test_rule_2_a_refused_largest_base_gives_way_to_the_next_largest():
+    # The biggest set is posted under a random stem inside the par2 too; the real
+    # name is the next set's (a sample, an extra): it names the release, not the archive.
+    choice = chosen(
+        par2_result(
+            ("a8f7d6e5c4b3.part01.rar", 5 * VOLUME),
+            ("a8f7d6e5c4b3.part02.rar", 5 * VOLUME),
+            (f"{REAL}.mkv", VOLUME),
+        ),
+        archive_result(("inner.file.2018.mkv", 5 * VOLUME)),
+    )
+    assert (choice.name, choice.rule) == (REAL, "par2")
+    assert choice.refused[0] == {
+        "source": "par2", "name": "a8f7d6e5c4b3", "refused": "obfuscated itself",
+    }  # fmt: skip
