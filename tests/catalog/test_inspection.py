@@ -8,6 +8,7 @@ and its `to_json()`. The naming rules are tested one by one, in their order
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -582,3 +583,9 @@ def test_rule_2_a_refused_largest_base_gives_way_to_the_next_largest():
     assert choice.refused[0] == {
         "source": "par2", "name": "a8f7d6e5c4b3", "refused": "obfuscated itself",
     }  # fmt: skip
+
+
+def test_docs_api_md_s_report_example_says_the_real_sentence():
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
+    why = chosen(par2_result(*MOVIE_SET)).why
+    assert f'"why": "{why}"' in docs
