@@ -53,8 +53,8 @@ class Wanted:
     name: str
 
     def fetch_cap(self) -> int:
-        """The most bytes one body may have: the catalog's size of them and some slack
-        (a segment is never larger than the articles it is part of)."""
+        """The most bytes one body may have: the catalog's size of the role's articles
+        (their sizes count headers too, so a body is smaller) and some slack."""
         if self.bytes <= 0:
             return yenc.MAX_BODY
         return min(yenc.MAX_BODY, self.bytes + FETCH_SLACK)

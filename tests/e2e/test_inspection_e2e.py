@@ -251,6 +251,7 @@ def test_a_release_with_neither_par2_nor_archive_names_keeps_its_posted_name_and
     row = run.release_row(bare)
     assert row["status"] == "done"
     assert row["name"] == bare.posted_name and row["posted_name"] is None
+    assert row["category"] == bare.category  # Other/Misc: nothing to recategorise it by
     why = (row["outcome"] or {}).get("why") or ""
     assert "par2" in why and len(why) > 20, why
     assert run.search(bare, password="1") == []

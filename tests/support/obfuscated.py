@@ -80,9 +80,6 @@ class Release:
     def obfuscated(self) -> bool:
         return self.posted_name != self.real_name
 
-    def file(self, suffix: str) -> PostedFile:
-        return next(f for f in self.files if f.real_name.endswith(suffix))
-
 
 def make_posts(
     workdir: Path, group: str, *, seed: int = 26, now: datetime | None = None
