@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.errors import Invalid, NotFound, Unavailable
@@ -37,6 +37,7 @@ from usenet.numbers import ascii_digits, whole_number
 from usenet.obfuscation import is_obfuscated, stem_of
 from usenet.release_names import MAX_NAME_LENGTH, parse_release_name
 
+from .nzb import REAL_NAME_ARROW
 from .release_fields import decide_category, field_params, read_name
 from .rulesets import category_rules, current_rules
 from .sql import queries
@@ -375,12 +376,19 @@ def _basename(name: str) -> str:
     return name[max(name.rfind("/"), name.rfind("\\")) + 1 :]
 
 
+def has_control(text: str) -> bool:
+    """Whether `text` holds a C0 or C1 control character (or DEL): no name carries one."""
+    return any(ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F for char in text)
+
+
 def _usable(name: str, source: str, refused: list[dict[str, str]]) -> str | None:
     """The candidate trimmed, or None (and why, in `refused`) when it cannot be a release's name."""
     trimmed = name.strip(" ._-")
     reason = None
     if not trimmed:
         reason = "empty"
+    elif has_control(trimmed):
+        reason = "holds a control character"
     elif len(trimmed) > MAX_NAME_LENGTH:
         reason = f"longer than {MAX_NAME_LENGTH} characters"
     elif is_obfuscated(trimmed):
@@ -409,8 +417,8 @@ def _nfo_name(result: ReportedResult | None, refused: list[dict[str, str]]) -> s
 def _par2_name(result: ReportedResult | None, refused: list[dict[str, str]]) -> str | None:
     """Rule 2: the common stem of the par2 set's main files: the files grouped by
     their base (volume suffixes and one extension cut: `.part01.rar`, `.r00`,
-    `.7z.001`, `.mkv`), extras (nfo, sfv, images) aside; the base with the
-    most bytes wins."""
+    `.7z.001`, `.mkv`), extras (nfo, sfv, images) aside; the usable base with
+    the most bytes wins (a refused one gives way to the next)."""
     totals: dict[str, int] = {}
     for item in result.files if result else ():
         base_name = _basename(item.name)
@@ -418,10 +426,10 @@ def _par2_name(result: ReportedResult | None, refused: list[dict[str, str]]) -> 
             continue
         base = stem_of(base_name)
         totals[base] = totals.get(base, 0) + (item.size or 0)
-    if not totals:
-        return None
-    base = max(totals, key=lambda b: (totals[b], b))
-    return _usable(base, "par2", refused)
+    for base in sorted(totals, key=lambda b: (totals[b], b), reverse=True):
+        if (name := _usable(base, "par2", refused)) is not None:
+            return name
+    return None
 
 
 def _archive_name(result: ReportedResult | None, refused: list[dict[str, str]]) -> str | None:
@@ -544,11 +552,9 @@ def match_files(report: Report, files: Sequence[CatalogFileSize]) -> tuple[dict[
         sized = [n for n, d in enumerate(descs) if d.size == result.yenc_size and n not in used]
         if len(sized) == 1 and result.yenc_name in by_name:
             used.add(sized[0])
-            names[result.yenc_name] = _basename(descs[sized[0]].name)
+            names[result.yenc_name] = descs[sized[0]].name
     exact = len(names)
-    left = sorted(
-        ((d.size or 0, _basename(d.name)) for n, d in enumerate(descs) if n not in used),
-    )
+    left = sorted(((d.size or 0, d.name) for n, d in enumerate(descs) if n not in used))
     par2_name = par2.yenc_name if par2 else None
     sizes = [size for size, _ in left]
     candidates = sorted(
@@ -587,8 +593,23 @@ def match_files(report: Report, files: Sequence[CatalogFileSize]) -> tuple[dict[
 
 
 def _real_only(names: dict[str, str]) -> dict[str, str]:
-    """The mapping without the files already posted under their real name."""
-    return {posted: real for posted, real in names.items() if posted != real and real}
+    """The mapping without the files already posted under their real name, and
+    without a real name no downloader may be given (`_plain_file_name`)."""
+    return {
+        posted: real for posted, real in names.items() if posted != real and _plain_file_name(real)
+    }
+
+
+def _plain_file_name(name: str) -> bool:
+    """A file name a downloader can write as it is: not empty, `.` or `..`, no path
+    separator, no control character, and not holding the NZB meta's " => "."""
+    return (
+        name not in ("", ".", "..")
+        and "/" not in name
+        and "\\" not in name
+        and REAL_NAME_ARROW not in name
+        and not has_control(name)
+    )
 
 
 # --- applying ------------------------------------------------------------------------
@@ -676,15 +697,24 @@ def apply_inspection(release_id: int, report: Report) -> Applied:
         raise NotFound(f"Release {release_id} does not exist.")
     choice = choose_name(report)
     name = choice.name or row.name
-    renamed = name != row.name
     why = choice.why
-    if choice.name is None:
+    if choice.name is not None and not is_obfuscated(row.posted_name or row.name):
+        # A real posted name (INSPECT_RELEASES=all|other, "inspect again") is the
+        # poster's word; a par2 or archive stem is no better.
+        name = row.name
+        why = (
+            f"Kept its posted name, which is not obfuscated; the {choice.rule} "
+            f"named {choice.name!r}."
+        )
+        choice = replace(choice, name=None, rule="posted", why=why)
+    elif choice.name is None:
         kept = (
             "its posted name"
             if row.posted_name is None
             else f"the name found before ({row.name!r})"
         )
         why = f"Kept {kept}: {choice.why}."
+    renamed = name != row.name
     files = [
         CatalogFileSize(f.name, f.file_index, int(f.bytes), int(f.segments))
         for f in queries.fetchall(

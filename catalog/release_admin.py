@@ -52,7 +52,7 @@ from usenet.release_names import KINDS
 
 from . import selectors
 from .api import release_nzb_response
-from .inspection import request_reinspection
+from .inspection import MAX_REINSPECT, request_reinspection
 from .models import Release
 from .selectors import MAX_CATEGORY
 
@@ -357,9 +357,10 @@ class ReleaseAdmin(NzbDownloads, LargeTableAdmin):
                 "poster's name is kept.",
             )
         try:
-            queued = request_reinspection(
-                list(queryset.values_list("id", flat=True)), f"admin:{request.user.get_username()}"
-            )
+            # One past the limit is enough for request_reinspection to refuse a
+            # selection that is too large; "select all" on 10M rows loads no more.
+            ids = list(queryset.values_list("id", flat=True)[: MAX_REINSPECT + 1])
+            queued = request_reinspection(ids, f"admin:{request.user.get_username()}")
         except DomainError as error:
             self.message_user(request, error.detail, messages.ERROR)
         else:

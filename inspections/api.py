@@ -18,7 +18,15 @@ from core.errors import checked_id
 from seeding.api import epoch_action_view
 
 from . import relay, services
-from .serializers import BodyQuery, InspectionOfferOut, ReleaseIn, ReportIn, ReportOut
+from .serializers import (
+    MAX_RELEASE_BYTES,
+    MAX_REPORT_BYTES,
+    BodyQuery,
+    InspectionOfferOut,
+    ReleaseIn,
+    ReportIn,
+    ReportOut,
+)
 
 
 def checked_inspection_id(inspection_id: int) -> int:
@@ -49,6 +57,8 @@ InspectionHeartbeatView = epoch_action_view(
 
 
 class InspectionReportView(APIView):
+    max_body_bytes = MAX_REPORT_BYTES  # core.api.parsers.body_limit
+
     @extend_schema(
         request=ReportIn,
         responses={200: ReportOut, **ERRORS},
@@ -66,6 +76,8 @@ class InspectionReportView(APIView):
 
 
 class InspectionReleaseView(APIView):
+    max_body_bytes = MAX_RELEASE_BYTES
+
     @extend_schema(
         request=ReleaseIn, responses={204: None, **ERRORS}, summary="Give an inspection back"
     )

@@ -25,7 +25,7 @@ from catalog.nzb import content_disposition
 from core.api.errors import RETRY_AFTER_UNAVAILABLE
 from core.database_faults import if_unavailable
 from core.replicas import read_tolerating_lag
-from usenet.numbers import ascii_digits
+from usenet.numbers import NotANumber, ascii_digits, whole_number
 
 from . import feed as rss
 from . import guids, params, selectors, services
@@ -252,10 +252,18 @@ def asked_ids(request: HttpRequest) -> AskedIds:
             )
         named = named or bool(value)
         if name == "imdbid" and value and len(value.lstrip("0")) <= IMDB_DIGITS:
-            imdb_id = f"tt{int(value):07d}"
-        elif name == "tvdbid" and value and 0 < int(value) <= TVDB_MAX:
-            tvdb_id = int(value)
+            imdb_id = f"tt{whole_number(value):07d}"
+        elif name == "tvdbid" and value:
+            tvdb_id = _tvdb_id(value)
     return AskedIds(named, imdb_id, tvdb_id)
+
+
+def _tvdb_id(digits: str) -> int | None:
+    """The TVDB id `digits` (ASCII digits) write, or None when no release can carry it."""
+    try:
+        return whole_number(digits, low=1, high=TVDB_MAX)
+    except NotANumber:
+        return None
 
 
 def empty_page(

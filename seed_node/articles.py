@@ -61,7 +61,10 @@ class NewsServerArticles:
         except (NoSuchArticle, BodyTooLarge, UnsafeArgument) as exc:
             raise ArticleMissing(str(exc)) from exc
         except NNTPError as exc:
-            raise NewsServerFailure(f"news server {self.pool.config}: {exc}") from exc
+            # host:port only: the config's repr carries the username and the CA file,
+            # and this sentence is stored as the inspection's error, shown in the admin.
+            where = f"{self.pool.config.host}:{self.pool.config.port}"
+            raise NewsServerFailure(f"news server {where}: {exc}") from exc
         return body
 
 

@@ -32,9 +32,19 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
+def body_limit(view: Any) -> int:
+    """API_MAX_BODY_BYTES, or a view's own smaller cap (its `max_body_bytes`)."""
+    limit = int(settings.API_MAX_BODY_BYTES)
+    own = getattr(view, "max_body_bytes", None)
+    return min(limit, own) if own is not None else limit
+
+
 class LimitedJSONParser(JSONParser):
+    """Reads at most `body_limit` bytes: a longer body is a 413, from Content-Length
+    before anything is read when the client sends one."""
+
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
-        limit = settings.API_MAX_BODY_BYTES
+        limit = body_limit((parser_context or {}).get("view"))
         request = (parser_context or {}).get("request")
         length = content_length(request.META) if request is not None else None
         if length is not None and length > limit:

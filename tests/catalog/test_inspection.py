@@ -8,6 +8,7 @@ and its `to_json()`. The naming rules are tested one by one, in their order
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -432,6 +433,38 @@ def test_a_release_nothing_names_keeps_its_posted_name_and_says_why(obfuscated):
     assert (release.inspection["rule"], release.inspection["why"]) == ("posted", kept.why)
 
 
+NAMED = "Some.Show.S01E02.1080p.WEB.h264-GRP"
+
+
+@pytest.fixture
+def named(db) -> Release:
+    """A release posted under its real (scene) name: two volumes."""
+    group = GroupFactory()
+    store_files(
+        group.id,
+        None,
+        [],
+        [
+            report(f"{NAMED}.part01.rar", (1, 2), 2, index=1, count=2, size=VOLUME // 2),
+            report(f"{NAMED}.part02.rar", (1, 2), 2, index=2, count=2, size=VOLUME // 2),
+        ],
+    )
+    return Release.objects.get()
+
+
+def test_a_real_posted_name_is_kept_and_the_candidate_named_in_why(named):
+    # INSPECT_RELEASES=all or "inspect again" on a release with a real name: a par2
+    # stem (here another release's) does not replace what the poster named it.
+    assert named.name == NAMED
+    kept = applied(named, movie_par2())
+    release = Release.objects.get()
+    assert (kept.renamed, kept.rule, release.name, release.posted_name) == (
+        False, "posted", NAMED, None,
+    )  # fmt: skip
+    assert kept.why == (f"Kept its posted name, which is not obfuscated; the par2 named {REAL!r}.")
+    assert release.inspection["rule"] == "posted" and release.inspection["why"] == kept.why
+
+
 @pytest.mark.parametrize(
     ("flags", "expected"),
     [
@@ -500,3 +533,59 @@ def test_a_posted_name_holding_the_arrow_is_left_out_and_the_rest_escaped():
         ("name", "Real & <Name>"),
         ("x-real-name", "c<d>.bin => R&D.mkv"),
     ]
+
+
+# --- hostile names: control characters, paths and the meta's arrow -----------------------
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["..", ".", "", "../../etc/passwd", "dir/x.rar", "C:\\x.rar", "a => b.rar", "x\x1b[2J.rar",
+     "x\x85.rar", "x\t.rar"],
+)  # fmt: skip
+def test_a_filedesc_that_is_no_plain_file_name_maps_nothing(bad):
+    report_ = validate_report(
+        payload(par2_result((bad, 123_456), (f"{REAL}.nfo", 2_000)),
+                archive_result(yenc=("zzz1.bin", 123_456)))
+    )  # fmt: skip
+    files = [sized("zzz1.bin", 123_456, 1), sized("zzz2.bin", 2_000, 2, segments=1)]
+    names, _ = match_files(report_, files)
+    assert names == {"zzz2.bin": f"{REAL}.nfo"}  # the other FileDesc still maps
+
+
+def test_a_name_holding_a_control_character_is_dropped_not_the_report():
+    # A par2 or nfo is the poster's: an honest node relays what it read. The candidate
+    # is refused (and listed); the report and the next candidate stand.
+    choice = chosen(
+        par2_result((f"{REAL}\x1b[31m.part01.rar", VOLUME), (f"{REAL}\x1b[31m.part02.rar", VOLUME)),
+        nfo_result(f"{REAL}\x07", "Clean.Show.S01E01.720p.HDTV.x264-ABC"),
+    )
+    assert (choice.name, choice.rule) == ("Clean.Show.S01E01.720p.HDTV.x264-ABC", "nfo")
+    assert {"source": "nfo", "name": f"{REAL}\x07", "refused": "holds a control character"} in (
+        choice.refused
+    )
+    par2_only = chosen(par2_result(("Bad\x9bName.2020.mkv", VOLUME)))
+    assert par2_only.name is None and "control character" in par2_only.why
+
+
+def test_rule_2_a_refused_largest_base_gives_way_to_the_next_largest():
+    # The biggest set is posted under a random stem inside the par2 too; the real
+    # name is the next set's (a sample, an extra): it names the release, not the archive.
+    choice = chosen(
+        par2_result(
+            ("a8f7d6e5c4b3.part01.rar", 5 * VOLUME),
+            ("a8f7d6e5c4b3.part02.rar", 5 * VOLUME),
+            (f"{REAL}.mkv", VOLUME),
+        ),
+        archive_result(("inner.file.2018.mkv", 5 * VOLUME)),
+    )
+    assert (choice.name, choice.rule) == (REAL, "par2")
+    assert choice.refused[0] == {
+        "source": "par2", "name": "a8f7d6e5c4b3", "refused": "obfuscated itself",
+    }  # fmt: skip
+
+
+def test_docs_api_md_s_report_example_says_the_real_sentence():
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
+    why = chosen(par2_result(*MOVIE_SET)).why
+    assert f'"why": "{why}"' in docs

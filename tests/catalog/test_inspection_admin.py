@@ -11,7 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import transaction
 
-from catalog import inspection
+from catalog import inspection, release_admin
 from catalog.inspection import apply_inspection, request_reinspection, validate_report
 from catalog.models import Release
 from catalog.services import store_files
@@ -146,3 +146,26 @@ def test_the_command_queues_the_releases(release, queue):
         call_command("reinspect", "x1")
     with pytest.raises(CommandError, match="No release has the id 424242"):
         call_command("reinspect", "424242")
+
+
+def test_reinspect_loads_no_more_ids_than_it_may_queue(release, queue, monkeypatch):
+    # "Select all" over the whole catalog: one id past MAX_REINSPECT is read, then refused.
+    for stem in ("b1c2d3e4f5a6", "c1d2e3f4a5b6"):
+        store_files(GroupFactory().id, None, [], release_files(stem))
+    monkeypatch.setattr(inspection, "MAX_REINSPECT", 1)
+    monkeypatch.setattr(release_admin, "MAX_REINSPECT", 1)
+    given: list[int] = []
+
+    def asked(ids: list[int], actor: str) -> int:
+        given.append(len(ids))
+        return request_reinspection(ids, actor)
+
+    monkeypatch.setattr(release_admin, "request_reinspection", asked)
+    client = staff_client("inspector", ["catalog.view_release", "catalog.reinspect_release"])
+    body = {"action": "reinspect", "select_across": "1", "index": "0", "confirmed": "yes",
+            "_selected_action": [release.id]}  # fmt: skip
+    done = client.post("/admin/catalog/release/", body)
+    assert done.status_code == 302
+    follow = client.get(done["Location"]).content.decode()
+    assert "At most 1 releases can be queued at once" in follow
+    assert (given, queue.asked) == ([2], [])  # 3 selected, 2 read

@@ -161,6 +161,8 @@ def test_sonarr_s_tvdbid_episode_search_matches_the_recorded_id(client, api_key,
         {"t": "movie", "imdbid": "123456789012"},  # longer than any IMDb id
         {"t": "movie", "tmdbid": "278"},  # an id no release can carry
         {"t": "tvsearch", "tvdbid": "99999999999"},  # past the column
+        {"t": "tvsearch", "tvdbid": "99999999999999999999"},  # past any bigint
+        {"t": "tvsearch", "tvdbid": "0"},  # no TVDB id is 0
         {"t": "tvsearch", "tvmazeid": "526", "season": "1"},
     ],
 )

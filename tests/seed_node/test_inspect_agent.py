@@ -7,8 +7,8 @@ makes (lease, heartbeat, body relay, report, release) is checked as it was sent.
 
 from __future__ import annotations
 
+import itertools
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.inn]
 
 GROUP = "alt.binaries.inspect.agent"
 LEASE_PATH = "/inspections/41"
+HOLD_SECONDS = 30  # the most a held body waits for the heartbeats (a generous bound)
 
 
 @pytest.fixture(scope="module")
@@ -92,12 +93,16 @@ def run_agent(
     )
 
 
-def relay_from(inn_server: InnServer, delay: float = 0.0) -> Callable[[Any], Answer]:
-    """The body relay as the coordinator serves it: BODY from its news server, raw bytes."""
+def relay_from(
+    inn_server: InnServer, hold: threading.Event | None = None
+) -> Callable[[Any], Answer]:
+    """The body relay as the coordinator serves it: BODY from its news server, raw bytes;
+    with `hold`, each body waits until it is set (at most HOLD_SECONDS)."""
     from usenet.nntp import NNTPClient, NoSuchArticle
 
     def body(query: Any) -> Answer:
-        time.sleep(delay)
+        if hold is not None:
+            hold.wait(HOLD_SECONDS)
         with NNTPClient(inn_server.host, inn_server.port, timeout=10) as client:
             try:
                 return 200, client.body(query["message_id"], 4 << 20)
@@ -142,8 +147,18 @@ def test_through_the_relay_it_heartbeats_while_fetching_and_reports_missing_arti
     articles = lease_articles(posted)
     articles[2]["message_ids"] = ["<expired@inspect.test>"]  # the archive's
     coordinator.routes["/inspections/lease"] = one_inspection(posted, articles=articles)
-    coordinator.routes[f"{LEASE_PATH}/body"] = relay_from(inn_server, delay=0.15)
-    coordinator.routes[f"{LEASE_PATH}/heartbeat"] = lambda _: (204, None)
+    # The first body is answered only once the agent has sent three heartbeats: the
+    # lease is kept alive while a body is awaited, however slow the machine is.
+    beaten = threading.Event()
+    beats = itertools.count(1)
+
+    def heartbeat(_: Any) -> Answer:
+        if next(beats) >= 3:
+            beaten.set()
+        return 204, None
+
+    coordinator.routes[f"{LEASE_PATH}/body"] = relay_from(inn_server, hold=beaten)
+    coordinator.routes[f"{LEASE_PATH}/heartbeat"] = heartbeat
     coordinator.routes[f"{LEASE_PATH}/report"] = lambda _: REPORTED
     status = run_agent(
         coordinator, token_file, "--mode", "inspect", "--relay", "--heartbeat-seconds", "0.2"
@@ -154,7 +169,7 @@ def test_through_the_relay_it_heartbeats_while_fetching_and_reports_missing_arti
         message_id for item in articles for message_id in item["message_ids"]
     ]
     assert all(query["epoch"] == 2 for query in asked)
-    # Fetching took over a second (each body 0.15 s): the lease was kept alive meanwhile.
+    assert beaten.is_set()  # three heartbeats came while the first body was awaited
     assert len(coordinator.posted(f"{LEASE_PATH}/heartbeat")) >= 3
     assert {"epoch": 2} in coordinator.posted(f"{LEASE_PATH}/heartbeat")
     (report,) = coordinator.posted(f"{LEASE_PATH}/report")
