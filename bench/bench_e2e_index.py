@@ -10,15 +10,30 @@ give the baseline. Prints headers/s of both, their ratio, and where the agents'
 time went (news server, parsing, coordinator). Not a test: docs/performance.md
 ("End-to-end indexing on INN2") has the figures.
 
-Run: ``.venv/bin/python bench/bench_e2e_index.py [--articles 200000] [--repeat 2]``
+``--pinned`` adds, to each repeat, a run with the coordinator (gunicorn) and
+PostgreSQL pinned to one core and INN, the agents and the bare readers to the
+other (``sched_setaffinity``, as ``taskset`` does), as a deployment with the
+coordinator on its own host would be; every row says how it ran and the load
+average around it.
+
+``--profile DIR`` samples the first agent (every thread, idle ones too) and
+the coordinator's gunicorn workers (on CPU only) with py-spy (``pip install
+py-spy``) during each agents' run, keeps the raw stacks in DIR and prints
+where the samples fell.
+
+Run: ``.venv/bin/python bench/bench_e2e_index.py [--articles 200000] [--repeat 2] [--pinned]``
 """
 
 from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import re
+import resource
+import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -84,8 +99,141 @@ def run_bare(url: str, spans: list[tuple[int, int]], readers: int) -> tuple[floa
     return time.perf_counter() - started, total
 
 
-def run_agents(fleet, url: str, agents: int, run: int) -> tuple[float, int, dict[str, float]]:  # type: ignore[no-untyped-def]
-    """Re-plan the group, run the agents to idle; (seconds, headers, summed --stats)."""
+def py_spy(output: Path, pid: int, *options: str) -> subprocess.Popen[bytes]:
+    """py-spy sampling ``pid`` at 100 Hz into ``output`` (raw, collapsed stacks)."""
+    spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+    command = [spy, "record", "--format", "raw", "--nonblocking", "-o", str(output)]
+    return subprocess.Popen(
+        [*command, "--pid", str(pid), *options],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def stacks(path: Path) -> list[tuple[list[str], int]]:
+    """The collapsed stacks of a py-spy raw file: (frames outermost first, samples)."""
+    found = []
+    for line in path.read_text().splitlines():
+        frames, _, count = line.rpartition(" ")
+        found.append((frames.split(";"), int(count)))
+    return found
+
+
+def function(frame: str) -> str:
+    """A py-spy frame without its line: ``name (path:line)`` becomes ``name (path)``."""
+    name, _, place = frame.partition(" (")
+    return f"{name} ({place.rpartition(':')[0]})" if place else frame
+
+
+def profile_summary(path: Path, title: str, *, thread: str | None = None, top: int = 14) -> None:
+    """The functions of the project with the most samples under them (inclusive), and
+    the leaf functions with the most (own time), as shares of ``thread``'s samples."""
+    sampled = [
+        (frames, n) for frames, n in stacks(path) if not thread or thread in ";".join(frames)
+    ]
+    total = sum(n for _, n in sampled) or 1
+    inclusive: dict[str, int] = {}
+    own: dict[str, int] = {}
+    for frames, n in sampled:
+        functions = [function(frame) for frame in frames]
+        for name in set(functions):
+            if "seed_node/" in name or "usenet/" in name or "/catalog/" in name:
+                inclusive[name] = inclusive.get(name, 0) + n
+        own[functions[-1]] = own.get(functions[-1], 0) + n
+    print(f"\n{title}: {total:,} samples at 100 Hz ({path.name})")
+    for label, table in (("under (inclusive)", inclusive), ("own time (leaf)", own)):
+        print(f"  {label}:")
+        for frame, n in sorted(table.items(), key=lambda item: -item[1])[:top]:
+            print(f"    {100 * n / total:5.1f}%  {frame[:110]}")
+
+
+def process_tree(roots: set[int]) -> set[int]:
+    """The processes ``roots`` and every descendant of them, from /proc."""
+    from usenet.numbers import ascii_digits, whole_number
+
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not ascii_digits(entry.name):
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # gone meanwhile
+            continue
+        parent = whole_number(stat.rpartition(")")[2].split()[1])
+        children.setdefault(parent, []).append(whole_number(entry.name))
+    found, todo = set(), list(roots)
+    while todo:
+        pid = todo.pop()
+        if pid not in found:
+            found.add(pid)
+            todo.extend(children.get(pid, ()))
+    return found
+
+
+def cpu_seconds(pids: set[int]) -> float:
+    """CPU time of ``pids`` and of their children they have reaped (``/proc/PID/stat``)."""
+    from usenet.numbers import whole_number
+
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        except OSError:  # gone meanwhile
+            continue
+        total += sum(whole_number(field) for field in fields[11:15])  # utime..cstime
+    return total / ticks
+
+
+def children_cpu() -> float:
+    """CPU time of this process's reaped children (agents, bare readers, py-spy)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def pin(pids: set[int], cpus: set[int]) -> None:
+    """Every thread of ``pids`` onto ``cpus`` (children forked later inherit it)."""
+    for pid in pids:
+        for task in Path(f"/proc/{pid}/task").glob("*"):
+            try:
+                os.sched_setaffinity(int(task.name), cpus)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+class Placement:
+    """Where the coordinator's processes and the news side run: all cores, or one each."""
+
+    def __init__(self, fleet, inn) -> None:  # type: ignore[no-untyped-def]
+        self.fleet, self.inn = fleet, inn
+        self.cpus = sorted(os.sched_getaffinity(0))
+
+    def coordinator_roots(self) -> set[int]:
+        (data_dir,) = self.fleet.sql("SHOW data_directory")[0]
+        postmaster = Path(data_dir, "postmaster.pid").read_text().split()[0]
+        return {self.fleet.gunicorn.pid, int(postmaster)}
+
+    def news_roots(self) -> set[int]:
+        return {process.pid for process in (self.inn._innd, self.inn._nnrpd) if process}
+
+    def cpu(self) -> tuple[float, float]:
+        """CPU seconds so far of the news server's processes and of the coordinator's."""
+        news = cpu_seconds(process_tree(self.news_roots()))
+        return news, cpu_seconds(process_tree(self.coordinator_roots()))
+
+    def apply(self, pinned: bool) -> None:
+        everywhere = set(self.cpus)
+        coordinator, news = ({self.cpus[0]}, {self.cpus[-1]}) if pinned else (everywhere,) * 2
+        pin(process_tree(self.coordinator_roots()), coordinator)
+        pin(process_tree(self.news_roots()), news)
+        os.sched_setaffinity(0, news)  # the agents and bare readers it starts inherit it
+
+
+def run_agents(
+    fleet, url: str, agents: int, run: int, profile: Path | None = None
+) -> tuple[float, int, dict[str, float], float]:  # type: ignore[no-untyped-def]
+    """Re-plan the group, run the agents to idle; (seconds, headers, summed --stats,
+    the agents' CPU seconds)."""
     # The catalog keeps the files of earlier runs: a rerun's batches upsert them.
     fleet.sql(
         "UPDATE seed_range SET status = 'queued', next_id = start_id, node_id = NULL, "
@@ -94,26 +242,44 @@ def run_agents(fleet, url: str, agents: int, run: int) -> tuple[float, int, dict
     names = [f"bench-{run}-{number}" for number in range(agents)]
     for name in names:
         fleet.issue_token(name)  # a manage.py process each: before the clock starts
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), children_cpu()
     for name in names:
         fleet.start_agent(
             name,
             *("--mode", "ranges", "--news-server", f"{url}/?connections=1"),
             *("--exit-when-idle", "--stats", "--batch-seconds", "30", "--heartbeat-seconds", "5"),
         )
+    samplers = []
+    if profile is not None:
+        samplers = [
+            py_spy(profile / f"agent-{run}.txt", fleet.agents[names[0]].pid, "--idle", "--threads"),
+            py_spy(profile / f"coordinator-{run}.txt", fleet.gunicorn.pid, "--subprocesses"),
+        ]
     for name in names:
         code = fleet.agents[name].wait(timeout=1800)
         assert code == 0, fleet.log(f"{name}.log")
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, children_cpu() - cpu
+    for sampler in samplers:
+        sampler.send_signal(signal.SIGINT)  # py-spy writes what it sampled and exits
+        sampler.wait(timeout=60)
     stats: dict[str, float] = {}
     for name in names:
         for label, value in _STAT.findall(fleet.log(f"{name}.log")):
             stats[label] = stats.get(label, 0.0) + float(value.replace(",", ""))
-    return seconds, int(stats.get("headers read", 0)), stats
+    return seconds, int(stats.get("headers read", 0)), stats, cpu
 
 
 def main() -> None:
-    parser = size_parser(__doc__, articles=200_000, agents=4, range_size=10_000, repeat=2)
+    # Ranges of 50,000 articles: several of the agent's batches each, and a range
+    # for each agent (the planner's default, PLAN_RANGE_SIZE, is larger still).
+    parser = size_parser(__doc__, articles=200_000, agents=4, range_size=50_000, repeat=2)
+    parser.add_argument("--profile", type=Path, help="py-spy the agents' runs into this directory")
+    parser.add_argument(
+        "--pinned",
+        action="store_true",
+        help="also run with the coordinator and PostgreSQL on one core, INN and the agents "
+        "on the other",
+    )
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT / "bench"))
@@ -146,26 +312,85 @@ def main() -> None:
                     "SELECT start_id, end_id FROM seed_range ORDER BY start_id"
                 )
             ]
-            report(fleet, inn.url, spans, args)
+            report(fleet, inn.url, spans, args, Placement(fleet, inn))
         finally:
             fleet.stop()
 
 
-def report(fleet, url: str, spans: list[tuple[int, int]], args: argparse.Namespace) -> None:  # type: ignore[no-untyped-def]
+def report(
+    fleet, url: str, spans: list[tuple[int, int]], args: argparse.Namespace, placement
+) -> None:  # type: ignore[no-untyped-def]
     print(f"{len(spans)} ranges of up to {args.range_size:,} articles, {args.agents} of each")
-    print("| run | bare OVER readers, headers/s | agents via serve, headers/s | ratio |")
-    print("|---|---:|---:|---:|")
-    totals: dict[str, float] = {}
+    if args.pinned:
+        print(
+            f"pinned: coordinator and PostgreSQL on CPU {placement.cpus[0]}, "
+            f"INN, agents and bare readers on CPU {placement.cpus[-1]}"
+        )
+    print(
+        "| run | placement | load average | bare OVER readers, headers/s "
+        "| agents via serve, headers/s | ratio |"
+    )
+    print("|---|---|---|---:|---:|---:|")
+    totals: dict[str, dict[str, float]] = {}
+    cpu_rows: list[tuple[int, str, list[float]]] = []
     for run in range(1, args.repeat + 1):
-        bare_seconds, lines = run_bare(url, spans, args.agents)
-        agent_seconds, headers, stats = run_agents(fleet, url, args.agents, run)
-        assert headers == lines, (headers, lines)
-        bare_rate, agent_rate = lines / bare_seconds, headers / agent_seconds
-        print(f"| {run} | {bare_rate:,.0f} | {agent_rate:,.0f} | {agent_rate / bare_rate:.2f} |")
-        for label, value in stats.items():
-            totals[label] = totals.get(label, 0.0) + value
+        for pinned in (False, True) if args.pinned else (False,):
+            placement.apply(pinned)
+            load = os.getloadavg()[0]
+            (news, coordinator), readers = placement.cpu(), children_cpu()
+            bare_seconds, lines = run_bare(url, spans, args.agents)
+            (news_bare, _), readers = placement.cpu(), children_cpu() - readers
+            profile = None
+            if args.profile:
+                profile = args.profile / ("pinned" if pinned else "as-is")
+                profile.mkdir(parents=True, exist_ok=True)
+            run_agents_at = run_agents(fleet, url, args.agents, run, profile)
+            agent_seconds, headers, stats, agents = run_agents_at
+            news_agents, coordinator_after = placement.cpu()
+            assert headers == lines, (headers, lines)
+            bare_rate, agent_rate = lines / bare_seconds, headers / agent_seconds
+            where = "pinned" if pinned else "as is"
+            per_header = [
+                1e6 * seconds / lines
+                for seconds in (
+                    news_bare - news,
+                    readers,
+                    news_agents - news_bare,
+                    agents,
+                    coordinator_after - coordinator,
+                )
+            ]
+            cpu_rows.append((run, where, per_header))
+            print(
+                f"| {run} | {where} | {load:.1f}-{os.getloadavg()[0]:.1f} | {bare_rate:,.0f} "
+                f"| {agent_rate:,.0f} | {agent_rate / bare_rate:.2f} |",
+                flush=True,
+            )
+            for label, value in stats.items():
+                kind = totals.setdefault(where, {})
+                kind[label] = kind.get(label, 0.0) + value
+    placement.apply(False)
+    print(
+        "\nCPU per header, µs: INN while the bare readers read | the bare readers | "
+        "INN while the agents read | the agents"
+        + " | the coordinator (gunicorn and PostgreSQL) while they read"
+    )
+    for run, where, figures in cpu_rows:
+        print(f"  run {run}, {where:6}: " + " | ".join(f"{value:6.1f}" for value in figures))
+    for where, spent in totals.items():
+        print(f"\nwhere the agents' time went ({where}; all runs, all agents, seconds and share):")
+        times(spent)
+    if args.profile:
+        for where in totals:
+            folder = args.profile / where.replace(" ", "-")
+            for path in sorted(folder.glob("agent-*.txt")):
+                profile_summary(path, f"agent 1's worker thread, {where}", thread="worker.py")
+            for path in sorted(folder.glob("coordinator-*.txt")):
+                profile_summary(path, f"the coordinator's gunicorn workers, {where}")
+
+
+def times(totals: dict[str, float]) -> None:
     busy = sum(v for k, v in totals.items() if k != "headers read" and "beside" not in k)
-    print("\nwhere the agents' time went (all runs, all agents, seconds and share):")
     for label, value in totals.items():
         if label != "headers read":
             share = "" if "beside" in label else f" {100 * value / busy:5.1f}%"

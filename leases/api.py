@@ -25,10 +25,16 @@ from rest_framework.views import APIView
 from core.api.edge import ERRORS, ErrorOut, node_id, validated, validated_query
 from core.api.parsers import content_length
 from seeding.api import epoch_action_view
-from seeding.serializers import EpochIn
 
 from . import services
-from .serializers import LaneIn, LaneOfferOut, NextOut, SnapshotPutQueryIn, SnapshotQueryIn
+from .serializers import (
+    LaneIn,
+    LaneOfferOut,
+    NextIn,
+    NextOut,
+    SnapshotPutQueryIn,
+    SnapshotQueryIn,
+)
 from .snapshots import CHUNK_BYTES
 
 LANE_ERRORS = {**ERRORS, 404: OpenApiResponse(ErrorOut, description="not_found: unknown group")}
@@ -46,11 +52,13 @@ class GroupLeaseView(APIView):
 
 class LaneNextView(APIView):
     @extend_schema(
-        request=EpochIn, responses={200: NextOut, **LANE_ERRORS}, summary="The lane's next range"
+        request=NextIn, responses={200: NextOut, **LANE_ERRORS}, summary="The lane's next range"
     )
     def post(self, request: Request, group_id: int, lane: str) -> Response:
-        data = validated(EpochIn, request)
-        handed = services.next_lane_range(node_id(request), group_id, lane, data["epoch"])
+        data = validated(NextIn, request)
+        handed = services.next_lane_range(
+            node_id(request), group_id, lane, data["epoch"], read=data.get("read")
+        )
         return Response(NextOut({"range": handed}).data)
 
 

@@ -6,13 +6,25 @@ from rest_framework import serializers
 
 from core.api.fields import WholeNumberField
 from seeding.serializers import EpochIn, OfferOut
-from usenet.limits import MAX_ARTICLE
+from usenet.limits import MAX_ARTICLE, MAX_BIGINT
 
 from .lanes import LANES
 
 
 class LaneIn(serializers.Serializer):
     lane = serializers.ChoiceField(choices=LANES)
+
+
+class NextIn(EpochIn):
+    read = WholeNumberField(
+        min_value=1,
+        max_value=MAX_BIGINT,
+        required=False,
+        help_text=(
+            "The range in work the holder has read to its end: `next` hands out the lane's "
+            "following range while this one's last batch and finish are on their way."
+        ),
+    )
 
 
 class SnapshotQueryIn(EpochIn):

@@ -185,7 +185,6 @@ def lease_lane(node_id: int, lane: str) -> LaneOffer:
                 "lane": lane,
                 "ttl": ttl,
                 "max_attempts": settings.MAX_ATTEMPTS,
-                "range_id": free.range_id,
                 "last_holder": free.node_id,
             },
         )
@@ -249,12 +248,21 @@ def _fence(node_id: int, group_id: int, lane: str, epoch: int) -> tuple[int, int
     return row.id, row.range_id
 
 
-def next_lane_range(node_id: int, group_id: int, lane: str, epoch: int) -> LaneRange | None:
-    """The holder's range in work, or the lane's next queued range leased to it; None: caught up."""
+def next_lane_range(
+    node_id: int, group_id: int, lane: str, epoch: int, read: int | None = None
+) -> LaneRange | None:
+    """The holder's range in work, or the lane's next queued range leased to it; None: caught up.
+
+    ``read``: the range in work the holder has read to its end, whose finish follows
+    its last batch's answer. It is not answered again: the lane moves on while that
+    range stays leased to the holder (its own epoch fences its batch and finish; a
+    takeover resets it with the range in work).
+    """
     checked_lane(lane)
     checked_group_id(group_id)
     with transaction.atomic():
         lane_id, range_in_work = _fence(node_id, group_id, lane, epoch)
+        own = None if read is not None and read == range_in_work else range_in_work
         row = queries.fetchone(
             "next_lane_range",
             {
@@ -262,7 +270,7 @@ def next_lane_range(node_id: int, group_id: int, lane: str, epoch: int) -> LaneR
                 "group_id": group_id,
                 "lane": lane,
                 "node_id": node_id,
-                "range_id": range_in_work,
+                "range_id": own,
                 "rule_version": current_rules().version,
             },
         )

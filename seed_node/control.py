@@ -75,7 +75,7 @@ STAT_NAMES = (
     "snapshot_dropped",  # files of restored snapshots dropped: not the lane's
     "news_seconds",  # the reading loop waiting on the news server (or the relay)
     "parse_seconds",  # the reading loop parsing, aggregating and building batches
-    "handoff_seconds",  # the reading loop blocked handing batches to the reporter
+    "handoff_seconds",  # the worker blocked handing batches to the reporter or waiting for it
     "call_seconds",  # the worker waiting on its own calls: lease, next, finish (window), release
     "batch_seconds",  # the reporter thread posting batches (overlaps the reading)
 )

@@ -13,8 +13,7 @@ import logging
 from usenet.rules import RuleSet
 
 from .aggregate import Window
-from .control import EXIT_UNAUTHENTICATED
-from .http import Aborted, CoordinatorError, LeaseLost, Unauthenticated
+from .http import CoordinatorError, LeaseLost, Unauthenticated
 from .leases import Heartbeat, Lease
 from .reading import RangeReader, Stopped
 from .reporting import Reporter
@@ -89,33 +88,6 @@ class RangeWorker(Worker):
             log.error("%s: range %s refused, this is a bug: %s", self.name, lease.id, exc)
             self.release(lease, str(exc), uncounted=False)
         return False
-
-    def close_range(self, lease: Lease, headers: int, heartbeat: Heartbeat) -> None:
-        """On the reporter thread, once the range's last batch is answered: finish it,
-        or release it with the error a batch was refused with (none when it was lost);
-        then end its heartbeat."""
-        try:
-            if lease.lost:
-                log.warning("%s: range %s lost while reporting", self.name, lease.id)
-            elif lease.rejected is not None:
-                self.release(lease, lease.rejected, uncounted=False)
-            else:
-                # Not self.call: no worker waits on it (call_seconds).
-                self.coordinator.post(f"{lease.path}/finish", {"epoch": lease.epoch})
-                self.stats.add(ranges=1)
-                log.info("%s: range %s done (%s headers)", self.name, lease.id, headers)
-        except LeaseLost as exc:
-            log.warning("%s: range %s lost: %s", self.name, lease.id, exc.detail)
-        except Unauthenticated as exc:
-            log.error("the coordinator refused the token (401): %s", exc.detail)
-            self.control.fail(EXIT_UNAUTHENTICATED)
-        except Aborted:
-            pass
-        except CoordinatorError as exc:
-            log.error("%s: range %s refused, this is a bug: %s", self.name, lease.id, exc)
-            self.release(lease, str(exc), uncounted=False)
-        finally:
-            heartbeat.drop(lease.path)
 
     def leave(self, lease: Lease, reader: RangeReader, error: str | None) -> None:
         """Give the range back after reporting what was read (all open files as fragments)."""

@@ -1,7 +1,14 @@
 """Window mode (``--mode window``): hold a group's lane, carry one window through its ranges.
 
 The window is restored from the lane's snapshot and uploaded again every few
-ranges, when the lane is caught up and on shutdown.
+ranges, when the lane is caught up and on shutdown, each time once the batches
+before it are answered.
+
+A range's finish follows its last batch's answer on the reporter thread while
+the worker already asks the lane's ``next`` (naming the range it has read, so
+the coordinator moves on) and reads the following range; a stop waits for both
+(Worker.run). A range refused or lost on its last batch ends the lane's work
+without a snapshot past it.
 """
 
 from __future__ import annotations
@@ -9,6 +16,7 @@ from __future__ import annotations
 import http.client
 import logging
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -94,10 +102,21 @@ class WindowWorker(Worker):
             return True
         ranges_read = 0
         position: int | None = (data.get("snapshot") or {}).get("next")
+        # The range read to its end whose finish follows its last batch on the
+        # reporter thread; set there when one of the lane's ranges was refused or lost.
+        read: int | None = None
+        broken = threading.Event()
         log.info("%s: holding lane %s of %s", self.name, data["lane"], group)
-        while not self.control.stop.is_set():
-            answer = self.call(f"{lane_path}/next", {"epoch": epoch})
+        while not self.control.stop.is_set() and not broken.is_set():
+            body = {"epoch": epoch} if read is None else {"epoch": epoch, "read": read}
+            answer = self.call(f"{lane_path}/next", body)
             item = answer.get("range")
+            if item is not None and item["id"] == read:
+                # A coordinator that answers the range in work until it is finished
+                # (before issue 27): wait for its finish, then ask again.
+                self.wait_for_reporter(reporter)
+                read = None
+                continue
             if item is None:
                 log.info("%s: lane %s of %s is caught up", self.name, data["lane"], group)
                 break
@@ -109,25 +128,48 @@ class WindowWorker(Worker):
                 epoch=item["epoch"],
             )
             heartbeat.hold(lease.path, lease.epoch, lease)
+            position = None
             try:
-                position = self.read_lane_range(lease, window, reporter, lane_path, epoch)
+                position = self.read_lane_range(
+                    lease, window, reporter, lane_path, epoch, heartbeat, broken
+                )
             finally:
-                heartbeat.drop(lease.path)
+                if position is None:  # else the reporter ends it after the finish
+                    heartbeat.drop(lease.path)
             if position is None:
                 # Lost, stopped or the news server failed: give the lane back
                 # (a lane another node holds now refuses, and nothing changes),
                 # or it stays held until its TTL with nobody working it.
                 self.release_lane(lane_path, epoch)
                 return True
+            read = lease.id
             ranges_read += 1
             if self.control.stop.is_set():
                 break
             if ranges_read % self.settings.snapshot_every == 0:
-                self.upload_snapshot(lane_path, epoch, window, position)
+                self.snapshot_settled(lane_path, epoch, window, position, reporter, broken)
         if position is not None:
-            self.upload_snapshot(lane_path, epoch, window, position)
+            self.snapshot_settled(lane_path, epoch, window, position, reporter, broken)
         self.release_lane(lane_path, epoch)
         return ranges_read > 0
+
+    def snapshot_settled(
+        self,
+        lane_path: str,
+        epoch: int,
+        window: Window,
+        position: int,
+        reporter: Reporter,
+        broken: threading.Event,
+    ) -> None:
+        """Upload the window at ``position`` once every batch before it is answered (the
+        takeover reset moves resume points to a snapshot's article); none once one of
+        the lane's ranges was refused or lost, whose articles the window holds unstored."""
+        self.wait_for_reporter(reporter)
+        if broken.is_set():
+            log.warning("%s: a range of the lane was not finished; no snapshot", self.name)
+            return
+        self.upload_snapshot(lane_path, epoch, window, position)
 
     def release_lane(self, lane_path: str, epoch: int) -> None:
         try:
@@ -136,12 +178,25 @@ class WindowWorker(Worker):
             log.info("%s: lane release not needed (%s)", self.name, exc.detail)
 
     def read_lane_range(
-        self, lease: Lease, window: Window, reporter: Reporter, lane_path: str, epoch: int
+        self,
+        lease: Lease,
+        window: Window,
+        reporter: Reporter,
+        lane_path: str,
+        epoch: int,
+        heartbeat: Heartbeat,
+        broken: threading.Event,
     ) -> int | None:
-        """Read one range of the lane; returns the lane's position after it, None if lost."""
+        """Read one range of the lane; returns the lane's position after it, None if lost.
+
+        Read to its end, the range's finish follows its last batch's answer on the
+        reporter thread (which then ends its heartbeat) while the worker already asks
+        for the lane's next range; a refused or lost last batch sets ``broken``."""
         reader = self.reader(lease, window, reporter, carry=True)
+        headers = window.headers
         try:
-            return lease.end + 1 if self.finish_range(reader) else None
+            reader.read()
+            reader.report(final=True)
         except LeaseLost as exc:
             log.warning("%s: range %s lost: %s", self.name, lease.id, exc.detail)
             return None
@@ -160,6 +215,7 @@ class WindowWorker(Worker):
                 saved = (
                     not lease.lost
                     and lease.rejected is None
+                    and not broken.is_set()
                     and self.upload_snapshot(lane_path, epoch, window, reader.reported)
                 )
                 if not saved:
@@ -170,6 +226,10 @@ class WindowWorker(Worker):
                 log.error("%s: range %s: %s", self.name, lease.id, exc)
                 self.pause_after_failure("the news server failed")
             return None
+        headers = window.headers - headers  # the range's, before the window reads on
+        reporter.after(lease, lambda: self.close_range(lease, headers, heartbeat, broken))
+        self.backoff.reset()
+        return lease.end + 1
 
     def restore(
         self,

@@ -7,12 +7,21 @@ each implement ``loop``.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from typing import Any
 
 from .aggregate import Window
 from .control import EXIT_OK, EXIT_UNAUTHENTICATED, EXIT_UNEXPECTED, Context
-from .http import Aborted, Backoff, Coordinator, LeaseLost, NotFound, Unauthenticated
+from .http import (
+    Aborted,
+    Backoff,
+    Coordinator,
+    CoordinatorError,
+    LeaseLost,
+    NotFound,
+    Unauthenticated,
+)
 from .leases import Heartbeat, Lease
 from .reading import RangeReader
 from .reporting import Reporter
@@ -48,12 +57,19 @@ class Worker:
             if self.control.exit_code == EXIT_OK:
                 # A stop (SIGTERM) waits for the batches in flight and the finishes
                 # that follow them; a second signal aborts the calls' retries.
-                reporter.flush()
+                self.wait_for_reporter(reporter)
             heartbeat.close()
             reporter.close()
 
     def loop(self, reporter: Reporter, heartbeat: Heartbeat) -> None:
         raise NotImplementedError
+
+    def wait_for_reporter(self, reporter: Reporter) -> None:
+        """Wait until every batch handed to the reporter is answered and every finish
+        after one is done; timed as waiting on batch answers (``--stats``)."""
+        started = time.perf_counter()
+        reporter.flush()
+        self.stats.add(handoff_seconds=time.perf_counter() - started)
 
     def call(self, path: str, body: dict[str, Any] | None = None) -> Any:
         """POST to the coordinator from the worker itself, timed for ``--stats``."""
@@ -88,23 +104,42 @@ class Worker:
     ) -> RangeReader:
         return RangeReader(lease, window, reporter, self.context, carry=carry)
 
-    def finish_range(self, reader: RangeReader) -> bool:
-        """Read the range to its end, report it and finish it.
-
-        False if the coordinator refused a batch: the range is released with the
-        error instead. Raises Stopped when told to stop or the lease is lost.
-        """
-        lease = reader.lease
-        reader.read()
-        reader.report(final=True)
-        reader.settle()
-        if lease.rejected:
-            self.release(lease, lease.rejected, uncounted=False)
-            return False
-        self.call(f"{lease.path}/finish", {"epoch": lease.epoch})
-        self.stats.add(ranges=1)
-        self.backoff.reset()
-        return True
+    def close_range(
+        self,
+        lease: Lease,
+        headers: int,
+        heartbeat: Heartbeat,
+        unfinished: threading.Event | None = None,
+    ) -> None:
+        """On the reporter thread, once the range's last batch is answered: finish it,
+        or release it with the error a batch was refused with (none when it was lost);
+        then end its heartbeat. ``unfinished`` is set when the range was not finished."""
+        finished = False
+        try:
+            if lease.lost:
+                log.warning("%s: range %s lost while reporting", self.name, lease.id)
+            elif lease.rejected is not None:
+                self.release(lease, lease.rejected, uncounted=False)
+            else:
+                # Not self.call: no worker waits on it (call_seconds).
+                self.coordinator.post(f"{lease.path}/finish", {"epoch": lease.epoch})
+                finished = True
+                self.stats.add(ranges=1)
+                log.info("%s: range %s done (%s headers)", self.name, lease.id, headers)
+        except LeaseLost as exc:
+            log.warning("%s: range %s lost: %s", self.name, lease.id, exc.detail)
+        except Unauthenticated as exc:
+            log.error("the coordinator refused the token (401): %s", exc.detail)
+            self.control.fail(EXIT_UNAUTHENTICATED)
+        except Aborted:
+            pass
+        except CoordinatorError as exc:
+            log.error("%s: range %s refused, this is a bug: %s", self.name, lease.id, exc)
+            self.release(lease, str(exc), uncounted=False)
+        finally:
+            heartbeat.drop(lease.path)
+            if not finished and unfinished is not None:
+                unfinished.set()
 
     def report_before_release(self, reader: RangeReader, *, drain: bool) -> None:
         """Report what was read before giving the range back, and wait for the answer.

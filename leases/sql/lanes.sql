@@ -106,8 +106,9 @@ SELECT gl.group_id, gl.node_id, gl.range_id
 -- progress came from this lane's window (lane_handout of this lane at the
 -- range's epoch) are touched, whatever lane the bounds in force now would
 -- put them in: a range lease's resume point is exact and stays. From the
--- snapshot's article on, the window's ranges (the last holder's range in
--- work, quiet leases, done since the snapshot, or read past it) restart at
+-- snapshot's article on, the window's ranges (the last holder's ranges in
+-- work: the one it reads and one read to its end whose finish had not come;
+-- quiet leases, done since the snapshot, or read past it) restart at
 -- max(start, snapshot next), and their counters go back to what that point
 -- had counted: zero from the range's start, the snapshot's record for the
 -- range it was taken in (kept as they were when there is no record). A range
@@ -138,7 +139,7 @@ WITH lane AS (
        AND r.group_id = %(group_id)s
        AND (
             (r.status = 'leased'
-             AND ((r.id = %(range_id)s AND r.node_id = %(last_holder)s)
+             AND (r.node_id = %(last_holder)s
                   OR r.heartbeat_at < now() - make_interval(secs => %(ttl)s)))
          OR (lane.s IS NOT NULL
              AND r.end_id >= lane.s
@@ -284,10 +285,16 @@ SELECT count(*) AS held,
  WHERE node_id = %(node_id)s AND heartbeat_at >= now() - make_interval(secs => %(ttl)s);
 
 -- name: count_finished_range
--- A range a lane handed out was finished: count it on the lane.
-UPDATE group_lane
-   SET ranges_done = ranges_done + 1, headers = headers + %(headers)s
- WHERE group_id = %(group_id)s AND range_id = %(range_id)s;
+-- A range a lane handed out was finished: count it on the lane whose hand-out
+-- it still is (the range's epoch; a range lease since bumped it). Not only the
+-- lane's range in work: the holder finishes a range after its `next` (naming
+-- the range read) has moved the lane on.
+UPDATE group_lane AS gl
+   SET ranges_done = gl.ranges_done + 1, headers = gl.headers + %(headers)s
+  FROM lane_handout AS h
+  JOIN seed_range AS r ON r.id = h.range_id AND r.epoch = h.epoch
+ WHERE h.range_id = %(range_id)s
+   AND gl.group_id = %(group_id)s AND gl.lane = h.lane;
 
 -- name: lock_lane_snapshot
 -- The holder's lane, locked while its snapshot file is replaced.
