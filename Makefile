@@ -49,6 +49,7 @@ bench: $(STAMP)
 	$(PY) bench/bench_names.py
 	$(PY) bench/bench_call_cost.py
 	$(PY) bench/bench_inspect.py
+	$(PY) bench/bench_issue27.py
 
 ## Write docs/settings.md and .env.example from coordinator/settings.toml (a test fails while either is stale).
 settings-doc: $(STAMP)

@@ -12,7 +12,8 @@ agent's side). Figures and method: docs/performance.md, "The coordinator's
 cost per call".
 
 Run: .venv/bin/python bench/bench_issue27.py [--profile ping batch_20000]
-     [--fleet-seconds 10] (other arguments go to bench_call_cost.py)
+     [--fleet-seconds 10] [--fleet-nodes 64] [--fleet-rounds 2] [--fleet-groups 400]
+     [--fleet-ranges-per-group 150] (other arguments go to bench_call_cost.py)
 """
 
 from __future__ import annotations
@@ -45,11 +46,18 @@ def run(command: list[str]) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--fleet-seconds", type=float, default=10.0)
+    parser.add_argument("--fleet-nodes", type=int, default=64)
+    parser.add_argument("--fleet-rounds", type=int, default=2)
+    parser.add_argument("--fleet-groups", type=int, default=400)
+    parser.add_argument("--fleet-ranges-per-group", type=int, default=150)
     args, rest = parser.parse_known_args()
     started = os.getloadavg()
     cost = run([sys.executable, str(HERE / "bench_call_cost.py"), *rest])
-    fleet = run([sys.executable, str(HERE / "bench_fleet.py"), "--nodes", "64", "--think-nodes",
-                 "--seconds", f"{args.fleet_seconds:g}", "--rounds", "2"])  # fmt: skip
+    fleet = run([sys.executable, str(HERE / "bench_fleet.py"),
+                 "--nodes", str(args.fleet_nodes), "--think-nodes",
+                 "--seconds", f"{args.fleet_seconds:g}", "--rounds", str(args.fleet_rounds),
+                 "--groups", str(args.fleet_groups),
+                 "--ranges-per-group", str(args.fleet_ranges_per_group)])  # fmt: skip
     print("\nIssue 27's goals, this run (load average at the start "
           f"{started[0]:.2f}, at the end {os.getloadavg()[0]:.2f}):")  # fmt: skip
     for line in cost + fleet:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 from rest_framework.utils.urls import replace_query_param
 
@@ -47,9 +47,39 @@ class FileReportIn(serializers.Serializer):
     )
 
 
-@extend_schema_field(FileReportIn(many=True))
+class FileColumnsIn(serializers.Serializer):
+    """The same files in the columnar form (docs/api.md, "The columnar form"): a list
+    per File field with an entry per file, then a list per segment field with every
+    file's segments end to end."""
+
+    subject = serializers.ListField(child=serializers.CharField(max_length=MAX_SUBJECT))
+    poster = serializers.ListField(child=serializers.CharField(max_length=MAX_POSTER))
+    date = serializers.ListField(
+        child=WholeNumberField(), help_text="Unix time of each file's earliest segment."
+    )
+    total = serializers.ListField(
+        child=WholeNumberField(), help_text="Each file's segment count from its subject."
+    )
+    segments = serializers.ListField(
+        child=WholeNumberField(), help_text="How many segments of the lists below each file holds."
+    )
+    part = serializers.ListField(child=WholeNumberField())
+    article = serializers.ListField(child=WholeNumberField())
+    message_id = serializers.ListField(child=serializers.CharField(max_length=MAX_MESSAGE_ID))
+    bytes = serializers.ListField(child=WholeNumberField())
+
+
+@extend_schema_field(
+    PolymorphicProxySerializer(
+        component_name="FileReports",
+        serializers=[FileReportIn(many=True), FileColumnsIn],
+        resource_type_field_name=None,
+        many=False,  # the list is the first form's own
+    )
+)
 class FileListField(serializers.Field):
-    """A batch's `files` or `fragments`: a list of File, validated whole (a 400 names the field)."""
+    """A batch's `files` or `fragments`: a list of File or its columns, validated whole
+    (a 400 names the field)."""
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("required", False)

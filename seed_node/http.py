@@ -145,6 +145,9 @@ class Coordinator:
         self.max_backoff = max_backoff
         # Set on a second signal: a call being retried gives up instead of waiting on.
         self.abort = abort or threading.Event()
+        # Batches go in the columnar form until the coordinator refuses it (one from
+        # before that form reads File objects only): then as File objects from here on.
+        self.takes_columns = True
         self._ssl = (
             ssl.create_default_context() if any(host.https for host in self._hosts) else None
         )

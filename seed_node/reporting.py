@@ -87,10 +87,8 @@ class Reporter:
     def _send(self, lease: Lease, body: dict[str, Any]) -> None:
         started = time.perf_counter()
         try:
-            wire = {**body, "files": columnar(body["files"]),
-                    "fragments": columnar(body["fragments"])}  # fmt: skip
             for _ in range(2 if self.duplicate else 1):
-                self.coordinator.post(f"{lease.path}/batch", wire)
+                self._post_batch(lease, body)
         except LeaseLost as exc:
             log.warning("range %s: lease lost while reporting (%s)", lease.id, exc.detail)
             lease.lost = True
@@ -110,6 +108,43 @@ class Reporter:
             self.stats.add(batches=1, files=len(body["files"]), fragments=len(body["fragments"]))
         finally:
             self.stats.add(batch_seconds=time.perf_counter() - started)
+
+    def _post_batch(self, lease: Lease, body: dict[str, Any]) -> None:
+        """The batch in the columnar form; as File objects to a coordinator that refused
+        that form (remembered on the Coordinator, so later batches go so at once)."""
+        path = f"{lease.path}/batch"
+        if self.coordinator.takes_columns:
+            wire = {**body, "files": columnar(body["files"]),
+                    "fragments": columnar(body["fragments"])}  # fmt: skip
+            try:
+                self.coordinator.post(path, wire)
+                return
+            except CoordinatorError as exc:
+                if not refuses_columns(exc):
+                    raise
+                log.warning(
+                    "the coordinator does not read columnar files (%s); batches go as File objects",
+                    exc.detail,
+                )
+            self.coordinator.takes_columns = False
+        self.coordinator.post(path, body)
+
+
+def refuses_columns(exc: CoordinatorError) -> bool:
+    """A coordinator from before the columnar form (docs/api.md) answers a columnar
+    batch 400 with a sentence that names `files` (or `fragments`) as a whole and asks
+    for a list ("files: must be a list of files."). One that reads columns names the
+    column it refuses (`files.subject: ...`) or says columns are allowed, and one that
+    refuses a batch's count says "holds": none of those is taken for this."""
+    if exc.status != 400:
+        return False
+    field, colon, sentence = exc.detail.partition(":")
+    return (
+        bool(colon)
+        and field.strip() in ("files", "fragments")
+        and "list" in sentence
+        and "column" not in sentence
+    )
 
 
 FILE_FIELDS = ("subject", "poster", "date", "total")

@@ -139,7 +139,10 @@ class WindowWorker(Worker):
             if position is None:
                 # Lost, stopped or the news server failed: give the lane back
                 # (a lane another node holds now refuses, and nothing changes),
-                # or it stays held until its TTL with nobody working it.
+                # or it stays held until its TTL with nobody working it. The
+                # range read before still has its finish pending on the reporter:
+                # it goes first, or the release frees that range to be read again.
+                self.wait_for_reporter(reporter)
                 self.release_lane(lane_path, epoch)
                 return True
             read = lease.id

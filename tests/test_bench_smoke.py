@@ -81,6 +81,12 @@ SMOKE: dict[str, list[str]] = {
         "--cost",
         "2",
     ],
+    "bench_issue27.py": [
+        *("--fleet-seconds", "0.5", "--fleet-nodes", "4", "--fleet-rounds", "1"),
+        *("--fleet-groups", "10", "--fleet-ranges-per-group", "10"),
+        *("--seconds", "0.1", "--rounds", "1", "--tokens", "3", "--repeat", "2"),
+        *("--sizes", "50", "100", "--groups", "10", "--ranges-per-group", "10"),
+    ],
 }
 
 

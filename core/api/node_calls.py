@@ -29,10 +29,14 @@ from core.api.bodies import API_PREFIX, looks_like_node_token
 
 
 def is_node_call(request: HttpRequest) -> bool:
-    """A call under /api/ with a bearer header of a node token's form (kept on the request)."""
+    """A call under /api/ with a bearer header of a node token's form (kept on the request).
+
+    The path is `path_info`, the one URL resolution and the body rules (core/api/bodies.py)
+    read: `path` also holds the SCRIPT_NAME a proxy mounts the site under, and a mount
+    named `/api` would otherwise let `/admin/` pass with no session or user."""
     known = request.__dict__.get("_node_call")
     if known is None:
-        known = request.path.startswith(API_PREFIX) and looks_like_node_token(
+        known = request.path_info.startswith(API_PREFIX) and looks_like_node_token(
             request.META.get("HTTP_AUTHORIZATION", "")
         )
         request._node_call = known  # type: ignore[attr-defined]

@@ -278,17 +278,21 @@ $$;
 
 -- The lanes named (p_ids) that are still held, by one of p_holders when given
 -- and at p_epoch when given (checked again under the row lock), are given
--- back: the range each has in work goes back to queued at its resume point
--- (done, with no error, when it was read to its end) and the holder is
--- cleared. A fenced give back (an operator, a disabled node) moves the epoch
--- on and keeps the last heartbeat; a holder's own keeps the epoch and was
--- heard now ("unheld the longest" runs from there). Answers the lanes given back and the ranges freed.
+-- back: the range each has in work, and every other range the holder still
+-- has leased from the lane's window (lane_handout of this lane at the range's
+-- epoch, as reset_lane_ranges reads it: a range `next` moved past with `read`
+-- whose finish had not come), goes back to queued at its resume point (done,
+-- with no error, when it was read to its end) and the holder is cleared. A
+-- fenced give back (an operator, a disabled node) moves the epoch on and
+-- keeps the last heartbeat; a holder's own keeps the epoch and was heard now
+-- ("unheld the longest" runs from there). Answers the lanes given back and
+-- the ranges freed.
 CREATE OR REPLACE FUNCTION group_lane_give_back(
     p_ids bigint[], p_holders bigint[], p_epoch integer, p_fence boolean
 ) RETURNS TABLE (lanes bigint, ranges bigint)
 LANGUAGE sql VOLATILE AS $$
     WITH cur AS (
-        SELECT id, node_id, range_id FROM group_lane
+        SELECT id, group_id, lane, node_id, range_id FROM group_lane
          WHERE id = ANY(p_ids) AND node_id IS NOT NULL
            AND (p_holders IS NULL OR node_id = ANY(p_holders))
            AND (p_epoch IS NULL OR epoch = p_epoch)
@@ -300,7 +304,12 @@ LANGUAGE sql VOLATILE AS $$
                done_at = CASE WHEN r.next_id > r.end_id THEN now() END,
                error = CASE WHEN r.next_id > r.end_id THEN '' ELSE r.error END
           FROM cur
-         WHERE r.id = cur.range_id AND r.status = 'leased' AND r.node_id = cur.node_id
+         WHERE r.status = 'leased' AND r.node_id = cur.node_id
+           AND (r.id = cur.range_id
+                OR (r.group_id = cur.group_id
+                    AND EXISTS (SELECT FROM lane_handout AS h
+                                 WHERE h.range_id = r.id AND h.epoch = r.epoch
+                                   AND h.lane = cur.lane)))
         RETURNING r.id
     ), cleared AS (
         UPDATE group_lane AS gl

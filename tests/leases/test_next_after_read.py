@@ -10,7 +10,9 @@ Over real HTTP requests against PostgreSQL.
 from __future__ import annotations
 
 import pytest
+from django.utils import timezone
 
+from leases import services
 from leases.models import GroupLane
 from seeding.models import RangeStatus, SeedRange
 from tests.support.factories import GroupFactory, SeedRangeFactory
@@ -136,3 +138,56 @@ class TestAHolderDeadBetweenItsLastBatchAndTheFinish:
             taker, {"group": {"id": first.group_id}, "lane": "history", "epoch": lease.epoch}
         )
         assert (again["id"], again["next"]) == (first.id, 1500)
+
+
+class TestALaneGivenBackAfterNextNamedTheRangeRead:
+    """The lane is given back (its holder, or an operator) after `next` with `read=N`
+    moved it on: range N, still leased to the holder from the lane's window, goes back
+    too, at once and in window order, not left leased until its TTL."""
+
+    def moved_on(self, node_client, *, answered):
+        _group, first, second = two_ranges()
+        node = node_client()
+        lease = leased(node)
+        handed = ask_next(node, lease)
+        if answered:
+            assert last_batch(node, first, handed["epoch"]).status_code == 200
+        else:
+            body = {"epoch": handed["epoch"], "next": 1500, "headers": 400}
+            assert node.post(f"/api/v1/ranges/{first.id}/batch", body).status_code == 200
+        assert ask_next(node, lease, read=first.id)["id"] == second.id
+        return node, lease, first, second
+
+    def test_the_holders_release_frees_the_range_read_and_the_range_in_work(self, node_client):
+        node, lease, first, second = self.moved_on(node_client, answered=False)
+        release = node.post(lane_path(lease, "release"), {"epoch": lease["epoch"]})
+        assert release.status_code in (200, 204), release.content
+        first.refresh_from_db()
+        assert (first.status, first.next_id, first.node_id) == (RangeStatus.QUEUED, 1500, None)
+        second.refresh_from_db()
+        assert (second.status, second.node_id) == (RangeStatus.QUEUED, None)
+        # The next holder's window starts with it, in order.
+        taker = node_client()
+        again = leased(taker)
+        assert (ask_next(taker, again)["id"], ask_next(taker, again)["id"]) == (first.id, first.id)
+
+    def test_an_operators_release_frees_it_and_one_read_to_its_end_is_done(self, node_client):
+        _node, _lease, first, second = self.moved_on(node_client, answered=True)
+        lane = GroupLane.objects.get(group=first.group, lane="history")
+        assert services.force_release_lanes([lane.id]) == 1
+        first.refresh_from_db()
+        assert (first.status, first.next_id, first.error) == (RangeStatus.DONE, 2000, "")
+        second.refresh_from_db()
+        assert (second.status, second.node_id) == (RangeStatus.QUEUED, None)
+
+    def test_a_range_leased_by_a_range_lease_since_stays_its_holders(self, node_client):
+        """Only the lane's hand-outs at their epoch: a range lease of the same node on the
+        same group is not the lane's to give back."""
+        node, lease, first, _second = self.moved_on(node_client, answered=False)
+        third = SeedRangeFactory(
+            group=first.group, start_id=5000, end_id=5999, next_id=5000,
+            status=RangeStatus.LEASED, node=node.node, heartbeat_at=timezone.now(),
+        )  # fmt: skip
+        assert node.post(lane_path(lease, "release"), {"epoch": lease["epoch"]}).status_code < 300
+        third.refresh_from_db()
+        assert (third.status, third.node_id) == (RangeStatus.LEASED, node.node.id)

@@ -46,6 +46,19 @@ def test_the_session_and_user_are_loaded_for_everyone_but_a_node_call() -> None:
 
 
 @pytest.mark.django_db
+def test_a_site_mounted_under_an_api_script_name_still_loads_the_admins_session() -> None:
+    """SCRIPT_NAME is no part of the path the URLs resolve; a token on /admin/ there is no
+    node call, and the admin gets its session and user (it raised AttributeError)."""
+    client = Client()
+    answer = client.get("/admin/", SCRIPT_NAME="/api", HTTP_AUTHORIZATION=TOKEN)
+    assert answer.status_code == 302
+    assert "/login/" in answer["Location"]
+    assert not is_node_call(
+        RequestFactory().get("/admin/", SCRIPT_NAME="/api", HTTP_AUTHORIZATION=TOKEN)
+    )
+
+
+@pytest.mark.django_db
 def test_a_staff_session_still_reads_and_a_token_beside_it_is_still_the_token(
     admin_client: Client,
 ) -> None:
