@@ -50,7 +50,7 @@ class ReportIn(EpochIn):
     )
 
 
-class ReleaseOut(serializers.Serializer):
+class InspectedReleaseOut(serializers.Serializer):
     id = serializers.IntegerField(source="release_id")
     name = serializers.CharField()
     category = serializers.IntegerField()
@@ -60,7 +60,7 @@ class ReleaseOut(serializers.Serializer):
 
 
 class ReportOut(serializers.Serializer):
-    release = ReleaseOut(source="*")
+    release = InspectedReleaseOut(source="*")
 
 
 class BodyQuery(serializers.Serializer):
