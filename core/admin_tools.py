@@ -42,6 +42,8 @@ from django.utils.safestring import SafeString
 
 from core.counts import capped_count
 from core.errors import NotFound
+from usenet.limits import MAX_BIGINT
+from usenet.numbers import NotANumber, whole_number
 
 
 class CappedCountPaginator(Paginator):
@@ -282,3 +284,19 @@ def human_size(size: int) -> SafeString:
     """A size as the admin shows one: 3.3 MB (Django's filesizeformat, as the dashboard's
     totals), with the exact bytes in its tooltip."""
     return format_html('<span title="{} bytes">{}</span>', f"{size:,}", filesizeformat(size))
+
+
+class SearchById:
+    """A ModelAdmin mixin: the search box finds a row by its whole-number id, through
+    the primary key (Django's default casts id to text and scans)."""
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Any], search_term: str
+    ) -> tuple[QuerySet[Any], bool]:
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        try:
+            return queryset.filter(id=whole_number(term, high=MAX_BIGINT)), False
+        except NotANumber:
+            return queryset.none(), False

@@ -7,13 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
-from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from core.admin_tools import LargeTableAdmin
+from core.admin_tools import LargeTableAdmin, SearchById
 from seeding.admin import RangeMove
-from usenet.limits import MAX_BIGINT
-from usenet.numbers import NotANumber, whole_number
 
 from . import services
 from .models import Inspection, InspectionStatus
@@ -41,7 +38,7 @@ MOVES = (
 
 
 @admin.register(Inspection)
-class InspectionAdmin(LargeTableAdmin):
+class InspectionAdmin(SearchById, LargeTableAdmin):
     list_display = (
         "id",
         "release",
@@ -83,17 +80,5 @@ class InspectionAdmin(LargeTableAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return obj is None and super().has_change_permission(request)
-
-    def get_search_results(
-        self, request: HttpRequest, queryset: QuerySet[Inspection], search_term: str
-    ) -> tuple[QuerySet[Inspection], bool]:
-        """Search by inspection id through the primary key."""
-        term = search_term.strip()
-        if not term:
-            return queryset, False
-        try:
-            return queryset.filter(id=whole_number(term, high=MAX_BIGINT)), False
-        except NotANumber:
-            return queryset.none(), False
 
     requeue, mark_failed = (move.action() for move in MOVES)

@@ -25,6 +25,7 @@ from core.admin_tools import (
     GroupNameFilter,
     LargeTableAdmin,
     RefusedInput,
+    SearchById,
     confirm,
     confirm_then,
     confirmed,
@@ -34,7 +35,7 @@ from core.columns import INT4_MAX
 from core.errors import DomainError
 from indexer.admin import GroupAdmin
 from indexer.models import Group
-from usenet.limits import MAX_ARTICLE, MAX_BIGINT
+from usenet.limits import MAX_ARTICLE
 from usenet.nntp import NNTPError
 from usenet.numbers import NotANumber, whole_number
 
@@ -212,7 +213,7 @@ RANGE_MOVES = (
 
 
 @admin.register(SeedRange)
-class SeedRangeAdmin(LargeTableAdmin):
+class SeedRangeAdmin(SearchById, LargeTableAdmin):
     list_display = (
         "id",
         "group",
@@ -260,18 +261,6 @@ class SeedRangeAdmin(LargeTableAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return obj is None and super().has_change_permission(request)
-
-    def get_search_results(
-        self, request: HttpRequest, queryset: QuerySet[SeedRange], search_term: str
-    ) -> tuple[QuerySet[SeedRange], bool]:
-        """Search by range id through the primary key (the default casts id to text)."""
-        term = search_term.strip()
-        if not term:
-            return queryset, False
-        try:
-            return queryset.filter(id=whole_number(term, high=MAX_BIGINT)), False
-        except NotANumber:
-            return queryset.none(), False
 
     requeue, mark_failed = (move.action() for move in RANGE_MOVES)
 
