@@ -17,12 +17,14 @@ text (a release list's category and cursor) and the newznab API's numbers, fed
 from __future__ import annotations
 
 import gzip
+import re
 from urllib.parse import quote, urlencode
 
 import pytest
 import schemathesis
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
+from django.urls import resolve
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error, response_schema_conformance
 
@@ -133,13 +135,18 @@ def test_the_explicit_examples_cover_the_schemas_numbers():
 
 def call_with(node_client, method: str, path: str, query: dict, body: dict | None = None):
     """The operation with every path parameter and required number filled in as 1."""
-    url = path.replace("{lane}", "history")
-    for name in ("range_id", "group_id", "file_id", "release_id"):
-        url = url.replace("{" + name + "}", "1")
+    url = re.sub(r"\{(\w+)\}", lambda m: "history" if m[1] == "lane" else "1", path)
+    assert "{" not in url and "}" not in url, url
     http = node_client().http
     if method == "GET":
         return http.get(url, query)
     return getattr(http, method.lower())(url + "?" + urlencode(query), body or {}, format="json")
+
+
+def own_body_cap(path: str) -> int:
+    """The view's own body cap (`max_body_bytes`, core.api.parsers.body_limit), if any."""
+    view = resolve(re.sub(r"\{(\w+)\}", "1", path)).func
+    return getattr(getattr(view, "cls", None), "max_body_bytes", None) or 1 << 62
 
 
 def other_numbers(path: str, method: str, name: str) -> dict[str, str]:
@@ -169,6 +176,12 @@ def test_a_query_number_in_other_digits_is_a_400_naming_it(node_client, method, 
 @pytest.mark.parametrize(("method", "path", "name"), BODY)
 def test_a_json_number_in_other_digits_is_a_400_naming_it(node_client, method, path, name, value):
     response = call_with(node_client, method, path, {}, {name: value})
+    if len(value) > own_body_cap(path):
+        # A view with a smaller body cap of its own (inspections' release) refuses the
+        # huge number before reading it: a 413 saying so is the clear answer there.
+        assert response.status_code == 413, response.content[:300]
+        assert response.json()["error"] == "too_large"
+        return
     assert response.status_code == 400, response.content[:300]
     assert f"{name}: " in response.json()["detail"]
 
