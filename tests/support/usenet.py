@@ -16,8 +16,6 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
-import sabctools
-
 POSTERS = (
     "Yenc Poster <yenc@poster.invalid>",
     "Anonymous <nobody@example.invalid>",
@@ -302,6 +300,10 @@ def yenc_body(
     by SABnzbd's sabctools, 128 characters a line, with every critical character
     escaped, so downloaders decode it to `data`.
     """
+    # Imported here: the INN harness imports this module under the system's Python,
+    # as `nobody`, where only the standard library is (tests/inn/test_inn_harness.py).
+    import sabctools
+
     encoded, crc = sabctools.yenc_encode(data)
     assert crc == zlib.crc32(data)
     encoded = encoded.replace(b"\r\n", line_end)
