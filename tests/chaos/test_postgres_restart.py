@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
-from contextlib import AbstractContextManager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.chaos]
 
 DOWN_SECONDS = 10.0
 BATCHES_FIRST = 30  # batches acknowledged before the stop (a run has 91-101)
+SETTLED = 2.0  # seconds after the start: from then on every answer is the usual one
+PROBES_AFTER = 3  # probe calls made past SETTLED that the run waits for
 
 
 def postgres_restart_run(posted: InnServer, workdir: Path) -> Outcome:
@@ -39,14 +42,33 @@ def postgres_restart_run(posted: InnServer, workdir: Path) -> Outcome:
         return int(harness.crash_state(plan).get("hits", {}).get("batch.after_commit", 0))
 
     with RestartablePostgres() as cluster:
+        outages: list[Outage] = []
 
-        def stop_later(fleet: harness.ChaosFleet) -> AbstractContextManager[Outage]:
+        @contextmanager
+        def stop_later(fleet: harness.ChaosFleet) -> Iterator[Outage]:
             # The range agents may start while the database is down: their tokens first.
             for name in harness.agent_args(""):
                 fleet.tokens.get(name) or fleet.issue_token(name)
-            return outage(
+            with outage(
                 cluster, lambda: acknowledged() >= BATCHES_FIRST, acknowledged, DOWN_SECONDS
-            )
+            ) as down:
+                outages.append(down)
+                yield down
+
+        @contextmanager
+        def probing(fleet: harness.ChaosFleet) -> Iterator[clients.Recorder]:
+            with clients.running(clients.probe(fleet), probe, "probe") as recorder:
+                yield recorder
+                # The agents may finish within a second of the start, before the probe
+                # saw the answers come back: it goes on until it has (or 60 s).
+                down = outages[0]
+                down.done.wait(120)
+                deadline = time.monotonic() + 60
+                while (
+                    time.monotonic() < deadline
+                    and len(after_restart(down, recorder)) < PROBES_AFTER
+                ):
+                    time.sleep(0.25)
 
         outcome = harness.run_fleet(
             posted,
@@ -56,7 +78,7 @@ def postgres_restart_run(posted: InnServer, workdir: Path) -> Outcome:
             range_agents=("ranges-1", "ranges-2", "ranges-3"),  # four agents in all
             during={
                 "outage": stop_later,
-                "probe": lambda fleet: clients.running(clients.probe(fleet), probe, "probe"),
+                "probe": probing,
                 "troublemaker": lambda fleet: clients.running(
                     clients.troublemaker(fleet), stale, "troublemaker"
                 ),
@@ -69,6 +91,11 @@ def postgres_restart_run(posted: InnServer, workdir: Path) -> Outcome:
     outcome.extra["workers_booted"] = log.count("Booting worker")
     write_figures(workdir, outcome)
     return outcome
+
+
+def after_restart(down: Outage, recorder: clients.Recorder) -> list[clients.Call]:
+    """The probe's calls made once the database had been up SETTLED seconds."""
+    return [c for c in list(recorder.calls) if down.started and c.at > down.started + SETTLED]
 
 
 def write_figures(workdir: Path, outcome: Outcome) -> None:
@@ -140,8 +167,8 @@ def test_no_answer_is_a_5xx_other_than_503_and_none_hangs(restarted: Outcome) ->
 def test_the_same_workers_answer_again_after_the_restart(restarted: Outcome) -> None:
     assert restarted.extra["workers_booted"] == 4  # none died, none was replaced
     down = restarted.extra["outage"]
-    after = [c for c in restarted.extra["probe"].calls if c.at > down.started + 2]
-    assert after, "no probe call after the restart"
+    after = after_restart(down, restarted.extra["probe"])
+    assert len(after) >= PROBES_AFTER, "no probe call after the restart"
     normal = {(m, p.split("apikey=")[0]): s for m, p, _, s in clients.PROBES}
     for c in after:
         if c.who == "probe":
