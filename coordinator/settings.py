@@ -69,7 +69,9 @@ INSTALLED_APPS = [
 
 # security.W003 looks for Django's CSRF middleware by its dotted path; the one
 # installed here (core.api.node_calls.CsrfViewMiddleware) is that class, subclassed
-# only to pass node-token calls, which carry no cookie (docs/security.md).
+# only to pass node-token calls, which carry no cookie (docs/security.md). The
+# deploy check core.checks.check_csrf_middleware asks W003's and W016's questions
+# of it instead (indexer.W004, indexer.W005).
 SILENCED_SYSTEM_CHECKS = ["security.W003"]
 
 MIDDLEWARE = [

@@ -30,6 +30,38 @@ def check_secret_key(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
     return []
 
 
+@register(Tags.security, deploy=True)
+def check_csrf_middleware(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
+    """Django's security.W003 and W016, for Django's CSRF middleware or a subclass.
+
+    Django finds its middleware by the dotted path alone, so the subclass installed
+    here (core.api.node_calls.CsrfViewMiddleware, which lets node-token calls pass)
+    would make W003 warn and W016 (CSRF_COOKIE_SECURE) never look: W003 is silenced
+    in coordinator/settings.py and both are checked here instead."""
+    from django.middleware.csrf import CsrfViewMiddleware
+    from django.utils.module_loading import import_string
+
+    installed = [import_string(path) for path in settings.MIDDLEWARE]
+    if not any(isinstance(m, type) and issubclass(m, CsrfViewMiddleware) for m in installed):
+        return [
+            Warning(
+                "No CSRF middleware is in MIDDLEWARE: the admin's forms are not protected "
+                "against cross-site requests.",
+                hint="Install core.api.node_calls.CsrfViewMiddleware (or Django's).",
+                id="indexer.W004",
+            )
+        ]
+    if not settings.CSRF_USE_SESSIONS and settings.CSRF_COOKIE_SECURE is not True:
+        return [
+            Warning(
+                "CSRF_COOKIE_SECURE is not True: the CSRF cookie is sent over plain HTTP too.",
+                hint="Serve over HTTPS and set SECURE_COOKIES=true (docs/deploy.md).",
+                id="indexer.W005",
+            )
+        ]
+    return []
+
+
 # (broken, message, hint, id): a setting out of its range.
 Rule = tuple[bool, str, str | None, str]
 

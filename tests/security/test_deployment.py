@@ -55,6 +55,20 @@ def test_check_deploy_is_clean_with_the_readme_production_settings():
     assert "drf_spectacular" not in done.stdout + done.stderr
 
 
+def test_the_csrf_middleware_and_its_secure_cookie_are_checked_for_the_subclass(settings):
+    """Django's W003 and W016 find the CSRF middleware by its dotted path only; the
+    subclass installed (core.api.node_calls) is checked by indexer.W004 and W005."""
+    from core.checks import check_csrf_middleware
+
+    assert "core.api.node_calls.CsrfViewMiddleware" in settings.MIDDLEWARE
+    settings.CSRF_USE_SESSIONS, settings.CSRF_COOKIE_SECURE = False, True
+    assert check_csrf_middleware(None) == []
+    settings.CSRF_COOKIE_SECURE = False  # W016 would stay silent for the subclass
+    assert [m.id for m in check_csrf_middleware(None)] == ["indexer.W005"]
+    settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if "Csrf" not in m]
+    assert [m.id for m in check_csrf_middleware(None)] == ["indexer.W004"]
+
+
 def test_a_missing_secret_key_is_made_once_kept_private_and_reused(tmp_path):
     path = tmp_path / "var" / "secret-key"
     key = local_secret_key(path)
