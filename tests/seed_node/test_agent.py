@@ -12,7 +12,7 @@ import json
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,20 +30,6 @@ from tests.support.nntpd import Article, NNTPServer
 from tests.support.scripted import NO_LEASE, Answer, ScriptedCoordinator, binary_articles
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def coordinator() -> Iterator[ScriptedCoordinator]:
-    running = ScriptedCoordinator()
-    yield running
-    running.close()
-
-
-@pytest.fixture
-def token_file(tmp_path: Path) -> Path:
-    path = tmp_path / "token"
-    path.write_text("sn_test-token\n")
-    return path
 
 
 def one_lease(start: int, end: int) -> Callable[[Any], Answer]:

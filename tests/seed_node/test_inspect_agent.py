@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,20 +41,6 @@ def posted(inn_server: InnServer) -> dict[str, PostedFile]:
     articles = [article for posted in files.values() for article in posted.articles]
     assert inn_server.post_articles(None, articles).accepted == len(articles)
     return files
-
-
-@pytest.fixture
-def coordinator() -> Iterator[ScriptedCoordinator]:
-    running = ScriptedCoordinator()
-    yield running
-    running.close()
-
-
-@pytest.fixture
-def token_file(tmp_path: Path) -> Path:
-    path = tmp_path / "token"
-    path.write_text("sn_test-token\n")
-    return path
 
 
 def one_inspection(posted: dict[str, PostedFile], **changes: Any) -> Callable[[Any], Answer]:

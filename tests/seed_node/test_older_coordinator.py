@@ -7,7 +7,6 @@ range failed after its attempts)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +19,6 @@ from tests.support.nntpd import NNTPServer
 from tests.support.scripted import Answer, ScriptedCoordinator, binary_articles
 
 OLD_REFUSAL = "files: must be a list of files."
-
-
-@pytest.fixture
-def coordinator() -> Iterator[ScriptedCoordinator]:
-    running = ScriptedCoordinator()
-    yield running
-    running.close()
 
 
 @pytest.mark.slow

@@ -27,20 +27,6 @@ OK = (200, {"next": 0, "stored": 0})
 
 
 @pytest.fixture
-def coordinator() -> Iterator[ScriptedCoordinator]:
-    running = ScriptedCoordinator()
-    yield running
-    running.close()
-
-
-@pytest.fixture
-def token_file(tmp_path: Path) -> Path:
-    path = tmp_path / "token"
-    path.write_text("sn_test-token\n")
-    return path
-
-
-@pytest.fixture
 def news() -> Iterator[NNTPServer]:
     with NNTPServer() as server:
         server.add_group("alt.binaries.x", binary_articles())

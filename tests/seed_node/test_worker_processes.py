@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,20 +24,6 @@ from usenet.numbers import ascii_digits
 
 ROOT = Path(__file__).resolve().parents[2]
 IDLE = (200, {"lease": None, "retry_after": 0.2, "paused": None})
-
-
-@pytest.fixture
-def coordinator() -> Iterator[ScriptedCoordinator]:
-    running = ScriptedCoordinator()
-    yield running
-    running.close()
-
-
-@pytest.fixture
-def token_file(tmp_path: Path) -> Path:
-    path = tmp_path / "token"
-    path.write_text("sn_test-token\n")
-    return path
 
 
 def children_of(pid: int) -> list[int]:
