@@ -18,10 +18,14 @@ DECODERS = [yenc.decode, yenc.decode_pure]
 
 
 @pytest.fixture
-def without_sabctools(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+def body_without_sabctools(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """(data, its yEnc body), then sabctools taken away: the body is encoded first,
+    by sabctools (tests/support/usenet.py imports it when it encodes)."""
+    data = random_bytes(5000, 10)
+    body = yenc_body(data)
     yenc._accelerator.cache_clear()
     monkeypatch.setitem(sys.modules, "sabctools", None)  # import sabctools now fails
-    yield
+    yield data, body
     yenc._accelerator.cache_clear()
 
 
@@ -29,10 +33,12 @@ def test_sabctools_is_what_decode_uses_when_it_is_installed() -> None:
     assert yenc.decoder_name().startswith("sabctools 9.")
 
 
-def test_without_sabctools_decode_runs_the_pure_path(without_sabctools: None) -> None:
-    data = random_bytes(5000, 10)
+def test_without_sabctools_decode_runs_the_pure_path(
+    body_without_sabctools: tuple[bytes, bytes],
+) -> None:
+    data, body = body_without_sabctools
     assert yenc.decoder_name() == "pure-python"
-    assert yenc.decode(yenc_body(data)).data == data
+    assert yenc.decode(body).data == data
 
 
 @pytest.mark.parametrize("decode", DECODERS)
