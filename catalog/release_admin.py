@@ -391,7 +391,14 @@ def inspection_panel(summary: dict[str, Any] | None) -> SafeString:
                     else ""
                 ),
                 ", ".join(
-                    [*r.get("imdb_ids", []), *r.get("tvdb_ids", []), *r.get("release_names", [])]
+                    map(
+                        str,  # TVDB ids are kept as numbers
+                        [
+                            *r.get("imdb_ids", []),
+                            *r.get("tvdb_ids", []),
+                            *r.get("release_names", []),
+                        ],
+                    )
                 )
                 or "-",
                 _flags(r),

@@ -81,6 +81,18 @@ def test_the_release_page_shows_what_inspection_found(release):
     assert "x9y8z7: obfuscated itself" not in html  # the nfo won before the archive was asked
 
 
+def test_the_release_page_shows_a_tvdb_id_the_nfo_gave(db):
+    store_files(GroupFactory().id, None, [], release_files("b7c6d5e4f3a2"))
+    found = Release.objects.get()
+    nfo = InspectResult(role="nfo", format="nfo", release_names=[REAL], tvdb_ids=["81189"])
+    with transaction.atomic():
+        apply_inspection(found.id, validate_report({"results": [nfo.to_json()]}))
+    client = staff_client("viewer", ["catalog.view_release"])
+    page = client.get(f"/admin/catalog/release/{found.id}/change/")
+    assert page.status_code == 200
+    assert "81189, " + REAL in page.content.decode()
+
+
 def test_the_release_api_shows_what_inspection_found(release, node_client):
     body = node_client().get(f"/api/v1/releases/{release.id}").json()
     assert (body["name"], body["posted_name"]) == (REAL, "a8f7d6e5c4b3")
