@@ -26,6 +26,10 @@ from .leases import Held, Lease
 
 log = logging.getLogger(__name__)
 
+# How long closing waits for the reporter's thread. A stop (SIGTERM) has waited for
+# every batch already (Worker.wait_for_reporter); this only bounds a failed node's exit.
+CLOSE_SECONDS = 5.0
+
 
 # A batch to send for a lease, or (body None) what to do once the lease's batches
 # before it are answered.
@@ -62,7 +66,7 @@ class Reporter:
 
     def close(self) -> None:
         self._queue.put(None)
-        self._thread.join(timeout=5)
+        self._thread.join(timeout=CLOSE_SECONDS)
 
     def _run(self) -> None:
         while True:

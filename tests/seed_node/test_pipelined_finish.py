@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from seed_node import reporting
 from seed_node.control import Control
 from tests.seed_node.test_agent import one_lease, run_agent
 from tests.support.nntpd import NNTPServer
@@ -95,15 +96,19 @@ def test_the_next_lease_is_asked_while_the_last_batch_is_in_flight(
 
 
 def test_a_stop_waits_for_the_last_batch_and_the_finish_after_it(
-    coordinator: ScriptedCoordinator, token_file: Path, news: NNTPServer
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    news: NNTPServer,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # Closing the reporter waits a moment only: the stop's own wait is what is tested.
+    monkeypatch.setattr(reporting, "CLOSE_SECONDS", 0.05)
     control = Control()
-    answered = threading.Event()
     coordinator.routes["/ranges/lease"] = one_lease(1, 400)
 
     def batch(_body: Any) -> Answer:
         control.stop.set()  # a SIGTERM while the range's last batch is in flight
-        answered.wait(0.5)
+        threading.Event().wait(0.5)
         return OK
 
     coordinator.routes["/ranges/7/batch"] = batch
