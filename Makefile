@@ -47,8 +47,8 @@ bench: $(STAMP)
 	$(PY) bench/bench_agent.py
 	$(PY) bench/bench_held_lane.py
 	$(PY) bench/bench_names.py
-	$(PY) bench/bench_call_cost.py
 	$(PY) bench/bench_inspect.py
+# bench_call_cost.py, then bench_fleet.py at 64 nodes, and the goals' lines (issue 27).
 	$(PY) bench/bench_issue27.py
 
 ## Write docs/settings.md and .env.example from coordinator/settings.toml (a test fails while either is stale).
