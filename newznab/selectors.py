@@ -42,13 +42,13 @@ COMMON_SHARE = 0.02
 # the season index's rows in the window rather than looked up in the GIN
 # index (measured at 10 M: a word in 1 % is faster from GIN, in 1.5 % not).
 SEASON_WORD_SHARE = 0.012
-# How much a newest window that did not fill the page grows: enough for the
-# matches it held to fill the page WINDOW_SLACK times over (its matches per
-# release, measured), at least twofold and at most this (a window with no
-# match: the whole table). One step costs a GIN scan and the window's
-# matches; a window grown by a fixed tenfold read ten times the matches
-# again, and one that found nothing took three steps to reach the whole
-# table (a rare word in the wrong category).
+# How much a newest window that did not fill the page grows at most: it grows
+# to the share that should hold window_rows() by the matches it held (their
+# count per release, measured), at least twofold; a window with none grows
+# this much (the whole table, mostly). One step costs a GIN scan and the
+# window's matches; grown by a fixed tenfold, a window read ten times the
+# matches again, and one that held none took three steps to reach the whole
+# table (a rare word in a category it is not in).
 WIDEN_MAX = 1000.0
 # A newest window is sized to hold the rows wanted (offset and page) this
 # many times over, plus WINDOW_PAGES pages: three times a first page, 1.3
