@@ -263,11 +263,17 @@ class TermStats:
         return backed_off * self.estimate(others)
 
     def posted_after(self, share: float) -> datetime | None:
-        """About when the newest `share` of the releases begins; None for all of them."""
-        buckets = len(self.posted_bounds) - 1
+        """About when the newest `share` of the releases begins; None for all of them.
+        Between two bounds of the histogram, in proportion: rounded down to a bound,
+        a window held the releases of one more bucket (1 % of the table at least,
+        100,000 releases at 10 M, and 10 % for a share of 9.1 %)."""
+        bounds = self.posted_bounds
+        buckets = len(bounds) - 1
         if share >= 1.0 or buckets < 1:
             return None
-        return self.posted_bounds[max(0, int((1.0 - share) * buckets))]
+        position = max(0.0, (1.0 - share) * buckets)
+        below = min(int(position), buckets - 1)
+        return bounds[below] + (bounds[below + 1] - bounds[below]) * (position - below)
 
 
 _term_stats: TermStats | None = None

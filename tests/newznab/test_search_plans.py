@@ -3,6 +3,7 @@ sort of every match, whatever the words' frequencies say."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -120,7 +121,7 @@ def test_the_index_is_asked_every_plain_term_when_one_is_uncommon(releases: None
 def index_condition(query: SearchQuery) -> str:
     """The GIN index's condition in search_matches' plan for this query."""
     stats = selectors.term_stats()
-    params = {
+    params: dict[str, Any] = {
         **selectors._params(query, query.tsquery()),
         "index_tsquery": selectors.index_tsquery(query, stats),
     }
@@ -169,6 +170,18 @@ def test_a_window_with_no_match_grows_to_the_whole_table_at_once(releases: None)
     params = {**selectors._params(query, query.tsquery()), "index_tsquery": "'zeta'"}
     page = selectors._newest_window(query, params, selectors.term_stats(), 0.001, "default")
     assert (page.plan, page.total, page.releases) == ("bitmap x2", 0, [])
+
+
+def test_a_window_begins_between_the_bounds_of_the_histogram() -> None:
+    # Rounded down to a bound, a window held one more bucket of releases: 1 % of
+    # the table at least (100,000 releases at 10 M), 10 % for a share of 9.1 %.
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    bounds = [start + timedelta(minutes=m) for m in range(101)]
+    stats = selectors.TermStats({}, 0.0, 1_000_000, bounds, {}, 0.0)
+    assert stats.posted_after(0.005) == bounds[99] + timedelta(seconds=30)
+    assert stats.posted_after(0.091) == bounds[90] + timedelta(seconds=54)
+    assert stats.posted_after(0.5) == bounds[50]
+    assert stats.posted_after(1.0) is None
 
 
 def test_a_deep_page_window_is_sized_close_to_the_rows_it_needs() -> None:
