@@ -172,6 +172,21 @@ def test_a_window_with_no_match_grows_to_the_whole_table_at_once(releases: None)
     assert (page.plan, page.total, page.releases) == ("bitmap x2", 0, [])
 
 
+@pytest.mark.slow
+def test_a_walk_shorter_than_the_index_entries_is_chosen_past_its_row_budget(
+    releases: None, monkeypatch: Any
+) -> None:
+    # "alpha" is in 1,000 of the 2,000 releases: a window reads all 1,000 index
+    # entries, and a walk to offset 300 reads about 640 rows. "omega" (20
+    # entries) is found in a window.
+    monkeypatch.setattr(selectors, "WALK_MAX_ROWS", 0)
+    deep = SearchQuery(words="alpha", limit=20, offset=300)
+    page = search(deep)
+    assert page.plan == "walk"
+    assert [row.id for row in page.releases] == expected(deep)
+    assert search(SearchQuery(words="omega", limit=10)).plan.startswith("bitmap")
+
+
 def test_a_window_begins_between_the_bounds_of_the_histogram() -> None:
     # Rounded down to a bound, a window held one more bucket of releases: 1 % of
     # the table at least (100,000 releases at 10 M), 10 % for a share of 9.1 %.
