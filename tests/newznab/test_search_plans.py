@@ -177,9 +177,10 @@ def test_a_walk_shorter_than_the_index_entries_is_chosen_past_its_row_budget(
     releases: None, monkeypatch: Any
 ) -> None:
     # "alpha" is in 1,000 of the 2,000 releases: a window reads all 1,000 index
-    # entries, and a walk to offset 300 reads about 640 rows. "omega" (20
-    # entries) is found in a window.
+    # entries, and a walk to offset 300 reads about 640 rows (a row costs about
+    # one entry here). "omega" (20 entries) is found in a window.
     monkeypatch.setattr(selectors, "WALK_MAX_ROWS", 0)
+    monkeypatch.setattr(selectors, "WALK_ROW_ENTRIES", 1)
     deep = SearchQuery(words="alpha", limit=20, offset=300)
     page = search(deep)
     assert page.plan == "walk"
