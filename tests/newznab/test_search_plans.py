@@ -162,6 +162,34 @@ def test_a_title_of_common_words_is_searched_in_a_window_not_the_whole_table(
 
 
 @pytest.mark.slow
+def test_words_that_are_a_title_are_searched_from_the_titles_own_newest_releases(
+    releases: None, monkeypatch: Any
+) -> None:
+    # "gamma delta" for a page of ten: the words' shares size the window as the
+    # whole table (every match read from the heap: 12,000 for a popular title at
+    # 10 M releases); the title's own newest listed releases (migration 0009)
+    # bound a window that holds the page.
+    monkeypatch.setattr(selectors, "WALK_MAX_ROWS", 0)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE catalog_release SET title_key = 'gamma delta' WHERE name LIKE '%Gamma.Delta%'"
+        )
+    for query in (
+        SearchQuery(words="gamma delta", limit=10, offset=5),
+        SearchQuery(words="Gamma Delta", categories=[5040], limit=10),
+    ):
+        page = search(query)
+        assert page.plan == "window x1"
+        assert [row.id for row in page.releases] == expected(query)
+    # The title's releases lack a word asked ("the"): the window holds none of
+    # them and grows, as any window does, to the page a full sort gives.
+    lacking = SearchQuery(words="the gamma delta", limit=10)
+    assert selectors.title_bound(lacking) is not None
+    page = search(lacking)
+    assert (page.plan, page.releases) == ("bitmap x2", expected(lacking))
+
+
+@pytest.mark.slow
 def test_a_window_with_no_match_grows_to_the_whole_table_at_once(releases: None) -> None:
     # "zeta" is in 2040 alone: in 5040 no window holds a match. Grown tenfold,
     # a window of 2 releases took four steps to reach the whole table (three at
@@ -198,6 +226,18 @@ def test_a_window_begins_between_the_bounds_of_the_histogram() -> None:
     assert stats.posted_after(0.091) == bounds[90] + timedelta(seconds=54)
     assert stats.posted_after(0.5) == bounds[50]
     assert stats.posted_after(1.0) is None
+
+
+def test_the_share_after_a_date_is_the_inverse_of_the_date_after_a_share() -> None:
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    bounds = [start + timedelta(minutes=m) for m in range(101)]
+    stats = selectors.TermStats({}, 0.0, 1_000_000, bounds, {}, 0.0)
+    for share in (0.005, 0.091, 0.5, 0.99):
+        when = stats.posted_after(share)
+        assert when is not None
+        assert stats.share_after(when) == pytest.approx(share)
+    assert stats.share_after(start - timedelta(days=1)) == 1.0
+    assert stats.share_after(bounds[-1] + timedelta(days=1)) == 0.0
 
 
 def test_a_deep_page_window_is_sized_close_to_the_rows_it_needs() -> None:
