@@ -3,6 +3,7 @@ sort of every match, whatever the words' frequencies say."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -119,7 +120,9 @@ def test_the_index_is_asked_every_plain_term_when_one_is_uncommon(releases: None
 
 
 def index_condition(query: SearchQuery) -> str:
-    """The GIN index's condition in search_matches' plan for this query."""
+    """The GIN index's condition in search_matches' plan for this query, with the
+    tsquery it is given (an InitPlan's output: search_matches hides its value
+    from the planner)."""
     stats = selectors.term_stats()
     params: dict[str, Any] = {
         **selectors._params(query, query.tsquery()),
@@ -127,10 +130,13 @@ def index_condition(query: SearchQuery) -> str:
     }
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")  # a large table's plan
-        cursor.execute("EXPLAIN " + queries["search_matches"], params)
+        cursor.execute("EXPLAIN (VERBOSE) " + queries["search_matches"], params)
         lines = [row[0] for row in cursor.fetchall()]
     scan = next(i for i, line in enumerate(lines) if "catalog_release_search_idx" in line)
-    return lines[scan + 1]
+    condition = lines[scan + 1]
+    plan = next(p.group(1) for p in [re.search(r"\((InitPlan \d+)\)", condition)] if p)
+    given = lines[next(i for i, line in enumerate(lines) if line.strip() == plan) + 2]
+    return f"{condition} {given}"
 
 
 @pytest.mark.slow
