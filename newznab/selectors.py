@@ -57,12 +57,6 @@ WIDEN_MAX = 1000.0
 # their number; a deep page's window read three times the rows it needed).
 WINDOW_SLACK = 1.25
 WINDOW_PAGES = 2
-# What a match read from the heap costs in rows of the BRIN range's bitmap
-# (measured at 10 M releases: 11,836 matches in 190 ms, 16 µs each; a range
-# of 7.3 M rows 77 ms and of 1.3 M 23 ms, 10-17 ns a row). A window is read
-# through the range only where the range's rows cost less than the matches
-# outside it would (worth_a_window); a wider one is the whole table.
-MATCH_RANGE_ROWS = 1_000
 WALK_MIN_ROWS = 2_000
 # What one row of the walk costs in entries of the GIN index (index_rows): at
 # 10 M releases a walk read 130,000 rows in 325 ms (2.5 µs, 5.8 under load:
@@ -502,18 +496,6 @@ def window_rows(query: SearchQuery) -> float:
     return WINDOW_SLACK * (query.offset + query.limit + 1) + WINDOW_PAGES * (query.limit + 1)
 
 
-def worth_a_window(share: float, rows: float, releases: int) -> bool:
-    """Whether a newest window of this share of the releases, sized to hold `rows`
-    matches, costs less than the whole table: its range's bitmap (share * releases
-    rows) against the matches outside it (rows * (1 - share) / share), a match
-    MATCH_RANGE_ROWS rows. A window of 78 % held 246 matches for a 77 ms range
-    (10 M releases); a first page's window is worth it under 19 %, a page at
-    offset 5,000's under 57 %."""
-    if share >= 1.0:
-        return False
-    return share * share * releases < MATCH_RANGE_ROWS * rows * (1.0 - share)
-
-
 def _newest_window(
     query: SearchQuery,
     params: dict[str, object],
@@ -528,8 +510,6 @@ def _newest_window(
     while True:
         after = first if first is not None else stats.posted_after(share) if stats else None
         first = None
-        if stats is not None and not worth_a_window(share, window_rows(query), stats.releases):
-            after = None  # the whole table
         since = max(query.since, after) if after is not None else query.since
         found = queries.fetchall_planned("search_matches", {**params, "since": since}, using=using)
         rows = [row for row in found if row.id is not None]

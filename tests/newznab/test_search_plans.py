@@ -246,18 +246,6 @@ def test_the_share_after_a_date_is_the_inverse_of_the_date_after_a_share() -> No
     assert stats.share_after(bounds[-1] + timedelta(days=1)) == 0.0
 
 
-def test_a_wide_window_is_the_whole_table() -> None:
-    # At 10 M releases a window of 78 % read its range's bitmap of 7.3 M rows
-    # (77 ms) to spare the heap reads of fewer matches than that costs.
-    first_page = selectors.window_rows(SearchQuery(limit=100))
-    deep = selectors.window_rows(SearchQuery(limit=100, offset=5_000))
-    assert selectors.worth_a_window(0.1, first_page, 10_000_000)
-    assert not selectors.worth_a_window(0.78, first_page, 10_000_000)
-    assert not selectors.worth_a_window(0.3, first_page, 10_000_000)
-    assert selectors.worth_a_window(0.3, deep, 10_000_000)
-    assert not selectors.worth_a_window(1.0, deep, 10_000_000)
-
-
 def test_a_deep_page_window_is_sized_close_to_the_rows_it_needs() -> None:
     # Three pages of matches for a first page; for a page at offset 3,000 the
     # rows wanted and two pages (its expected matches vary by far less than
