@@ -210,7 +210,7 @@ def load(count: int, words: list[str]) -> None:
     connection.connection.autocommit = True
     with connection.cursor() as cursor:
         cursor.execute("DROP TABLE IF EXISTS bench_search_dataset")
-        cursor.execute("TRUNCATE catalog_release, newznab_release_grabs RESTART IDENTITY")
+        cursor.execute("TRUNCATE catalog_release, newznab_release_grabs RESTART IDENTITY CASCADE")
         params = _store_templates(cursor.cursor, words)
         # Indexes are dropped for the load and built after it, from definitions
         # kept in a table of the bench's database (so an interrupted load loses none).
@@ -306,12 +306,15 @@ class Sample:
     """Listed releases drawn from the table (TABLESAMPLE, a fixed seed): what clients
     ask for is what the catalog holds, a long show as often as it is there."""
 
-    def __init__(self) -> None:
+    def __init__(self, releases: int) -> None:
+        # 0.5 % of the pages at 10 M releases (about 50,000 rows); all of a small table.
+        percent = min(100.0, 0.5 * 10_000_000 / max(releases, 1))
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT kind, title_key, seasons, episodes, year, air_date, absolute_episodes,"
-                " name FROM catalog_release TABLESAMPLE SYSTEM (0.5) REPEATABLE (7)"
-                " WHERE listed AND title_key <> '' LIMIT 40000"
+                " name FROM catalog_release TABLESAMPLE SYSTEM (%s) REPEATABLE (7)"
+                " WHERE listed AND title_key <> '' LIMIT 40000",
+                [percent],
             )
             rows = cursor.fetchall()
         self.episodes = [r for r in rows if r[0] == "tv" and len(r[2]) == 1 and len(r[3]) == 1]
@@ -509,7 +512,7 @@ def main(args: argparse.Namespace) -> None:
     print(f"load average at the start: {load_average()}")
     made = {
         name: make
-        for name, make in kinds(Sample()).items()
+        for name, make in kinds(Sample(releases)).items()
         if not args.only or any(part in name for part in args.only)
     }
     for make in made.values():  # warm the caches
