@@ -50,6 +50,7 @@ bench: $(STAMP)
 	$(PY) bench/bench_inspect.py
 # bench_call_cost.py, then bench_fleet.py at 64 nodes, and the goals' lines (issue 27).
 	$(PY) bench/bench_issue27.py
+	$(PY) bench/bench_search.py --releases 1000000
 
 ## Write docs/settings.md and .env.example from coordinator/settings.toml (a test fails while either is stale).
 settings-doc: $(STAMP)

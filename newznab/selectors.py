@@ -12,6 +12,7 @@ releases would cost more than the search.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import time
@@ -42,10 +43,27 @@ COMMON_SHARE = 0.02
 # the season index's rows in the window rather than looked up in the GIN
 # index (measured at 10 M: a word in 1 % is faster from GIN, in 1.5 % not).
 SEASON_WORD_SHARE = 0.012
-# How much a newest window that did not fill the page grows (fourfold made
-# more steps than it saved: each costs a GIN scan).
-WIDEN = 10.0
+# How much a newest window that did not fill the page grows at most: it grows
+# to the share that should hold window_rows() by the matches it held (their
+# count per release, measured), at least twofold; a window with none grows
+# this much (the whole table, mostly). One step costs a GIN scan and the
+# window's matches; grown by a fixed tenfold, a window read ten times the
+# matches again, and one that held none took three steps to reach the whole
+# table (a rare word in a category it is not in).
+WIDEN_MAX = 1000.0
+# A newest window is sized to hold the rows wanted (offset and page) this
+# many times over, plus WINDOW_PAGES pages: three times a first page, 1.3
+# times a page at offset 3,000 (its expected matches vary by far less than
+# their number; a deep page's window read three times the rows it needed).
+WINDOW_SLACK = 1.25
+WINDOW_PAGES = 2
 WALK_MIN_ROWS = 2_000
+# What one row of the walk costs in entries of the GIN index (index_rows): at
+# 10 M releases a walk read 130,000 rows in 325 ms (2.5 µs, 5.8 under load:
+# the heap is not in date order, a page a row), the index 361,000 entries of
+# "a" in 170 ms (0.5 µs). A walk past WALK_MAX_ROWS is chosen when it reads
+# fewer rows than the window's GIN scan reads entries over this.
+WALK_ROW_ENTRIES = 8
 # Rows a season pack's walk down the season index is expected to read at most
 # (a season's row is a heap page of its own, as a walk's row is; 20,000 of
 # them cost less than the GIN bitmap of a word in 1 % and the window's rows).
@@ -152,16 +170,22 @@ class SearchQuery:
     def required_terms(self) -> list[list[str]]:
         """Each must match (AND): the words, and the episode's alternatives (OR); a
         term ending in "*" is a prefix (a season alone matches S02, S02E01...)."""
-        terms = [[word] for word in words_of(self.words)]
+        return self.word_terms() + self.episode_terms()
+
+    def word_terms(self) -> list[list[str]]:
+        return [[word] for word in words_of(self.words)]
+
+    def episode_terms(self) -> list[list[str]]:
+        """The episode's terms (required_terms after the words)."""
         episode = self.episode
         if episode is None:
-            return terms
+            return []
         if episode.season >= 1000:  # a year: daily shows are named by date
-            return terms + [[str(episode.season)]] + [[w] for w in words_of(episode.episode)]
+            return [[str(episode.season)]] + [[w] for w in words_of(episode.episode)]
         if not episode.episode:
-            return [*terms, [f"s{episode.season:02d}*"]]
+            return [[f"s{episode.season:02d}*"]]
         ep = int(episode.episode)
-        return [*terms, [f"s{episode.season:02d}e{ep:02d}", f"{episode.season}x{ep:02d}"]]
+        return [[f"s{episode.season:02d}e{ep:02d}", f"{episode.season}x{ep:02d}"]]
 
 
 def render_tsquery(required: list[list[str]]) -> str:
@@ -227,17 +251,48 @@ class TermStats:
 
     def estimate(self, required: list[list[str]]) -> float:
         """The share holding every required term, as if the terms were independent
-        (the product). Words of one title go together more often than that, and a
-        window sized by it is then larger than needed: the GIN index is asked every
-        plain term (index_tsquery), so a larger window costs no more heap reads."""
+        (the product): the fewest matches they can be expected to have, what the
+        walk is chosen by (it runs only where it should fill the page)."""
         return math.prod(self.frequency(alternatives) for alternatives in required)
 
+    def together(self, words: list[list[str]], others: list[list[str]]) -> float:
+        """The share holding every term, words of one title taken together: "a
+        movie name" is in far more releases than the product of the shares of
+        "a", "movie" and "name" (1 in 2,000 for 1 in 200,000), and a window
+        sized by the product was the whole table, every match of the title read.
+        The words back off exponentially (the rarest share, times the square root
+        of the next, the fourth root of the third...: between independent and
+        one word); `others` (a season, an episode: not tied to the title) are
+        independent of them. A window sized by it is widened by the matches it
+        held when they were fewer (_newest_window)."""
+        shares = sorted(self.frequency(alternatives) for alternatives in words)
+        backed_off = math.prod(share ** (0.5**rank) for rank, share in enumerate(shares))
+        return backed_off * self.estimate(others)
+
+    def share_after(self, when: datetime) -> float:
+        """The share of the releases posted after `when` (posted_after's inverse)."""
+        bounds = self.posted_bounds
+        buckets = len(bounds) - 1
+        if buckets < 1 or when <= bounds[0]:
+            return 1.0
+        if when >= bounds[-1]:
+            return 0.0
+        below = bisect.bisect_right(bounds, when) - 1
+        position = below + (when - bounds[below]) / (bounds[below + 1] - bounds[below])
+        return 1.0 - position / buckets
+
     def posted_after(self, share: float) -> datetime | None:
-        """About when the newest `share` of the releases begins; None for all of them."""
-        buckets = len(self.posted_bounds) - 1
+        """About when the newest `share` of the releases begins; None for all of them.
+        Between two bounds of the histogram, in proportion: rounded down to a bound,
+        a window held the releases of one more bucket (1 % of the table at least,
+        100,000 releases at 10 M, and 10 % for a share of 9.1 %)."""
+        bounds = self.posted_bounds
+        buckets = len(bounds) - 1
         if share >= 1.0 or buckets < 1:
             return None
-        return self.posted_bounds[max(0, int((1.0 - share) * buckets))]
+        position = max(0.0, (1.0 - share) * buckets)
+        below = min(int(position), buckets - 1)
+        return bounds[below] + (bounds[below + 1] - bounds[below]) * (position - below)
 
 
 _term_stats: TermStats | None = None
@@ -289,7 +344,11 @@ def index_tsquery(query: SearchQuery, stats: TermStats | None) -> str:
         # per release of the whole table) than testing it on the window's rows
         # of the season (about three pages' worth of matches over its share).
         return ""
-    return render_tsquery([min(plain or required, key=stats.frequency)])
+    # Common words only: every one too. The words of a title ("a movie name")
+    # are each common and rare together; asked the rarest alone, the index gave
+    # its every row in the window (380,000 at 10 M releases), each read from
+    # the table to be tested for the others.
+    return render_tsquery(plain)
 
 
 def search(query: SearchQuery, *, using: str = PRIMARY) -> SearchPage:
@@ -333,7 +392,8 @@ def search_words(query: SearchQuery, *, using: str = PRIMARY) -> SearchPage:
     """Common words: the date-ordered walk (a season pack: down the season index).
     Others (or a walk that ran out of rows): the GIN bitmap (and the season index's)
     ANDed with a window of the newest releases (BRIN on posted) big enough to hold
-    the page by the terms' estimate, widened tenfold until the page is full."""
+    the page by the terms' estimate, widened by the matches it held until the
+    page is full."""
     tsquery = query.tsquery()
     if not tsquery:
         return newest(query, using=using)
@@ -341,13 +401,15 @@ def search_words(query: SearchQuery, *, using: str = PRIMARY) -> SearchPage:
     params = {**_params(query, tsquery), "index_tsquery": index_tsquery(query, stats)}
     wanted = query.offset + query.limit + 1
     required = query.required_terms()
-    # The share of the releases that match, if the terms were independent, and
-    # the rows a walk reads to find the page: within the categories when given
-    # (the walk then reads only theirs; a season's terms are in TV alone).
-    matching = stats.estimate(required) if stats else 1.0
+    # The share of the releases that match, if the terms were independent (the
+    # fewest to expect: a walk that runs out of rows was wasted), and the rows a
+    # walk reads to find the page: within the categories when given (the walk
+    # then reads only theirs; a season's terms are in TV alone).
+    independent = stats.estimate(required) if stats else 1.0
     in_categories = stats.share_of(query.categories) if stats else 1.0
-    walk_rows = wanted * min(1.0, in_categories) / max(matching, 1e-9)
-    if stats is None or walk_rows <= WALK_MAX_ROWS:
+    walk_rows = wanted * min(1.0, in_categories) / max(independent, 1e-9)
+    longest = max(WALK_MAX_ROWS, index_rows(query, stats) / WALK_ROW_ENTRIES) if stats else 0
+    if stats is None or walk_rows <= longest:
         budget = WALK_MIN_ROWS if stats is None else int(max(WALK_MIN_ROWS, 3 * walk_rows))
         rows = queries.fetchall_planned(
             "search_walk", {**params, "limit": query.limit + 1, "budget": budget}, using=using
@@ -355,7 +417,8 @@ def search_words(query: SearchQuery, *, using: str = PRIMARY) -> SearchPage:
         if len(rows) > query.limit:
             # More than a page among the newest: a common term; its total is not counted.
             return SearchPage(query.offset, TOTAL_CAP, rows[: query.limit], "walk")
-    # The window holds about three pages of matches; the categories thin the
+    # The window holds the rows wanted and two pages more (window_rows) by the
+    # terms' share with a title's words together; the categories thin the
     # matches of words, not of a season or episode (those are TV's alone).
     thinned = in_categories if query.episode is None else 1.0
     season = query.season_key()
@@ -372,12 +435,65 @@ def search_words(query: SearchQuery, *, using: str = PRIMARY) -> SearchPage:
         )
         if len(rows) > query.limit:
             return SearchPage(query.offset, TOTAL_CAP, rows[: query.limit], "season walk")
+    matching = stats.together(query.word_terms(), query.episode_terms()) if stats else 1.0
     share = (
-        3 * wanted / max(matching, 1e-9) / stats.releases / thinned
+        window_rows(query) / max(matching, 1e-9) / stats.releases / thinned
         if stats and stats.releases
         else 1.0
     )
+    bound = title_bound(query, using) if stats else None
+    if bound is not None and stats is not None and stats.share_after(bound) < share:
+        # The words are a title with a page of its own releases since `bound`: the
+        # window from there holds the page, whatever the words' shares say (its
+        # share, for a window that grows: a release's at least).
+        held = max(stats.share_after(bound), 1.0 / max(stats.releases, 1))
+        return _newest_window(query, params, stats, held, using, bound)
     return _newest_window(query, params, stats, share, using)
+
+
+def title_bound(query: SearchQuery, using: str = PRIMARY) -> datetime | None:
+    """When the words are a title (q=the office) with at least the rows wanted among
+    its listed releases (in the categories asked): the posted date of the oldest
+    of those, newest first (migration 0009); None otherwise. Each such release
+    usually holds every word, so the newest window from that date holds the page.
+    The words of a title are each common and rare together, which the words'
+    statistics cannot tell from unrelated words: at 10 M releases a window sized
+    by them was the whole table, a popular title's 12,000 matches read from the
+    heap (1 s). When the title's releases lack a word asked ("the office" and
+    "Office.S01E01"), the window holds fewer and grows as any window does."""
+    if query.episode is not None:
+        return None
+    title = title_match_key(query.words)
+    if not title:
+        return None
+    rows = queries.fetchall_planned(
+        "title_bound",
+        {
+            "title": title,
+            "since": query.since,
+            "categories": list(query.categories) if query.categories else None,
+            "wanted": query.offset + query.limit + 1,
+        },
+        using=using,
+    )
+    return rows[0].posted if rows else None
+
+
+def index_rows(query: SearchQuery, stats: TermStats) -> float:
+    """The GIN index's entries a newest window reads at least: the posting list of
+    the rarest plain term, whatever the window (0 for a season pack: its own plans).
+    A walked row costs about WALK_ROW_ENTRIES entries, so a walk of fewer rows
+    than that share of them is the cheaper plan: a word in 15 % at offset 3,000
+    walks 21,000 rows where its window read 1.5 million entries (1-2 s)."""
+    plain = [alt for alt in query.required_terms() if not any(t.endswith("*") for t in alt)]
+    if query.season_key() is not None or not plain:
+        return 0.0
+    return stats.releases * min(stats.frequency(alt) for alt in plain)
+
+
+def window_rows(query: SearchQuery) -> float:
+    """The matches a newest window is sized to hold (WINDOW_SLACK, WINDOW_PAGES)."""
+    return WINDOW_SLACK * (query.offset + query.limit + 1) + WINDOW_PAGES * (query.limit + 1)
 
 
 def _newest_window(
@@ -386,10 +502,14 @@ def _newest_window(
     stats: TermStats | None,
     share: float,
     using: str,
+    first: datetime | None = None,
 ) -> SearchPage:
+    """The matches in the newest window, from `first` or the newest `share` of the
+    releases, grown until the page is full or the window is the whole table."""
     windows = 0
     while True:
-        after = stats.posted_after(share) if stats else None
+        after = first if first is not None else stats.posted_after(share) if stats else None
+        first = None
         since = max(query.since, after) if after is not None else query.since
         found = queries.fetchall_planned("search_matches", {**params, "since": since}, using=using)
         rows = [row for row in found if row.id is not None]
@@ -399,7 +519,9 @@ def _newest_window(
             return SearchPage(query.offset, TOTAL_CAP, rows, f"window x{windows}")
         if after is None or since <= query.since:
             break
-        share *= WIDEN
+        # Grown by the matches it held (found[0].total: every one, up to TOTAL_CAP).
+        held = found[0].total
+        share *= min(WIDEN_MAX, max(2.0, window_rows(query) / held)) if held else WIDEN_MAX
     return SearchPage(query.offset, found[0].total, rows, f"bitmap x{windows}")
 
 

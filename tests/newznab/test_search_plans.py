@@ -3,6 +3,8 @@ sort of every match, whatever the words' frequencies say."""
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -10,6 +12,7 @@ from django.db import connection
 
 from newznab import selectors
 from newznab.selectors import Episode, SearchQuery, search
+from newznab.sql import queries
 
 pytestmark = pytest.mark.django_db
 
@@ -18,7 +21,9 @@ WORDS = ["alpha", "beta", "gamma", "delta", "omega"]
 
 @pytest.fixture
 def releases() -> None:
-    # 2,000 releases, one a minute; "alpha" in half, "omega" in one in a hundred.
+    # 2,000 releases, one a minute; "alpha" in half, "omega" in one in a hundred;
+    # the title "Gamma Delta" in one in twenty (each word common, the two always
+    # together); "zeta" in one in sixty, all in 2040.
     with connection.cursor() as cursor:
         cursor.execute(
             """
@@ -29,6 +34,8 @@ def releases() -> None:
                    concat_ws('.', CASE WHEN n % 2 = 0 THEN 'Alpha' END,
                              CASE WHEN n % 5 = 0 THEN 'Beta' END,
                              CASE WHEN n % 100 = 7 THEN 'Omega' END,
+                             CASE WHEN n % 20 = 3 THEN 'Gamma.Delta' END,
+                             CASE WHEN n % 60 = 1 THEN 'Zeta' END,
                              'Show', 'S0' || (1 + n % 3) || 'E0' || (1 + n % 9), '720p-GRP'),
                    'p', now() - make_interval(mins => 2000 - n),
                    now() - make_interval(mins => 2000 - n), n, 1, 1, 1, true, false,
@@ -68,6 +75,10 @@ QUERIES = [
     SearchQuery(words="omega show", episode=Episode(2), limit=10),
     SearchQuery(words="omega 720p", categories=[5040], limit=5, offset=1),
     SearchQuery(words="beta alpha", episode=Episode(1), categories=[5040], limit=25),
+    SearchQuery(words="gamma delta", limit=2),
+    SearchQuery(words="delta gamma show", limit=30, offset=50),
+    SearchQuery(words="zeta", categories=[5040], limit=1),
+    SearchQuery(words="alpha", limit=20, offset=500),
 ]
 
 
@@ -102,10 +113,146 @@ def test_the_index_is_asked_every_plain_term_when_one_is_uncommon(releases: None
     # "omega" is uncommon: "alpha" (in half) goes to the index too, the season's
     # prefix does not.
     assert ask(SearchQuery(words="omega alpha", episode=Episode(2)), stats) == "'omega' & 'alpha'"
-    # Only common terms: the rarest alone; for a season pack, none (the season
-    # index alone).
-    assert ask(SearchQuery(words="alpha beta"), stats) == "'beta'"
+    # Only common terms: every one too (a title's words are each common and rare
+    # together); for a season pack, none (the season index alone).
+    assert ask(SearchQuery(words="alpha beta"), stats) == "'alpha' & 'beta'"
     assert ask(SearchQuery(words="alpha", episode=Episode(2)), stats) == ""
+
+
+def index_condition(query: SearchQuery) -> str:
+    """The GIN index's condition in search_matches' plan for this query, with the
+    tsquery it is given (an InitPlan's output: search_matches hides its value
+    from the planner)."""
+    stats = selectors.term_stats()
+    params: dict[str, Any] = {
+        **selectors._params(query, query.tsquery()),
+        "index_tsquery": selectors.index_tsquery(query, stats),
+    }
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")  # a large table's plan
+        cursor.execute("EXPLAIN (VERBOSE) " + queries["search_matches"], params)
+        lines = [row[0] for row in cursor.fetchall()]
+    scan = next(i for i, line in enumerate(lines) if "catalog_release_search_idx" in line)
+    condition = lines[scan + 1]
+    plan = next(p.group(1) for p in [re.search(r"\((InitPlan \d+)\)", condition)] if p)
+    given = lines[next(i for i, line in enumerate(lines) if line.strip() == plan) + 2]
+    return f"{condition} {given}"
+
+
+@pytest.mark.slow
+def test_a_title_of_common_words_is_found_by_the_index_for_every_word(releases: None) -> None:
+    # "gamma" and "delta" are each in one release in twenty: asked the rarer
+    # alone, the index gave every row of it, each read to be tested for the
+    # other (380,000 rows for "a movie name" at 10 M releases).
+    condition = index_condition(SearchQuery(words="gamma delta show", limit=10))
+    assert "Index Cond" in condition
+    assert all(f"'{word}'" in condition for word in ("gamma", "delta", "show"))
+
+
+@pytest.mark.slow
+def test_a_title_of_common_words_is_searched_in_a_window_not_the_whole_table(
+    releases: None, monkeypatch: Any
+) -> None:
+    # As independent words, "gamma" and "delta" would be in one release in 400
+    # and the window for a page the whole table; they are together in one in
+    # twenty, and the newest window holds the page.
+    monkeypatch.setattr(selectors, "WALK_MAX_ROWS", 0)
+    stats = selectors.term_stats()
+    assert stats is not None
+    words = SearchQuery(words="gamma delta").word_terms()
+    assert stats.together(words, []) > 4 * stats.estimate(words)
+    query = SearchQuery(words="gamma delta", limit=2)
+    page = search(query)
+    assert page.plan == "window x1"
+    assert [row.id for row in page.releases] == expected(query)
+
+
+@pytest.mark.slow
+def test_words_that_are_a_title_are_searched_from_the_titles_own_newest_releases(
+    releases: None, monkeypatch: Any
+) -> None:
+    # "gamma delta" for a page of ten: the words' shares size the window as the
+    # whole table (every match read from the heap: 12,000 for a popular title at
+    # 10 M releases); the title's own newest listed releases (migration 0009)
+    # bound a window that holds the page.
+    monkeypatch.setattr(selectors, "WALK_MAX_ROWS", 0)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE catalog_release SET title_key = 'gamma delta' WHERE name LIKE '%Gamma.Delta%'"
+        )
+    for query in (
+        SearchQuery(words="gamma delta", limit=10, offset=5),
+        SearchQuery(words="Gamma Delta", categories=[5040], limit=10),
+    ):
+        page = search(query)
+        assert page.plan == "window x1"
+        assert [row.id for row in page.releases] == expected(query)
+    # The title's releases lack a word asked ("the"): the window holds none of
+    # them and grows, as any window does, to the page a full sort gives.
+    lacking = SearchQuery(words="the gamma delta", limit=10)
+    assert selectors.title_bound(lacking) is not None
+    page = search(lacking)
+    assert (page.plan, page.releases) == ("bitmap x2", expected(lacking))
+
+
+@pytest.mark.slow
+def test_a_window_with_no_match_grows_to_the_whole_table_at_once(releases: None) -> None:
+    # "zeta" is in 2040 alone: in 5040 no window holds a match. Grown tenfold,
+    # a window of 2 releases took four steps to reach the whole table (three at
+    # 10 M releases, a GIN scan and the window's matches read at each).
+    query = SearchQuery(words="zeta", categories=[5040], limit=10)
+    params = {**selectors._params(query, query.tsquery()), "index_tsquery": "'zeta'"}
+    page = selectors._newest_window(query, params, selectors.term_stats(), 0.001, "default")
+    assert (page.plan, page.total, page.releases) == ("bitmap x2", 0, [])
+
+
+@pytest.mark.slow
+def test_a_walk_shorter_than_the_index_entries_is_chosen_past_its_row_budget(
+    releases: None, monkeypatch: Any
+) -> None:
+    # "alpha" is in 1,000 of the 2,000 releases: a window reads all 1,000 index
+    # entries, and a walk to offset 300 reads about 640 rows (a row costs about
+    # one entry here). "omega" (20 entries) is found in a window.
+    monkeypatch.setattr(selectors, "WALK_MAX_ROWS", 0)
+    monkeypatch.setattr(selectors, "WALK_ROW_ENTRIES", 1)
+    deep = SearchQuery(words="alpha", limit=20, offset=300)
+    page = search(deep)
+    assert page.plan == "walk"
+    assert [row.id for row in page.releases] == expected(deep)
+    assert search(SearchQuery(words="omega", limit=10)).plan.startswith("bitmap")
+
+
+def test_a_window_begins_between_the_bounds_of_the_histogram() -> None:
+    # Rounded down to a bound, a window held one more bucket of releases: 1 % of
+    # the table at least (100,000 releases at 10 M), 10 % for a share of 9.1 %.
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    bounds = [start + timedelta(minutes=m) for m in range(101)]
+    stats = selectors.TermStats({}, 0.0, 1_000_000, bounds, {}, 0.0)
+    assert stats.posted_after(0.005) == bounds[99] + timedelta(seconds=30)
+    assert stats.posted_after(0.091) == bounds[90] + timedelta(seconds=54)
+    assert stats.posted_after(0.5) == bounds[50]
+    assert stats.posted_after(1.0) is None
+
+
+def test_the_share_after_a_date_is_the_inverse_of_the_date_after_a_share() -> None:
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    bounds = [start + timedelta(minutes=m) for m in range(101)]
+    stats = selectors.TermStats({}, 0.0, 1_000_000, bounds, {}, 0.0)
+    for share in (0.005, 0.091, 0.5, 0.99):
+        when = stats.posted_after(share)
+        assert when is not None
+        assert stats.share_after(when) == pytest.approx(share)
+    assert stats.share_after(start - timedelta(days=1)) == 1.0
+    assert stats.share_after(bounds[-1] + timedelta(days=1)) == 0.0
+
+
+def test_a_deep_page_window_is_sized_close_to_the_rows_it_needs() -> None:
+    # Three pages of matches for a first page; for a page at offset 3,000 the
+    # rows wanted and two pages (its expected matches vary by far less than
+    # their number): three times as many read 9,000 rows where 3,100 are needed.
+    assert selectors.window_rows(SearchQuery(limit=100)) >= 3 * 101
+    deep = SearchQuery(limit=100, offset=3_000)
+    assert 3_101 < selectors.window_rows(deep) < 1.5 * 3_101
 
 
 @pytest.mark.parametrize(
