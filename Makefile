@@ -37,6 +37,7 @@ lint: $(STAMP)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy coordinator console newznab leases inspections seeding catalog indexer core usenet inspection seed_node simulator
 
+# bench_issue27.py runs bench_call_cost.py, then bench_fleet.py at 64 nodes, and the goals' lines.
 bench: $(STAMP)
 	$(PY) bench/bench_lease.py
 	$(PY) bench/bench_aggregate.py
@@ -48,7 +49,6 @@ bench: $(STAMP)
 	$(PY) bench/bench_held_lane.py
 	$(PY) bench/bench_names.py
 	$(PY) bench/bench_inspect.py
-# bench_call_cost.py, then bench_fleet.py at 64 nodes, and the goals' lines (issue 27).
 	$(PY) bench/bench_issue27.py
 	$(PY) bench/bench_search.py --releases 1000000
 
