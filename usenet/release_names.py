@@ -78,6 +78,7 @@ the query the client sent (Sonarr's cleaned series title) to match it.
 from __future__ import annotations
 
 import datetime
+import types
 import unicodedata
 from dataclasses import dataclass
 from typing import Any
@@ -1572,29 +1573,27 @@ def parse_release_name(name: str, *, _again: bool = True) -> ParsedName:
         extension in _VIDEO_EXTENSIONS,
         edition,
     )
-    return _build(
-        {
-            "kind": kind,
-            "title": title,
-            "title_key": _key(title_words) if key is None else key,
-            "year": year,
-            "seasons": found.seasons,
-            "episodes": found.episodes,
-            "absolute_episodes": found.absolute,
-            "air_date": found.air_date,
-            "full_season": bool(found.seasons) and not found.episodes,
-            "special": found.special or 0 in found.seasons,
-            "resolution": resolution,
-            "source": source,
-            "codec": codec,
-            "edition": edition,
-            "languages": tuple(languages),
-            "group": group,
-            "proper": proper,
-            "repack": repack,
-            "tags": tuple(tags),
-            "version": version,
-        }
+    return ParsedName(
+        kind=kind,
+        title=title,
+        title_key=_key(title_words) if key is None else key,
+        year=year,
+        seasons=found.seasons,
+        episodes=found.episodes,
+        absolute_episodes=found.absolute,
+        air_date=found.air_date,
+        full_season=bool(found.seasons) and not found.episodes,
+        special=found.special or 0 in found.seasons,
+        resolution=resolution,
+        source=source,
+        codec=codec,
+        edition=edition,
+        languages=tuple(languages),
+        group=group,
+        proper=proper,
+        repack=repack,
+        tags=tuple(tags),
+        version=version,
     )
 
 
@@ -1804,14 +1803,6 @@ def _is_weak(low: str, video: bool) -> bool:
     return known[0] in _TRIMMED or (known[0] == _TAG and (not video or known[1] in _TRIMMED_TAGS))
 
 
-def _build(fields: dict[str, object]) -> ParsedName:
-    # A frozen dataclass's __init__ sets each field through object.__setattr__
-    # one by one, a tenth of the parse on its own; the instance takes its dict at once.
-    parsed = object.__new__(ParsedName)
-    object.__setattr__(parsed, "__dict__", fields)
-    return parsed
-
-
 def _kind(
     found: _Numbering,
     fansub: bool,
@@ -1876,8 +1867,15 @@ _KIND_OF_TAG = (
     ("software", "software"),
 )
 
+# Whether this module runs compiled (a compiled function is no Python function): setup.py
+# builds it with mypyc (`make install`, `pip install .`); where no C compiler was found,
+# or the source changed since, the .py is the module (usenet/__init__.py). Both read every
+# name alike (tests/usenet/test_release_names_compiled.py).
+COMPILED = not isinstance(parse_release_name, types.FunctionType)
+
 
 __all__ = [
+    "COMPILED",
     "FIELDS_VERSION",
     "KINDS",
     "MAX_NAME_LENGTH",
