@@ -73,6 +73,13 @@ change to the parser can change a stored field, so the backfill command
 `title_key(text)` is the key a title is matched on; a search applies it to
 the query the client sent (Sonarr's cleaned series title) to match it.
 `usenet.categories.category_from_fields` decides a category from the fields.
+
+`make install` and `pip install .` compile this module with mypyc (setup.py;
+`COMPILED` says whether it runs compiled): keep it typed precisely, its
+constants `Final`, its classes plain (ParsedName lives in usenet/parsed_name.py,
+never compiled), and no closures in the parse. Both read every name alike
+(tests/usenet/test_release_names_compiled.py; bench/names_equivalence.py
+--ref worktree).
 """
 
 from __future__ import annotations
