@@ -2,27 +2,33 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# The release-name parser compiled with mypyc (setup.py), built in place again when its source changes.
+PARSER := $(VENV)/.parser-compiled
 
 .PHONY: run test test-quick test-deps install lint bench clean-db settings-doc
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
-	touch $(STAMP)
+	touch $(STAMP) $(PARSER)
 
-install: $(STAMP)
+$(PARSER): usenet/release_names.py $(STAMP)
+	$(PY) setup.py -q build_ext --inplace
+	touch $(PARSER)
+
+install: $(STAMP) $(PARSER)
 
 ## Start the coordinator: embedded PostgreSQL, migrations, an admin login (its password: cat var/admin-password), gunicorn on 127.0.0.1:8000.
-run: $(STAMP)
+run: $(PARSER)
 	$(PY) manage.py serve
 
 ## Run the whole test suite (real PostgreSQL, real HTTP, INN2 for integration tests).
-test: $(STAMP) test-deps
+test: $(PARSER) test-deps
 	$(VENV)/bin/pytest
 
 ## The fast loop while working: every test but the slow ones (servers, browsers, chaos, PyPI).
-test-quick: $(STAMP)
+test-quick: $(PARSER)
 	$(VENV)/bin/pytest -m "not slow" -q
 
 ## Debian packages the integration tests use (INN2, the system PostgreSQL, Chromium).
@@ -31,14 +37,14 @@ test-deps:
 	@if [ "$$(id -u)" = 0 ]; then for script in .ci/install-*; do "$$script" || exit 1; done; \
 	else echo "note: not root; if INN2, PostgreSQL or Chromium are missing run: sudo sh -c 'for s in .ci/install-*; do \$$s; done'"; fi
 
-lint: $(STAMP)
+lint: $(PARSER)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy coordinator console newznab leases inspections seeding catalog indexer core usenet inspection seed_node simulator
 
 # bench_issue27.py runs bench_call_cost.py, then bench_fleet.py at 64 nodes, and the goals' lines.
-bench: $(STAMP)
+bench: $(PARSER)
 	$(PY) bench/bench_lease.py
 	$(PY) bench/bench_aggregate.py
 	$(PY) bench/bench_planning.py
@@ -53,7 +59,7 @@ bench: $(STAMP)
 	$(PY) bench/bench_search.py --releases 1000000
 
 ## Write docs/settings.md and .env.example from coordinator/settings.toml (a test fails while either is stale).
-settings-doc: $(STAMP)
+settings-doc: $(PARSER)
 	$(PY) -m coordinator.environment --markdown docs/settings.md --env-example .env.example
 
 ## Remove the embedded database (all local data).

@@ -12,7 +12,9 @@ search by cleaned title, season and episode finds the name); each over the
 rows whose fixture states it. Beside it, in the same run, the baseline: the category
 rules every release gets today (DEFAULT_CATEGORY_RULES). Then speed on one
 core (names per second on the process's CPU time, best of --repeat passes:
-parse, parse plus category, beside the old rules), and
+parse, by the module as installed, compiled by `make install` (setup.py),
+and by its source interpreted, the two alternating; parse plus category,
+beside the old rules), and
 linearity: the time to parse names of 100 characters to 100 KB built from real names,
 as a ratio against a normal name (a bounded parser cuts them: the ratio
 stays near 1; an unbounded but linear one grows with the length, never faster).
@@ -50,7 +52,8 @@ from tests.support.name_corpus import (
     score,
     score_old_rules,
 )
-from usenet.release_names import parse_release_name
+from tests.support.parsed_fields import interpreted
+from usenet.release_names import COMPILED, parse_release_name
 
 SIZES = (100, 1_000, 10_000, 100_000)
 HEADERS = {
@@ -80,13 +83,22 @@ def print_table(title: str, result: Score, measures: tuple[str, ...]) -> None:
 def rate(names: list[str], work: Callable[[str], object], repeat: int) -> float:
     """Names per second of `work` over `names`, best of `repeat` passes, on this
     process's CPU time (the machine is shared: time other processes take is not counted)."""
-    best = float("inf")
+    return rates(names, {"work": work}, repeat)["work"]
+
+
+def rates(
+    names: list[str], works: dict[str, Callable[[str], object]], repeat: int
+) -> dict[str, float]:
+    """rate() of several works, their passes alternating so the machine's load falls on
+    each alike."""
+    best = dict.fromkeys(works, float("inf"))
     for _ in range(repeat):
-        start = time.process_time()
-        for name in names:
-            work(name)
-        best = min(best, time.process_time() - start)
-    return len(names) / best
+        for label, work in works.items():
+            start = time.process_time()
+            for name in names:
+                work(name)
+            best[label] = min(best[label], time.process_time() - start)
+    return {label: len(names) / seconds for label, seconds in best.items()}
 
 
 def long_names(names: list[str], size: int, rng: random.Random) -> dict[str, str]:
@@ -173,9 +185,18 @@ def main(argv: list[str] | None = None) -> int:
     def full(name: str) -> int:
         return decide(name, parse_release_name(name))
 
+    # The module is compiled where `make install` built it (setup.py); its source, interpreted,
+    # is timed beside it, the passes alternating.
+    parsers = rates(
+        names,
+        {"module": parse_release_name, "interpreted": interpreted().parse_release_name},
+        args.repeat,
+    )
     speed = {
         "names": len(names),
-        "parse_per_second": rate(names, parse_release_name, args.repeat),
+        "compiled": COMPILED,
+        "parse_per_second": parsers["module"],
+        "interpreted_parse_per_second": parsers["interpreted"],
         "parse_and_category_per_second": rate(names, full, args.repeat),
         "old_rules_per_second": rate(names, old_category, args.repeat),
     }
@@ -212,7 +233,9 @@ def main(argv: list[str] | None = None) -> int:
     print_table("baseline: the old category rules, held out", held_old, ("category", "top_level"))
     print(f"\nspeed on one core (CPU time), best of {args.repeat} passes over {len(names)} names,")
     print(f"  load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}:")
-    print(f"  parse_release_name           {speed['parse_per_second']:>11,.0f} names/s")
+    module = "compiled" if COMPILED else "interpreted"
+    print(f"  parse_release_name, {module:<11} {speed['parse_per_second']:>9,.0f} names/s")
+    print(f"  its source, interpreted      {speed['interpreted_parse_per_second']:>11,.0f} names/s")
     print(f"  parse + category ({decided_by.split()[0]})")
     print(
         f"                               {speed['parse_and_category_per_second']:>11,.0f} names/s"

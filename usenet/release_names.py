@@ -73,79 +73,47 @@ change to the parser can change a stored field, so the backfill command
 `title_key(text)` is the key a title is matched on; a search applies it to
 the query the client sent (Sonarr's cleaned series title) to match it.
 `usenet.categories.category_from_fields` decides a category from the fields.
+
+`make install` and `pip install .` compile this module with mypyc (setup.py;
+`COMPILED` says whether it runs compiled): keep it typed precisely, its
+constants `Final`, its classes plain (ParsedName lives in usenet/parsed_name.py,
+never compiled), and no closures in the parse. Both read every name alike
+(tests/usenet/test_release_names_compiled.py; bench/names_equivalence.py
+--ref worktree).
 """
 
 from __future__ import annotations
 
 import datetime
+import types
 import unicodedata
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from .numbers import ascii_digits
+from .parsed_name import ParsedName
 
 # Bump when the parser changes what it returns for some name.
-FIELDS_VERSION = 5
+FIELDS_VERSION: Final = 5
 
-MAX_NAME_LENGTH = 512
-MAX_TOKENS = 64
+MAX_NAME_LENGTH: Final = 512
+MAX_TOKENS: Final = 64
 # Longer tokens are words to this parser (never a number or a marker).
-MAX_TOKEN_LENGTH = 32
+MAX_TOKEN_LENGTH: Final = 32
 # A range such as S01E01-E99 or S01-S30 lists at most this many numbers.
-MAX_RANGE = 250
+MAX_RANGE: Final = 250
 # The largest season, episode or absolute number given: the catalog stores them as
 # smallint[] (a larger one would fail the batch's INSERT), so a larger one is no number.
-MAX_NUMBER = 32_767
+MAX_NUMBER: Final = 32_767
 
-KINDS = ("tv", "movie", "anime", "audio", "book", "software", "other")
-
-
-@dataclass(frozen=True)
-class ParsedName:
-    """The fields of one release name; absent fields are None or empty."""
-
-    kind: str = "other"
-    # The title as a person writes it ("The Show"), and its search key (see title_key).
-    title: str = ""
-    title_key: str = ""
-    year: int | None = None
-    # Seasons covered: one for an episode or a pack, several for a multi-season pack.
-    seasons: tuple[int, ...] = ()
-    # Episode numbers within the season (a multi-episode name has several).
-    episodes: tuple[int, ...] = ()
-    # Absolute episode numbers (anime numbering without a season).
-    absolute_episodes: tuple[int, ...] = ()
-    # A daily show's air date.
-    air_date: datetime.date | None = None
-    # A whole season (or several), no episode numbers.
-    full_season: bool = False
-    special: bool = False
-    # Vertical resolution: 480, 576, 720, 1080, 1440, 2160. Where the name
-    # gives a source but no resolution, the one Sonarr assumes for it
-    # (BluRay 720, HDTV/WEB-DL/DVD 480).
-    resolution: int | None = None
-    source: str | None = None
-    codec: str | None = None
-    edition: str | None = None
-    languages: tuple[str, ...] = ()
-    group: str | None = None
-    proper: bool = False
-    repack: bool = False
-    # Added in FIELDS_VERSION 2.
-    # What the name says about its category beyond the kind: "3d", "disc"
-    # (a whole BluRay disc), "documentary", "audiobook", "lossless", "mp3",
-    # "music_video", "ebook", "comic", "game".
-    tags: tuple[str, ...] = ()
-    # A fansub's version ("- 09v2"): 2 and up is a fixed release.
-    version: int | None = None
+KINDS: Final = ("tv", "movie", "anime", "audio", "book", "software", "other")
 
 
-_DIGITS = frozenset("0123456789")
+_DIGITS: Final = frozenset("0123456789")
 # What splits a name into words: ASCII separators, CJK brackets (lenticular, corner,
 # full-width, tortoise-shell and angle), spaces nobody sees (a zero-width one must
 # not glue two words). "~" joins a range (01~10); full-width digits (CJK names) are
 # written as the ASCII ones they are, and no other digits are read.
-_SEPARATOR_MAP: dict[str, str] = {
+_SEPARATOR_MAP: Final[dict[str, str]] = {
     **{c: " " for c in '._[](){}+,;_"|/\\*?:<>\t\r\n\x00'},
     **{c: " " for c in "\u3010\u3011\u300c\u300d\u300e\u300f\uff08\uff09\u3014\u3015\u300a\u300b"},
     **{c: " " for c in "\u00a0\u200b\u200c\u200d\u2060\ufeff\u3000"},
@@ -153,35 +121,35 @@ _SEPARATOR_MAP: dict[str, str] = {
     "~": "-",
     **{chr(0xFF10 + n): str(n) for n in range(10)},
 }
-_NON_ASCII_SEPARATORS = tuple((k, v) for k, v in _SEPARATOR_MAP.items() if not k.isascii())
+_NON_ASCII_SEPARATORS: Final = tuple((k, v) for k, v in _SEPARATOR_MAP.items() if not k.isascii())
 # The same table for ASCII text, as bytes (bytes.translate is several times faster).
-_ASCII_SEPARATORS = bytes.maketrans(
+_ASCII_SEPARATORS: Final = bytes.maketrans(
     "".join(k for k in _SEPARATOR_MAP if k.isascii()).encode("ascii"),
     "".join(v for k, v in _SEPARATOR_MAP.items() if k.isascii()).encode("ascii"),
 )
-_APOSTROPHES = frozenset("'\u2019`\u00b4")
-_KEY_DROPPED = frozenset(("and", "&"))
+_APOSTROPHES: Final = frozenset("'\u2019`\u00b4")
+_KEY_DROPPED: Final = frozenset(("and", "&"))
 # Country codes that end a series title ("The Office (US)", "Shark Tank AU"); title_key drops them.
-_KEY_COUNTRIES = frozenset(("us", "uk", "au", "nz", "ca"))
-_CENTURIES = frozenset(("19", "20"))  # the years title_key drops: 1900-2099
-_SUFFIX_ENDS = _KEY_COUNTRIES | {f"{n:02d}" for n in range(100)}
+_KEY_COUNTRIES: Final = frozenset(("us", "uk", "au", "nz", "ca"))
+_CENTURIES: Final = frozenset(("19", "20"))  # the years title_key drops: 1900-2099
+_SUFFIX_ENDS: Final = _KEY_COUNTRIES | {f"{n:02d}" for n in range(100)}
 
 # What a token means, looked up once per token. (field, value).
-_RES = "res"
-_SRC = "src"
-_CODEC = "codec"
-_AUDIO = "audio"  # an audio track's format: AAC, AC3, DTS; says nothing about the kind
-_LANG = "lang"
-_EDITION = "edition"
-_FLAG = "flag"  # proper, repack, and words that end a title but carry no field
-_TAG = "tag"  # a category hint (see ParsedName.tags)
-_SEASON_WORD = "season"
-_EPISODE_WORD = "episode"
-_SPECIAL = "special"
-_PART = "part"
+_RES: Final = "res"
+_SRC: Final = "src"
+_CODEC: Final = "codec"
+_AUDIO: Final = "audio"  # an audio track's format: AAC, AC3, DTS; says nothing about the kind
+_LANG: Final = "lang"
+_EDITION: Final = "edition"
+_FLAG: Final = "flag"  # proper, repack, and words that end a title but carry no field
+_TAG: Final = "tag"  # a category hint (see ParsedName.tags)
+_SEASON_WORD: Final = "season"
+_EPISODE_WORD: Final = "episode"
+_SPECIAL: Final = "special"
+_PART: Final = "part"
 
 # A word's field and value: the value is an int (a resolution) or a str.
-_WORDS: dict[str, tuple[str, Any]] = {}
+_WORDS: Final[dict[str, tuple[str, Any]]] = {}
 
 
 def _add(field: str, words: str, value: Any = None) -> None:
@@ -314,51 +282,53 @@ _add(_PART, "part pt", "part")
 _add(_TAG, "complete completa completo", "complete")
 
 # Tags that end a title wherever they stand (but as its first word).
-_STRONG = frozenset((_RES, _SRC, _CODEC))
+_STRONG: Final = frozenset((_RES, _SRC, _CODEC))
 # Numbering words, read after the pass.
-_MARKS = frozenset((_SEASON_WORD, _EPISODE_WORD, _PART))
+_MARKS: Final = frozenset((_SEASON_WORD, _EPISODE_WORD, _PART))
 # Tags trimmed off a title's end ("Movie German DL", "Show EXTENDED").
-_TRIMMED = frozenset((_AUDIO, _LANG, _EDITION, _FLAG))
-_TRIMMED_TAGS = frozenset(("complete", "batch"))
+_TRIMMED: Final = frozenset((_AUDIO, _LANG, _EDITION, _FLAG))
+_TRIMMED_TAGS: Final = frozenset(("complete", "batch"))
 # Tags that count even as a title's word ("Nature Documentary", "BD25 Movie",
 # "Author-Title-AUDIOBOOK-WEB-2022").
-_TITLE_TAGS = frozenset(("disc", "documentary", "audiobook"))
+_TITLE_TAGS: Final = frozenset(("disc", "documentary", "audiobook"))
 # A later source that says more than an earlier one (WEB then WEBRip is a WEBRip).
-_BETTER_SOURCE = {
+_BETTER_SOURCE: Final = {
     "webdl": ("webrip",),
     "bluray": ("bdrip", "remux"),
     "dvd": ("bluray", "bdrip", "remux", "webdl", "webrip", "hdtv"),
     "sdtv": ("hdtv", "webdl", "webrip", "bluray", "bdrip", "remux"),
 }
-_CODEC_NUMBERS = {"264": "h264", "265": "h265"}
+_CODEC_NUMBERS: Final = {"264": "h264", "265": "h265"}
 # What follows a season's disc number: S07D1, S07D1-3&5.
-_DISC_TAIL = frozenset("d0123456789-&")
-_RESOLUTION_ALIASES = frozenset(("4k", "uhd", "fhd", "sd"))
+_DISC_TAIL: Final = frozenset("d0123456789-&")
+_RESOLUTION_ALIASES: Final = frozenset(("4k", "uhd", "fhd", "sd"))
 # A disc's own codecs; x264, H.265, XviD are an encoder's.
-_DISC_CODECS = frozenset(("avc", "hevc", "vc1", "vc-1", "mpeg2", "mpeg-2", "mvc"))
+_DISC_CODECS: Final = frozenset(("avc", "hevc", "vc1", "vc-1", "mpeg2", "mpeg-2", "mvc"))
 # A season's number in Roman numerals ("Saison VII"), read only after a season word.
-_ROMAN = {
+_ROMAN: Final = {
     numeral: value
     for value, numeral in enumerate(
         "i ii iii iv v vi vii viii ix x xi xii xiii xiv xv xvi xvii xviii xix xx".split(), start=1
     )
 }
-_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+_NUMBER_WORDS: Final = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 # Words after their number: "60.Bolum" (Turkish), "1.Bölüm".
-_EPISODE_AFTER = frozenset(("bolum", "bölüm", "blm"))
+_EPISODE_AFTER: Final = frozenset(("bolum", "bölüm", "blm"))
 # A CJK episode's mark after its number: 話/话 (episode), 集 (part), 完 (the last).
-_CJK_EPISODE = frozenset("話话集完")
-_GLUED_SEASON = (
+_CJK_EPISODE: Final = frozenset("話话集完")
+_GLUED_SEASON: Final = (
     "saison", "season", "staffel", "temporada", "stagione", "series", "sezon", "seizoen",
 )  # fmt: skip
 # Heights read as a resolution when bare beside a quality tag or a width ("1280*720").
-_BARE_RESOLUTIONS = frozenset(("480", "576", "720", "1080", "2160"))
-_WIDTHS = frozenset(("640", "704", "720", "848", "854", "960", "1024", "1280", "1920", "3840"))
+_BARE_RESOLUTIONS: Final = frozenset(("480", "576", "720", "1080", "2160"))
+_WIDTHS: Final = frozenset(
+    ("640", "704", "720", "848", "854", "960", "1024", "1280", "1920", "3840")
+)
 # Resolutions that are never an episode number ("Show.720.HDTV").
-_RESOLUTION_NUMBERS = frozenset((360, 480, 540, 576, 720, 1080, 1440, 2160))
+_RESOLUTION_NUMBERS: Final = frozenset((360, 480, 540, 576, 720, 1080, 1440, 2160))
 # Glued forms: "Bluray720p", "WEB1080p", "x264-720p" read their resolution from the end.
 # The resolution a source implies when the name gives none (Sonarr's defaults).
-_SOURCE_RESOLUTION = {
+_SOURCE_RESOLUTION: Final = {
     "bluray": 720,
     "remux": 1080,
     "bdrip": 480,
@@ -371,21 +341,23 @@ _SOURCE_RESOLUTION = {
     "rawhd": 1080,
 }
 # File extensions and poster's suffixes taken off before the group is read.
-_VIDEO_EXTENSIONS = frozenset("mkv mp4 avi m4v wmv mov mpg mpeg ts m2ts webm flv ogm".split())
-_EXTENSIONS = _VIDEO_EXTENSIONS | frozenset("nzb par2 nfo rar zip srt sub idx".split())
-_POSTER_SUFFIXES = frozenset(
+_VIDEO_EXTENSIONS: Final = frozenset(
+    "mkv mp4 avi m4v wmv mov mpg mpeg ts m2ts webm flv ogm".split()
+)
+_EXTENSIONS: Final = _VIDEO_EXTENSIONS | frozenset("nzb par2 nfo rar zip srt sub idx".split())
+_POSTER_SUFFIXES: Final = frozenset(
     "obfuscated scrambled postbot xpost asrequested rp sample rakuv rakuvfinhel".split()
 )
-_SITE_TAGS = frozenset(
+_SITE_TAGS: Final = frozenset(
     "rarbg eztv ettv tgx eztv.re eztv.io rartv vtv publichd ettv.to 1337x yts yts.mx yify".split()
 )
 # What a fansub's name opens with, its [Group] inside.
-_OPENING_BRACKETS = ("[", "\u3010")
+_OPENING_BRACKETS: Final = ("[", "\u3010")
 # What a name that states a site or a fansub's group opens with: "www.", "[", "【".
-_LEADING_MARKS = frozenset("[\u3010wW")
-_DOMAIN_ENDS = (".com", ".org", ".net", ".to", ".me", ".info", ".re", ".io", ".cc", ".tv")
+_LEADING_MARKS: Final = frozenset("[\u3010wW")
+_DOMAIN_ENDS: Final = (".com", ".org", ".net", ".to", ".me", ".info", ".re", ".io", ".cc", ".tv")
 
-_THIS_YEAR = datetime.date.today().year
+_THIS_YEAR: Final = datetime.date.today().year
 
 
 def _fold(word: str) -> str:
@@ -819,22 +791,23 @@ def _date_shaped(low: str) -> tuple[int, int, int] | None:
     return None
 
 
-@dataclass(slots=True)
 class _Numbering:
-    """The numbering one name states, and where its first marker stands."""
+    """The numbering one name states, and where its first marker stands. (A plain class,
+    not a dataclass: compiled, it is a native class, built and read in C.)"""
 
-    marker: int = -1  # index of the first numbering token (the title ends before it)
-    seasons: tuple[int, ...] = ()
-    episodes: tuple[int, ...] = ()
-    absolute: tuple[int, ...] = ()
-    air_date: datetime.date | None = None
-    special: bool = False
-    absolute_at: int = -1  # the number after a title's season ("Show S2 - 07")
-    season_at: int = -1  # where the season was read
-    # Where the title starts after an episode number that opens the name ("01 - Title").
-    title_at: int = 0
-    # The letters of a word glued to its S01E01 ("zoos01e11") that end the title ("zoo").
-    glued_title: int = 0
+    def __init__(self) -> None:
+        self.marker = -1  # index of the first numbering token (the title ends before it)
+        self.seasons: tuple[int, ...] = ()
+        self.episodes: tuple[int, ...] = ()
+        self.absolute: tuple[int, ...] = ()
+        self.air_date: datetime.date | None = None
+        self.special = False
+        self.absolute_at = -1  # the number after a title's season ("Show S2 - 07")
+        self.season_at = -1  # where the season was read
+        # Where the title starts after an episode number that opens the name ("01 - Title").
+        self.title_at = 0
+        # The letters of a word glued to its S01E01 ("zoos01e11") that end the title ("zoo").
+        self.glued_title = 0
 
     def mark(self, index: int) -> None:
         if self.marker < 0 or index < self.marker:
@@ -953,7 +926,7 @@ def _date_either_way(year: int, month: int, day: int) -> datetime.date | None:
     return _date(year, month, day)
 
 
-_MONTHS = {
+_MONTHS: Final = {
     name: number
     for number, names in enumerate(
         (
@@ -1622,7 +1595,7 @@ def _language_of_title(lows: list[str], start: int, end: int) -> bool:
 
 
 # Articles a title in that language opens with.
-_FOREIGN_ARTICLES = {
+_FOREIGN_ARTICLES: Final = {
     "german": frozenset(("der", "die", "das", "ein", "eine")),
     "french": frozenset(("le", "la", "les", "un", "une")),
     "spanish": frozenset(("el", "la", "los", "las", "un", "una")),
@@ -1805,8 +1778,10 @@ def _is_weak(low: str, video: bool) -> bool:
 
 
 def _build(fields: dict[str, object]) -> ParsedName:
-    # A frozen dataclass's __init__ sets each field through object.__setattr__
-    # one by one, a tenth of the parse on its own; the instance takes its dict at once.
+    # A frozen dataclass's __init__ sets each field through object.__setattr__ one by one,
+    # a tenth of an interpreted parse and a third of a compiled one; the instance takes
+    # its dict at once. (ParsedName is defined in a module that is never compiled:
+    # compiled, its instances would have no dict.)
     parsed = object.__new__(ParsedName)
     object.__setattr__(parsed, "__dict__", fields)
     return parsed
@@ -1865,7 +1840,7 @@ def _tag_kind(tags: list[str]) -> str | None:
     return next((kind for tag, kind in _KIND_OF_TAG if tag in tags), None)
 
 
-_KIND_OF_TAG = (
+_KIND_OF_TAG: Final = (
     ("audiobook", "audio"),
     ("music_video", "audio"),
     ("lossless", "audio"),
@@ -1876,8 +1851,15 @@ _KIND_OF_TAG = (
     ("software", "software"),
 )
 
+# Whether this module runs compiled (a compiled function is no Python function): setup.py
+# builds it with mypyc (`make install`, `pip install .`); where no C compiler was found,
+# or the source changed since, the .py is the module (usenet/__init__.py). Both read every
+# name alike (tests/usenet/test_release_names_compiled.py).
+COMPILED = not isinstance(parse_release_name, types.FunctionType)
+
 
 __all__ = [
+    "COMPILED",
     "FIELDS_VERSION",
     "KINDS",
     "MAX_NAME_LENGTH",
