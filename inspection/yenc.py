@@ -106,14 +106,12 @@ def _decode(body: bytes, decode_data: Callable[[bytes], bytes]) -> YencPart:
         raise YencError(f"The article body is {len(body)} bytes, more than the {MAX_BODY} read.")
     header, data_start, data_end = _frame(body)
     raw = body[data_start:data_end]
-    if b"=y" in raw or b"=\r" in raw:  # else no line can start with "=y", CRs or not
-        unfolded = raw.translate(None, b"\r")
-        if unfolded.startswith(b"=y") or b"\n=y" in unfolded:
-            # No encoder starts a data line so ('y' is never escaped); sabctools ends the
-            # data there.
-            raise YencError(
-                "A data line starts with '=y' before the =yend line: the body is not one article."
-            )
+    unfolded = raw.translate(None, b"\r")
+    if unfolded.startswith(b"=y") or b"\n=y" in unfolded:
+        # No encoder starts a data line so ('y' is never escaped); sabctools ends the data there.
+        raise YencError(
+            "A data line starts with '=y' before the =yend line: the body is not one article."
+        )
     data = decode_data(raw)
     STEPS.take(len(raw))
     return _checked(data, header)
@@ -273,35 +271,21 @@ _FRAME_HEAD = (
 
 
 def _sabctools_data(raw: bytes) -> bytes:
-    """The data lines decoded by sabctools, framed as the NNTP response its Decoder reads.
-
-    The lines are written into the decoder's buffer between the frame's head and
-    tail, not joined to them first; lines that already end in CRLF only (what a
-    news server sends) are taken as they are, with their dots stuffed again.
-    """
+    """The data lines decoded by sabctools, framed as the NNTP response its Decoder reads."""
     accelerator = _accelerator()
     assert accelerator is not None
-    carriage_returns = raw.count(b"\r")
-    if carriage_returns == raw.count(b"\n") == raw.count(b"\r\n"):
-        lines = raw  # CRLF line ends only: the normalising below would change nothing
-    else:
-        lines = raw.replace(b"\r", b"").replace(b"\n", b"\r\n")
-    if b"\r\n." in lines:
-        lines = lines.replace(b"\r\n.", b"\r\n..")
-    size = max(len(raw), 1)
-    head = _FRAME_HEAD % (size, size)
+    lines = raw.replace(b"\r", b"").replace(b"\n", b"\r\n").replace(b"\r\n.", b"\r\n..")
     if lines.startswith(b"."):
-        head += b"."
-    tail = b"=yend size=%d\r\n.\r\n" % size
+        lines = b"." + lines
     if not lines.endswith(b"\r\n"):
-        tail = b"\r\n" + tail
-    length = len(head) + len(lines) + len(tail)
-    decoder = accelerator.Decoder(length)
-    with memoryview(decoder) as view:
-        view[: len(head)] = head
-        view[len(head) : len(head) + len(lines)] = lines
-        view[len(head) + len(lines) : length] = tail
-    decoder.process(length)
+        lines += b"\r\n"
+    size = max(len(raw), 1)
+    response = (_FRAME_HEAD % (size, size)) + lines + b"=yend size=%d\r\n.\r\n" % size
+    decoder = accelerator.Decoder(len(response))
+    view = memoryview(decoder)
+    view[: len(response)] = response
+    view.release()
+    decoder.process(len(response))
     for answer in decoder:
         return bytes(answer.data or b"")
     raise YencError("The yEnc data could not be decoded.")
