@@ -32,6 +32,7 @@ import argparse
 import hashlib
 import io
 import math
+import multiprocessing
 import os
 import random
 import shutil
@@ -258,10 +259,15 @@ def fleet(options: argparse.Namespace) -> None:
                 if bare[1] != node[1]:
                     raise SystemExit(f"the node fetched {node[1]} bytes, the bare reader {bare[1]}")
                 runs.append((bare, node))
+                count = len(leases) * passes
+                ms = {
+                    key: node[2][key] / count * 1000 for key in ("news_seconds", "inspect_seconds")
+                }
                 print(
                     f"  {label:<30} round {round_number + 1}:"
-                    f" bare {len(leases) * passes / bare[0]:>7.1f} releases/s,"
-                    f" node {len(leases) * passes / node[0]:>7.1f} releases/s,"
+                    f" bare {count / bare[0]:>7.1f} releases/s ({bare[0] / count * 1000:.2f} ms),"
+                    f" node {count / node[0]:>7.1f} ({node[0] / count * 1000:.2f} ms: fetching"
+                    f" {ms['news_seconds']:.2f}, parsing {ms['inspect_seconds']:.2f}),"
                     f" node / bare {bare[0] / node[0]:.2f}x; load {load()}"
                 )
             rows.append((label, runs))
@@ -300,15 +306,16 @@ def passes_for(
     """How many times a run reads the releases so that the bare reader's run lasts
     --fleet-seconds (at least once): measured on one warm-up pass of each reader,
     which also warms INN's cache and the node's code paths."""
-    seconds, _bytes = bare_reader(inn, leases, compression)
+    seconds, _bytes, _counters = bare_reader(inn, leases, compression)
     inspecting_node(inn, leases, compression)
     return max(1, math.ceil(options.fleet_seconds / max(seconds, 1e-6)))
 
 
 def bare_reader(
     inn: Any, leases: list[list[dict[str, Any]]], compression: bool
-) -> tuple[float, int]:
-    """BODY of every article the leases name, in order, on one connection: seconds, bytes."""
+) -> tuple[float, int, dict[str, float]]:
+    """BODY of every article the leases name, in order, on one connection: seconds,
+    bytes (and no counters: it only reads)."""
     from usenet.nntp import NNTPClient
 
     fetched = 0
@@ -318,21 +325,62 @@ def bare_reader(
             for item in named:
                 for message_id in item["message_ids"]:
                     fetched += len(client.body(message_id, yenc.MAX_BODY))
-        return time.perf_counter() - started, fetched
+        return time.perf_counter() - started, fetched, {}
 
 
 def inspecting_node(
     inn: Any, leases: list[list[dict[str, Any]]], compression: bool
-) -> tuple[float, int]:
+) -> tuple[float, int, dict[str, float]]:
     """One InspectWorker over the leases, against a scripted coordinator on loopback
-    (lease, report): seconds from its first lease call to its last report, bytes fetched."""
+    (lease, report) in a process of its own, as a real coordinator is (in this one
+    its CPU would take the node's GIL): seconds from its first lease call to its last
+    report, bytes fetched, and the node's counters (seed_node.control.Stats)."""
     from seed_node.articles import NewsServerArticles
     from seed_node.control import Context, Control, Settings, Stats
     from seed_node.http import Coordinator
     from seed_node.inspecting import InspectWorker
     from seed_node.sources import NewsServerSource
-    from tests.support.scripted import NO_LEASE, ScriptedCoordinator
     from usenet.nntp import NewsServerConfig, NNTPPool
+
+    processes = multiprocessing.get_context("fork")
+    urls: Any = processes.Queue()
+    done: Any = processes.Queue()
+    stop = processes.Event()
+    child = processes.Process(
+        target=scripted_coordinator, args=(leases, urls, done, stop), daemon=True
+    )
+    child.start()
+    config = NewsServerConfig.from_url(
+        f"{inn.url}/?connections=1&timeout=30&compression={int(compression)}"
+    )
+    pool = NNTPPool(config)
+    try:
+        url = urls.get(timeout=60)
+        settings = Settings(exit_when_idle=True)
+        stats = Stats()
+        articles = NewsServerArticles(pool, settings.fetch_seconds)
+        context = Context(NewsServerSource(pool), settings, Control(), stats, articles)
+        worker = InspectWorker("bench", Coordinator(url, "sn_bench"), context)
+        started = time.perf_counter()
+        worker.run()
+        seconds = time.perf_counter() - started
+    finally:
+        pool.close()
+        stop.set()
+    reports, whole = done.get(timeout=60)
+    child.join(60)
+    if reports != len(leases) or not whole:
+        raise SystemExit("the node did not report every release whole")
+    counters = stats.everything()
+    return seconds, int(counters["article_bytes"]), counters
+
+
+def scripted_coordinator(
+    leases: list[list[dict[str, Any]]], urls: Any, done: Any, stop: Any
+) -> None:
+    """In a child process: hand out the leases in order, answer every report; once
+    `stop` is set, put (reports received, every one whole) on `done`."""
+    from tests.support.scripted import NO_LEASE, ScriptedCoordinator
 
     queue = list(enumerate(leases, start=1))  # a lease may name a release twice (passes)
 
@@ -346,26 +394,11 @@ def inspecting_node(
     scripted = ScriptedCoordinator()
     scripted.routes["/inspections/lease"] = lease
     scripted.routes["*"] = lambda _body: (200, {"release": {"id": 1, "name": "x"}})
-    config = NewsServerConfig.from_url(
-        f"{inn.url}/?connections=1&timeout=30&compression={int(compression)}"
-    )
-    pool = NNTPPool(config)
-    try:
-        settings = Settings(exit_when_idle=True)
-        stats = Stats()
-        articles = NewsServerArticles(pool, settings.fetch_seconds)
-        context = Context(NewsServerSource(pool), settings, Control(), stats, articles)
-        worker = InspectWorker("bench", Coordinator(scripted.url, "sn_bench"), context)
-        started = time.perf_counter()
-        worker.run()
-        seconds = time.perf_counter() - started
-    finally:
-        pool.close()
-        scripted.close()
+    urls.put(scripted.url)
+    stop.wait()
     reports = scripted.posted("/report")
-    if len(reports) != len(leases) or any(not r["results"] or r["missing"] for r in reports):
-        raise SystemExit("the node did not report every release whole")
-    return seconds, int(stats.everything()["article_bytes"])
+    done.put((len(reports), all(r["results"] and not r["missing"] for r in reports)))
+    scripted.close()
 
 
 # --- the coordinator's cost per inspection result -------------------------------------
