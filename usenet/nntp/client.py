@@ -309,7 +309,6 @@ class NNTPClient:
                 "not a message-id (<local@domain>, at most 250 characters); nothing was sent"
             )
         self._command(f"BODY {message_id}", (222,))
-        body = bytearray()
         fill = self._fill
         if deadline is not None:
 
@@ -322,14 +321,56 @@ class NNTPClient:
                     )
                 self._fill()
 
-        lines = self._stream(self._read_multiline(self._buffer, fill))
-        for line in lines:
-            if len(body) + len(line) + 2 > max_bytes:
-                lines.close()  # the rest is unread: the connection closes
+        self._reading_multiline = True
+        finished = False
+        try:
+            body = self._read_body(fill, max_bytes, message_id)
+            finished = True
+        finally:
+            self._reading_multiline = False
+            if not finished:
+                self.close()  # its rest is unread (or the connection broke)
+        return body
+
+    def _read_body(self, fill: Callable[[], None], max_bytes: int, message_id: str) -> bytes:
+        """The lines of a dot-terminated block, dot-unstuffed, with their CRLF.
+
+        Whole runs of lines at a time, not line by line: each read's complete
+        lines are cut from the buffer in one slice, unstuffed with one replace
+        (only when a line starts with a dot), and the pieces joined once at the
+        end. The buffer always starts at a line's start, so the terminator is
+        either ".\r\n" at its start or "\r\n.\r\n" inside it.
+        """
+        buffer = self._buffer
+        pieces: list[bytes] = []
+        kept = 0
+        scanned = 0  # bytes of the buffer already searched (no CRLF in them)
+        while True:
+            if buffer.startswith(b".\r\n"):
+                del buffer[:3]
+                break
+            start = max(scanned - 4, 0)
+            end = buffer.find(b"\r\n.\r\n", start)
+            cut = end + 2 if end >= 0 else buffer.rfind(b"\r\n", start) + 2
+            if cut < 2:  # not one whole line yet
+                if len(buffer) > _MAX_LINE:
+                    self.close()
+                    raise NNTPProtocolError("line too long: no CRLF in 4 MiB")
+                scanned = len(buffer)
+                fill()
+                continue
+            with memoryview(buffer) as view:
+                piece = bytes(view[:cut])
+            del buffer[: cut + 3 if end >= 0 else cut]
+            scanned = 0
+            piece = _unstuffed(piece)
+            kept += len(piece)
+            if kept > max_bytes:
                 raise BodyTooLarge(f"the body of {message_id} is longer than {max_bytes} bytes")
-            body += line
-            body += b"\r\n"
-        return bytes(body)
+            pieces.append(piece)
+            if end >= 0:
+                break
+        return pieces[0] if len(pieces) == 1 else b"".join(pieces)
 
     def over(self, first: int, last: int | None = None) -> Iterator[bytes]:
         """Stream overview lines of articles first..last (open-ended when last is None).
@@ -620,6 +661,16 @@ class NNTPClient:
         if plain.strip():
             self.close()
             raise CompressionError("XZVER data ends in the middle of a line")
+
+
+def _unstuffed(lines: bytes) -> bytes:
+    """Whole lines (each with its CRLF) with the leading dot of each line removed
+    (RFC 3977 dot-stuffing: ".." on the wire is "." in the article)."""
+    if lines.startswith(b"."):
+        lines = lines[1:]
+    if b"\r\n." in lines:
+        lines = lines.replace(b"\r\n.", b"\r\n")
+    return lines
 
 
 def _complete_lines(buffer: bytearray) -> Iterator[bytes]:
