@@ -133,9 +133,7 @@ def searched(client: Client, key: str, words: str) -> tuple[list[str], int]:
     whichever server then answers it."""
     with CaptureQueriesContext(connections[REPLICA]) as on_replica:
         found = search(client, key, words)
-    return found, sum(
-        "pg_last_wal_replay_lsn" not in q["sql"] for q in on_replica.captured_queries
-    )
+    return found, sum("pg_last_wal_replay_lsn" not in q["sql"] for q in on_replica.captured_queries)
 
 
 def on_standby(cluster: PatroniCluster, title: str) -> bool:
