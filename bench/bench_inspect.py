@@ -315,7 +315,8 @@ def bare_reader(
     inn: Any, leases: list[list[dict[str, Any]]], compression: bool
 ) -> tuple[float, int, dict[str, float]]:
     """BODY of every article the leases name, in order, on one connection: seconds,
-    bytes (and no counters: it only reads)."""
+    bytes (and no counters: it only reads). Read as the node reads them
+    (NewsServerArticles): as on the wire, still dot-stuffed, with a deadline."""
     from usenet.nntp import NNTPClient
 
     fetched = 0
@@ -324,7 +325,9 @@ def bare_reader(
         for named in leases:
             for item in named:
                 for message_id in item["message_ids"]:
-                    fetched += len(client.body(message_id, yenc.MAX_BODY))
+                    deadline = time.monotonic() + 60
+                    body = client.body(message_id, yenc.MAX_BODY, deadline, stuffed=True)
+                    fetched += len(body)
         return time.perf_counter() - started, fetched, {}
 
 

@@ -16,6 +16,16 @@ so a node without sabctools's wheel reports what one with it does, slower.
 Checks: the decoded length equals the trailer's ``size=`` and, for a part,
 ``end - begin + 1``; the CRC32 equals ``pcrc32=`` (or, for a whole file in one
 article, ``crc32=``) when the trailer has one. A failed check is a YencError.
+
+At once, with sabctools: when the trailer gives a CRC, the data lines go to
+sabctools's decoder as they are, with no pass over them in Python (sabctools
+undoes dot-stuffing, drops the line ends, decodes and computes the CRC in C,
+with the GIL released), and its result is taken when its length and CRC are the
+header's. Anything else (no CRC, a line end that is not CRLF, a data line that
+starts with ``=y``, a failed check) goes the exact way above, which decides
+what the body is or which check it fails. So the body may be as on the wire,
+still dot-stuffed (``stuffed``: NNTPClient.body(stuffed=True), which leaves it
+so to spare a pass over it): the exact way unstuffs it first.
 """
 
 from __future__ import annotations
@@ -26,6 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
+from usenet.nntp.client import unstuff
 from usenet.numbers import NotANumber, whole_number
 
 from .errors import YencError
@@ -90,10 +101,15 @@ def decoder_name() -> str:
     return f"sabctools {accelerator.__version__}" if accelerator else "pure-python"
 
 
-def decode(body: bytes) -> YencPart:
-    """The data of one yEnc article body, checked; YencError if it cannot be or fails a check."""
-    accelerator = _accelerator()
-    return _decode(body, _sabctools_data if accelerator else _pure_data)
+def decode(body: bytes, *, stuffed: bool = False) -> YencPart:
+    """The data of one yEnc article body, checked; YencError if it cannot be or fails a
+    check. `stuffed`: the body is as on the wire, its dot-stuffing not yet undone."""
+    if _accelerator() is None:
+        return _decode(unstuff(body) if stuffed else body, _pure_data)
+    part = _at_once(body)
+    if part is not None:
+        return part
+    return _decode(unstuff(body) if stuffed else body, _sabctools_data)
 
 
 def decode_pure(body: bytes) -> YencPart:
@@ -263,6 +279,62 @@ def _pure_data(raw: bytes) -> bytes:
             decoded.append(_ESCAPED_EQUALS)
             escaping = False
     return b"".join(decoded)
+
+
+def _at_once(body: bytes) -> YencPart | None:
+    """The article decoded by sabctools from its data lines as they are, stuffed or not,
+    when its length and CRC are the header's; None when that cannot be vouched for
+    (the exact way then decides).
+
+    A dot-stuffed line is unstuffed by sabctools; a line that starts with a dot in a
+    body already unstuffed, or a line end other than CRLF, changes what it decodes,
+    and the length or the CRC then tells. Data with ``=y`` anywhere in it goes the
+    exact way (one search, in C): sabctools would read such a line as a header.
+    """
+    if len(body) > MAX_BODY:
+        return None
+    try:
+        header, data_start, data_end = _frame(body)
+    except YencError:
+        return None  # the exact way says why (stuffing may have moved =ybegin)
+    if header.crc is None or not body.endswith(b"\r\n", data_start, data_end):
+        return None
+    if body.find(b"=y", data_start, data_end) >= 0:
+        # No encoder writes it (it escapes only NUL, LF, CR, "=" and, at a line's
+        # edges, TAB, space and "."). The exact way decides whether a line starts
+        # with it once stray CRs are dropped, which sabctools does not see.
+        return None
+    expected = header.size
+    if header.begin is not None and header.end is not None:
+        expected = header.end - header.begin + 1
+    if header.end_size not in (None, expected) or expected == 0:
+        return None
+    size = data_end - data_start
+    head = _FRAME_HEAD % (size, size)
+    tail = b"=yend size=%d pcrc32=%08x\r\n.\r\n" % (size, header.crc)
+    total = len(head) + size + len(tail)
+    accelerator = _accelerator()
+    assert accelerator is not None
+    decoder = accelerator.Decoder(total)
+    with memoryview(decoder) as view:
+        if len(view) < total:  # past sabctools's largest buffer (10 MiB)
+            return None
+        view[: len(head)] = head
+        with memoryview(body) as data:
+            view[len(head) : len(head) + size] = data[data_start:data_end]
+        view[len(head) + size : total] = tail
+    decoder.process(total)
+    answer = next(iter(decoder), None)
+    if (
+        answer is None
+        or answer.bytes_read != total
+        or answer.bytes_decoded != expected
+        or answer.crc is None  # sabctools gives it only when it is the pcrc32 above
+        or answer.data is None
+    ):
+        return None
+    STEPS.take(size)
+    return YencPart(bytes(answer.data), header, crc_checked=True)
 
 
 _FRAME_HEAD = (

@@ -141,14 +141,17 @@ Fetch = Callable[[str, int], bytes]
 Taken = InspectLease | dict[str, Any] | None
 
 
-def build_report(lease: InspectLease, fetch: Fetch, stats: Stats | None = None) -> dict[str, Any]:
+def build_report(
+    lease: InspectLease, fetch: Fetch, stats: Stats | None = None, *, stuffed: bool = False
+) -> dict[str, Any]:
     """The report body for `lease`: each role's articles fetched and inspected.
 
-    `fetch(message_id, max_bytes)` returns a body or raises ArticleMissing (which
-    lands in ``missing``); anything else it raises (the news server failed, the
-    lease was lost) goes to the caller. Parsing never raises for any bytes.
+    `fetch(message_id, max_bytes)` returns a body (as on the wire, dot-stuffed, when
+    `stuffed`) or raises ArticleMissing (which lands in ``missing``); anything else
+    it raises (the news server failed, the lease was lost) goes to the caller.
+    Parsing never raises for any bytes.
     """
-    return fetch_report(lease, fetch, stats).report()
+    return fetch_report(lease, fetch, stats, stuffed=stuffed).report()
 
 
 @dataclass
@@ -165,25 +168,31 @@ class PendingReport:
     parts: list[tuple[str, bytes] | InspectResult]  # in the lease's order
     missing: list[dict[str, str]]
     stats: Stats | None = None
+    stuffed: bool = False  # the bodies are as on the wire
 
     def report(self) -> dict[str, Any]:
         started = time.perf_counter()
         results = []
         for part in self.parts:
-            result = inspect_article(*part) if isinstance(part, tuple) else part
+            if isinstance(part, tuple):
+                result = inspect_article(*part, stuffed=self.stuffed)
+            else:
+                result = part
             results.append(result.to_json())
         if self.stats is not None:
             self.stats.add(inspect_seconds=time.perf_counter() - started)
         return {"epoch": self.epoch, "results": results, "missing": self.missing}
 
 
-def fetch_report(lease: InspectLease, fetch: Fetch, stats: Stats | None = None) -> PendingReport:
+def fetch_report(
+    lease: InspectLease, fetch: Fetch, stats: Stats | None = None, *, stuffed: bool = False
+) -> PendingReport:
     """Each role's articles fetched (as ``build_report``), the nfo inspected, the par2
     and archive bodies kept for ``PendingReport.report`` to parse."""
-    pending = PendingReport(lease.epoch, [], [], stats)
+    pending = PendingReport(lease.epoch, [], [], stats, stuffed)
     for wanted in lease.articles:
         if wanted.role == "nfo":
-            result = _inspect_nfo(wanted, fetch, pending.missing, stats)
+            result = _inspect_nfo(wanted, fetch, pending.missing, stats, stuffed)
             if result is not None:
                 pending.parts.append(result)
             continue
@@ -202,7 +211,11 @@ def _missing(wanted: Wanted, message_id: str, exc: ArticleMissing) -> dict[str, 
 
 
 def _inspect_nfo(
-    wanted: Wanted, fetch: Fetch, missing: list[dict[str, str]], stats: Stats | None
+    wanted: Wanted,
+    fetch: Fetch,
+    missing: list[dict[str, str]],
+    stats: Stats | None,
+    stuffed: bool,
 ) -> InspectResult | None:
     """The nfo's segments fetched as ``inspect_nfo`` joins them, and its result (None
     when not even the first could be had)."""
@@ -225,7 +238,7 @@ def _inspect_nfo(
             yield body
 
     started = time.perf_counter()
-    result = inspect_nfo(bodies(), wanted.nfo_cap())
+    result = inspect_nfo(bodies(), wanted.nfo_cap(), stuffed=stuffed)
     if stats is not None:
         stats.add(inspect_seconds=max(0.0, time.perf_counter() - started - waited))
     return result if fetched else None
@@ -315,7 +328,12 @@ class Inspector:
             ", ".join(wanted.role for wanted in lease.articles),
         )
         try:
-            pending = fetch_report(lease, lambda mid, cap: self.fetch(lease, mid, cap), self.stats)
+            pending = fetch_report(
+                lease,
+                lambda mid, cap: self.fetch(lease, mid, cap),
+                self.stats,
+                stuffed=self.articles.stuffed,
+            )
         except LeaseLost as exc:
             log.warning("%s: inspection %s lost: %s", name, lease.id, exc.detail)
             return None

@@ -496,10 +496,10 @@ def test_an_inspections_bodies_are_parsed_while_the_next_ones_are_fetched(
     waited: list[bool] = []
     parse = inspecting.inspect_article
 
-    def first_parse_waits(role: str, body: bytes) -> Any:
+    def first_parse_waits(role: str, body: bytes, *, stuffed: bool) -> Any:
         if not waited:  # 41's par2: parsed only once 42's first body was asked for
             waited.append(next_fetched.wait(HOLD_SECONDS))
-        return parse(role, body)
+        return parse(role, body, stuffed=stuffed)
 
     def next_body(query: Any) -> Answer:
         next_fetched.set()
@@ -528,7 +528,7 @@ def test_a_bug_while_parsing_releases_the_inspection_with_it(
 ) -> None:
     from seed_node import inspecting
 
-    def broken(role: str, body: bytes) -> Any:
+    def broken(role: str, body: bytes, *, stuffed: bool) -> Any:
         raise RuntimeError("a bug in the parser")
 
     monkeypatch.setattr(inspecting, "inspect_article", broken)

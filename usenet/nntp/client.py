@@ -41,6 +41,8 @@ _MAX_LINE = 4 * 1024 * 1024
 COMPRESSIONS = ("deflate", "gzip", "xzver")
 _QUICKACK: int | None = getattr(socket, "TCP_QUICKACK", None)  # Linux only
 
+_TERMINATOR = b"\r\n.\r\n"  # the end of a multi-line block (after its last line's CRLF)
+
 _YENC_PLAIN = bytes((i - 42) % 256 for i in range(256))
 _YENC_ESCAPED = bytes((i - 106) % 256 for i in range(256))
 
@@ -294,15 +296,24 @@ class NNTPClient:
         year, month, day, hour, minute, second = (int(part) for part in parts)
         return calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
 
-    def body(self, message_id: str, max_bytes: int, deadline: float | None = None) -> bytes:
-        """BODY of one article by message-id: its lines dot-unstuffed and joined by CRLF.
+    def body(
+        self,
+        message_id: str,
+        max_bytes: int,
+        deadline: float | None = None,
+        *,
+        stuffed: bool = False,
+    ) -> bytes:
+        """BODY of one article by message-id: its lines dot-unstuffed, each with its CRLF.
 
-        At most `max_bytes` bytes (lines and their CRLF) are kept: a longer body
-        raises BodyTooLarge and costs the connection (its rest is unread), never
-        the memory. A missing article raises NoSuchArticle (430). `deadline` (a
-        time.monotonic() value): a body still arriving then raises
-        NNTPConnectionError and costs the connection, so a server that trickles
-        bytes (each read within the socket timeout) cannot hold the caller longer.
+        `stuffed`: the lines as on the wire instead, dot-stuffing left in (``unstuff``
+        undoes it; sabctools's decoder reads that form itself). A body longer than
+        `max_bytes` as it is returned raises BodyTooLarge and costs the connection
+        (its rest is unread), never the memory. A missing
+        article raises NoSuchArticle (430). `deadline` (a time.monotonic() value): a
+        body still arriving then raises NNTPConnectionError and costs the connection,
+        so a server that trickles bytes (each read within the socket timeout) cannot
+        hold the caller longer.
         """
         if len(message_id) > MAX_MESSAGE_ID or MESSAGE_ID.match(message_id) is None:
             raise UnsafeArgument(
@@ -324,7 +335,14 @@ class NNTPClient:
         self._reading_multiline = True
         finished = False
         try:
-            body = self._read_body(fill, max_bytes, message_id)
+            # As on the wire, the body is at most a third longer: a stuffed dot comes
+            # with a line of at least three bytes (".\r\n").
+            wire = self._read_body(
+                fill, max_bytes if stuffed else max_bytes + max_bytes // 3, message_id
+            )
+            body = wire if stuffed else unstuff(wire)
+            if len(body) > max_bytes:
+                raise BodyTooLarge(f"the body of {message_id} is longer than {max_bytes} bytes")
             finished = True
         finally:
             self._reading_multiline = False
@@ -333,44 +351,30 @@ class NNTPClient:
         return body
 
     def _read_body(self, fill: Callable[[], None], max_bytes: int, message_id: str) -> bytes:
-        """The lines of a dot-terminated block, dot-unstuffed, with their CRLF.
+        """The lines of a dot-terminated block as on the wire (still dot-stuffed, each
+        with its line end), without the terminating ".\r\n"; BodyTooLarge once more
+        than `max_bytes` of them have arrived.
 
-        Whole runs of lines at a time, not line by line: each read's complete
-        lines are cut from the buffer in one slice, unstuffed with one replace
-        (only when a line starts with a dot), and the pieces joined once at the
-        end. The buffer always starts at a line's start, so the terminator is
-        either ".\r\n" at its start or "\r\n.\r\n" inside it.
+        Nothing in the block is looked at but its tail: the server sends nothing
+        after the terminator until it is sent another command, so the block is
+        whole once what has arrived ends with "\r\n.\r\n" (or is ".\r\n", an
+        empty body), and no line inside a stuffed block is ".". One check of five
+        bytes a read and one copy at the end: no pass over the body in Python. (A
+        server that sent more after a terminator, unasked, would hold the read
+        until the deadline or the socket's timeout.)
         """
         buffer = self._buffer
-        pieces: list[bytes] = []
-        kept = 0
-        scanned = 0  # bytes of the buffer already searched (no CRLF in them)
-        while True:
-            if buffer.startswith(b".\r\n"):
-                del buffer[:3]
-                break
-            start = max(scanned - 4, 0)
-            end = buffer.find(b"\r\n.\r\n", start)
-            cut = end + 2 if end >= 0 else buffer.rfind(b"\r\n", start) + 2
-            if cut < 2:  # not one whole line yet
-                if len(buffer) > _MAX_LINE:
-                    self.close()
-                    raise NNTPProtocolError("line too long: no CRLF in 4 MiB")
-                scanned = len(buffer)
-                fill()
-                continue
-            with memoryview(buffer) as view:
-                piece = bytes(view[:cut])
-            del buffer[: cut + 3 if end >= 0 else cut]
-            scanned = 0
-            piece = _unstuffed(piece)
-            kept += len(piece)
-            if kept > max_bytes:
+        while not (buffer.endswith(_TERMINATOR) or buffer == _TERMINATOR[2:]):
+            if len(buffer) > max_bytes + len(_TERMINATOR):
                 raise BodyTooLarge(f"the body of {message_id} is longer than {max_bytes} bytes")
-            pieces.append(piece)
-            if end >= 0:
-                break
-        return pieces[0] if len(pieces) == 1 else b"".join(pieces)
+            fill()
+        size = len(buffer) - 3  # the last line keeps its CRLF
+        if size > max_bytes:
+            raise BodyTooLarge(f"the body of {message_id} is longer than {max_bytes} bytes")
+        with memoryview(buffer) as view:
+            body = bytes(view[:size])
+        buffer.clear()
+        return body
 
     def over(self, first: int, last: int | None = None) -> Iterator[bytes]:
         """Stream overview lines of articles first..last (open-ended when last is None).
@@ -663,9 +667,9 @@ class NNTPClient:
             raise CompressionError("XZVER data ends in the middle of a line")
 
 
-def _unstuffed(lines: bytes) -> bytes:
-    """Whole lines (each with its CRLF) with the leading dot of each line removed
-    (RFC 3977 dot-stuffing: ".." on the wire is "." in the article)."""
+def unstuff(lines: bytes) -> bytes:
+    """Whole lines as on the wire (each with its CRLF) with the leading dot of each
+    line removed (RFC 3977 dot-stuffing: ".." on the wire is "." in the article)."""
     if lines.startswith(b"."):
         lines = lines[1:]
     if b"\r\n." in lines:
