@@ -13,7 +13,8 @@ par2 index by par2cmdline, an nfo, a zip) posted to a private INN2; one
 ``--mode inspect`` worker (one news-server connection) inspects them all
 against a scripted coordinator on loopback (lease, report), beside a bare
 reader that only fetches BODY of the same articles over one connection of the
-same client, COMPRESS the same for both (--compress), in the same run.
+same client, read the way the node reads them (as on the wire, with a
+deadline), COMPRESS the same for both (--compress), in the same run.
 A run reads the releases as many times as makes the bare reader's run last
 --fleet-seconds; --rounds rounds each run the bare reader and the node, which
 goes first swapping each round; each round's releases per second and ratio
