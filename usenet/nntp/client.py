@@ -309,11 +309,11 @@ class NNTPClient:
         `stuffed`: the lines as on the wire instead, dot-stuffing left in (``unstuff``
         undoes it; sabctools's decoder reads that form itself). A body longer than
         `max_bytes` as it is returned raises BodyTooLarge and costs the connection
-        (its rest is unread), never the memory. A missing
-        article raises NoSuchArticle (430). `deadline` (a time.monotonic() value): a
-        body still arriving then raises NNTPConnectionError and costs the connection,
-        so a server that trickles bytes (each read within the socket timeout) cannot
-        hold the caller longer.
+        (its rest is unread), never the memory. A missing article raises
+        NoSuchArticle (430). `deadline` (a time.monotonic() value): a body still
+        arriving then raises NNTPConnectionError and costs the connection, so a
+        server that trickles bytes (each read within the socket timeout) cannot hold
+        the caller longer.
         """
         if len(message_id) > MAX_MESSAGE_ID or MESSAGE_ID.match(message_id) is None:
             raise UnsafeArgument(
