@@ -141,17 +141,15 @@ Fetch = Callable[[str, int], bytes]
 Taken = InspectLease | dict[str, Any] | None
 
 
-def build_report(
-    lease: InspectLease, fetch: Fetch, stats: Stats | None = None, *, stuffed: bool = False
-) -> dict[str, Any]:
+def build_report(lease: InspectLease, fetch: Fetch, stats: Stats | None = None) -> dict[str, Any]:
     """The report body for `lease`: each role's articles fetched and inspected.
 
-    `fetch(message_id, max_bytes)` returns a body (as on the wire, dot-stuffed, when
-    `stuffed`) or raises ArticleMissing (which lands in ``missing``); anything else
-    it raises (the news server failed, the lease was lost) goes to the caller.
-    Parsing never raises for any bytes.
+    `fetch(message_id, max_bytes)` returns a body (dot-stuffing undone) or raises
+    ArticleMissing (which lands in ``missing``); anything else it raises (the news
+    server failed, the lease was lost) goes to the caller. Parsing never raises for
+    any bytes.
     """
-    return fetch_report(lease, fetch, stats, stuffed=stuffed).report()
+    return fetch_report(lease, fetch, stats).report()
 
 
 @dataclass
@@ -187,8 +185,9 @@ class PendingReport:
 def fetch_report(
     lease: InspectLease, fetch: Fetch, stats: Stats | None = None, *, stuffed: bool = False
 ) -> PendingReport:
-    """Each role's articles fetched (as ``build_report``), the nfo inspected, the par2
-    and archive bodies kept for ``PendingReport.report`` to parse."""
+    """Each role's articles fetched (as ``build_report``; as on the wire, dot-stuffed,
+    when `stuffed`), the nfo inspected, the par2 and archive bodies kept for
+    ``PendingReport.report`` to parse."""
     pending = PendingReport(lease.epoch, [], [], stats, stuffed)
     for wanted in lease.articles:
         if wanted.role == "nfo":
