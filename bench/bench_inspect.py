@@ -12,13 +12,19 @@ Fleet: --releases obfuscated releases (tests/support/inspect_posts.py: a
 par2 index by par2cmdline, an nfo, a zip) posted to a private INN2; one
 ``--mode inspect`` worker (one news-server connection) inspects them all
 against a scripted coordinator on loopback (lease, report), beside a bare
-reader that only fetches BODY of the same articles over one connection, in
-the same run: releases per second and bytes fetched per release of each, and
-their ratio (goal: the node at >= 0.7x the bare reader). The figures are in
-docs/performance.md ("Inspection parsers", "Inspecting nodes").
+reader that only fetches BODY of the same articles over one connection of the
+same client, read the way the node reads them (as on the wire, with a
+deadline), COMPRESS the same for both (--compress), in the same run.
+A run reads the releases as many times as makes the bare reader's run last
+--fleet-seconds; --rounds rounds each run the bare reader and the node, which
+goes first swapping each round; each round's releases per second and ratio
+are printed with the load average, then the median and the spread (goal: the
+node at >= 0.7x the bare reader). The figures are in docs/performance.md
+("Inspection parsers", "Inspecting nodes").
 
 Run: ``.venv/bin/python bench/bench_inspect.py [--max-size 10000000] [--seconds 0.3]
-[--releases 60] [--part-size 384000] [--repeat 3]``
+[--releases 60] [--part-size 384000] [--rounds 5] [--fleet-seconds 3]
+[--compress off|on|both] [--cost 40]``
 """
 
 from __future__ import annotations
@@ -26,8 +32,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import io
+import math
+import multiprocessing
+import os
 import random
 import shutil
+import statistics
 import struct
 import subprocess
 import sys
@@ -225,44 +235,89 @@ def fleet(options: argparse.Namespace) -> None:
                 raise SystemExit(f"INN2 refused articles: {result.refused}")
             leases.append(named)
         articles_per_release = sum(len(i["message_ids"]) for i in leases[0])
+        modes = {"off": (False,), "on": (True,), "both": (False, True)}[options.compress]
+        passes = passes_for(options, inn, leases, modes[0])
         print(
             f"\nFleet: {len(leases)} obfuscated releases on INN2, each read as its par2 index,"
             f" its nfo and its first archive article ({articles_per_release} articles,"
-            f" {options.part_size} B parts); one connection each; best of {options.repeat}"
+            f" {options.part_size} B parts); one connection each; a run reads them"
+            f" {passes} time(s) (--fleet-seconds {options.fleet_seconds:g});"
+            f" {options.rounds} rounds, bare reader and node alternating"
+            f" (which goes first swaps each round); load average {load()}"
         )
         rows = []
-        for compression in (False, True):
-            label = "COMPRESS DEFLATE" if compression else "no compression (--mode inspect's)"
-            bare = best(options.repeat, lambda: bare_reader(inn, leases, compression))
-            node = best(options.repeat, lambda: inspecting_node(inn, leases, compression))
-            rows.append((label, bare, node))
+        for compression in modes:
+            label = "COMPRESS DEFLATE" if compression else "no COMPRESS (--mode inspect's)"
+            runs = []
+            for round_number in range(options.rounds):
+                readers = [
+                    lambda: bare_reader(inn, leases * passes, compression),
+                    lambda: inspecting_node(inn, leases * passes, compression),
+                ]
+                first, second = readers if round_number % 2 == 0 else readers[::-1]
+                one, other = first(), second()
+                bare, node = (one, other) if round_number % 2 == 0 else (other, one)
+                if bare[1] != node[1]:
+                    raise SystemExit(f"the node fetched {node[1]} bytes, the bare reader {bare[1]}")
+                runs.append((bare, node))
+                count = len(leases) * passes
+                ms = {
+                    key: node[2][key] / count * 1000 for key in ("news_seconds", "inspect_seconds")
+                }
+                print(
+                    f"  {label:<30} round {round_number + 1}:"
+                    f" bare {count / bare[0]:>7.1f} releases/s ({bare[0] / count * 1000:.2f} ms),"
+                    f" node {count / node[0]:>7.1f} ({node[0] / count * 1000:.2f} ms: fetching"
+                    f" {ms['news_seconds']:.2f}, parsing {ms['inspect_seconds']:.2f}),"
+                    f" node / bare {bare[0] / node[0]:.2f}x; load {load()}"
+                )
+            rows.append((label, runs))
     print(
-        f"  {'connection':<34} {'reader':<30} {'releases/s':>10} {'MB/s':>7} {'bytes/release':>13}"
+        f"\n  {'connection':<30} {'reader':<24} {'releases/s (median, min-max)':>30}"
+        f" {'MB/s':>6} {'bytes/release':>13}"
     )
-    for label, bare, node in rows:
-        for reader, (seconds, fetched) in (
-            ("bare reader: BODY only", bare),
-            ("--mode inspect", node),
-        ):
+    count = len(leases) * passes
+    for label, runs in rows:
+        for index, reader in ((0, "bare reader: BODY only"), (1, "--mode inspect")):
+            rates = [count / run[index][0] for run in runs]
+            fetched = runs[0][index][1]
+            seconds = statistics.median(run[index][0] for run in runs)
             print(
-                f"  {label:<34} {reader:<30} {len(leases) / seconds:>10.1f}"
-                f" {fetched / seconds / 1e6:>7.1f} {fetched / len(leases):>13.0f}"
+                f"  {label:<30} {reader:<24} {statistics.median(rates):>12.1f}"
+                f" ({min(rates):>7.1f}-{max(rates):<7.1f})"
+                f" {fetched / seconds / 1e6:>6.1f} {fetched / count:>13.0f}"
             )
+        ratios = [bare[0] / node[0] for bare, node in runs]
         print(
-            f"  {label:<34} node / bare reader: {bare[0] / node[0]:.2f}x releases/s"
-            f" (goal >= 0.7x), {node[1] / bare[1]:.2f}x bytes fetched"
+            f"  {label:<30} node / bare reader: median {statistics.median(ratios):.2f}x"
+            f" (min {min(ratios):.2f}x, max {max(ratios):.2f}x over {len(ratios)} rounds;"
+            f" goal >= 0.7x), bytes fetched 1.00x"
         )
+    print(f"  load average at the end: {load()}")
 
 
-def best(runs: int, run: Callable[[], tuple[float, int]]) -> tuple[float, int]:
-    """The fastest of `runs` runs: (seconds, bytes)."""
-    return min((run() for _ in range(runs)), key=lambda result: result[0])
+def load() -> str:
+    """The 1, 5 and 15 minute load averages: the bench shares the machine."""
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+def passes_for(
+    options: argparse.Namespace, inn: Any, leases: list[list[dict[str, Any]]], compression: bool
+) -> int:
+    """How many times a run reads the releases so that the bare reader's run lasts
+    --fleet-seconds (at least once): measured on one warm-up pass of each reader,
+    which also warms INN's cache and the node's code paths."""
+    seconds, _bytes, _counters = bare_reader(inn, leases, compression)
+    inspecting_node(inn, leases, compression)
+    return max(1, math.ceil(options.fleet_seconds / max(seconds, 1e-6)))
 
 
 def bare_reader(
     inn: Any, leases: list[list[dict[str, Any]]], compression: bool
-) -> tuple[float, int]:
-    """BODY of every article the leases name, in order, on one connection: seconds, bytes."""
+) -> tuple[float, int, dict[str, float]]:
+    """BODY of every article the leases name, in order, on one connection: seconds,
+    bytes (and no counters: it only reads). Read as the node reads them
+    (NewsServerArticles): as on the wire, still dot-stuffed, with a deadline."""
     from usenet.nntp import NNTPClient
 
     fetched = 0
@@ -271,24 +326,67 @@ def bare_reader(
         for named in leases:
             for item in named:
                 for message_id in item["message_ids"]:
-                    fetched += len(client.body(message_id, yenc.MAX_BODY))
-        return time.perf_counter() - started, fetched
+                    deadline = time.monotonic() + 60
+                    body = client.body(message_id, yenc.MAX_BODY, deadline, stuffed=True)
+                    fetched += len(body)
+        return time.perf_counter() - started, fetched, {}
 
 
 def inspecting_node(
     inn: Any, leases: list[list[dict[str, Any]]], compression: bool
-) -> tuple[float, int]:
+) -> tuple[float, int, dict[str, float]]:
     """One InspectWorker over the leases, against a scripted coordinator on loopback
-    (lease, report): seconds from its first lease call to its last report, bytes fetched."""
+    (lease, report) in a process of its own, as a real coordinator is (in this one
+    its CPU would take the node's GIL): seconds from its first lease call to its last
+    report, bytes fetched, and the node's counters (seed_node.control.Stats)."""
     from seed_node.articles import NewsServerArticles
     from seed_node.control import Context, Control, Settings, Stats
     from seed_node.http import Coordinator
     from seed_node.inspecting import InspectWorker
     from seed_node.sources import NewsServerSource
-    from tests.support.scripted import NO_LEASE, ScriptedCoordinator
     from usenet.nntp import NewsServerConfig, NNTPPool
 
-    queue = list(enumerate(leases, start=1))
+    processes = multiprocessing.get_context("fork")
+    urls: Any = processes.Queue()
+    done: Any = processes.Queue()
+    stop = processes.Event()
+    child = processes.Process(
+        target=scripted_coordinator, args=(leases, urls, done, stop), daemon=True
+    )
+    child.start()
+    config = NewsServerConfig.from_url(
+        f"{inn.url}/?connections=1&timeout=30&compression={int(compression)}"
+    )
+    pool = NNTPPool(config)
+    try:
+        url = urls.get(timeout=60)
+        settings = Settings(exit_when_idle=True)
+        stats = Stats()
+        articles = NewsServerArticles(pool, settings.fetch_seconds)
+        context = Context(NewsServerSource(pool), settings, Control(), stats, articles)
+        worker = InspectWorker("bench", Coordinator(url, "sn_bench"), context)
+        started = time.perf_counter()
+        worker.run()
+        seconds = time.perf_counter() - started
+    finally:
+        pool.close()
+        stop.set()
+    reports, whole = done.get(timeout=60)
+    child.join(60)
+    if reports != len(leases) or not whole:
+        raise SystemExit("the node did not report every release whole")
+    counters = stats.everything()
+    return seconds, int(counters["article_bytes"]), counters
+
+
+def scripted_coordinator(
+    leases: list[list[dict[str, Any]]], urls: Any, done: Any, stop: Any
+) -> None:
+    """In a child process: hand out the leases in order, answer every report; once
+    `stop` is set, put (reports received, every one whole) on `done`."""
+    from tests.support.scripted import NO_LEASE, ScriptedCoordinator
+
+    queue = list(enumerate(leases, start=1))  # a lease may name a release twice (passes)
 
     def lease(_body: Any) -> tuple[int, Any]:
         if not queue:
@@ -300,26 +398,11 @@ def inspecting_node(
     scripted = ScriptedCoordinator()
     scripted.routes["/inspections/lease"] = lease
     scripted.routes["*"] = lambda _body: (200, {"release": {"id": 1, "name": "x"}})
-    config = NewsServerConfig.from_url(
-        f"{inn.url}/?connections=1&timeout=30&compression={int(compression)}"
-    )
-    pool = NNTPPool(config)
-    try:
-        settings = Settings(exit_when_idle=True)
-        stats = Stats()
-        articles = NewsServerArticles(pool, settings.fetch_seconds)
-        context = Context(NewsServerSource(pool), settings, Control(), stats, articles)
-        worker = InspectWorker("bench", Coordinator(scripted.url, "sn_bench"), context)
-        started = time.perf_counter()
-        worker.run()
-        seconds = time.perf_counter() - started
-    finally:
-        pool.close()
-        scripted.close()
+    urls.put(scripted.url)
+    stop.wait()
     reports = scripted.posted("/report")
-    if len(reports) != len(leases) or any(not r["results"] or r["missing"] for r in reports):
-        raise SystemExit("the node did not report every release whole")
-    return seconds, int(stats.everything()["article_bytes"])
+    done.put((len(reports), all(r["results"] and not r["missing"] for r in reports)))
+    scripted.close()
 
 
 # --- the coordinator's cost per inspection result -------------------------------------
@@ -460,7 +543,24 @@ def main() -> None:
         help="obfuscated releases posted to INN2 for the fleet part (0: skip it)",
     )
     parser.add_argument("--part-size", type=int, default=384_000, help="bytes per posted article")
-    parser.add_argument("--repeat", type=int, default=3, help="fleet runs (best of)")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=5,
+        help="fleet rounds, each a run of the bare reader and one of the node (median, spread)",
+    )
+    parser.add_argument(
+        "--fleet-seconds",
+        type=float,
+        default=3.0,
+        help="the least a bare reader's fleet run lasts: the releases are read that many times",
+    )
+    parser.add_argument(
+        "--compress",
+        choices=("off", "on", "both"),
+        default="off",
+        help="COMPRESS DEFLATE for both readers: off (--mode inspect's), on, or both in turn",
+    )
     parser.add_argument(
         "--cost",
         type=int,

@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from usenet.nntp.client import unstuff
+
 from . import archives, nfo, par2, yenc
 from .errors import (
     ArchiveError,
@@ -97,9 +99,10 @@ class InspectResult:
         self.files.append(found)
 
 
-def inspect_article(role: str, body: bytes) -> InspectResult:
+def inspect_article(role: str, body: bytes, *, stuffed: bool = False) -> InspectResult:
     """What the article body (yEnc, dot-stuffing undone) of a par2, nfo or archive shows.
 
+    `stuffed`: the body is as on the wire, dot-stuffing left in (yenc.decode).
     An nfo may also be posted as plain text: a body with no =ybegin is read as
     the nfo itself. Errors land in the result's ``errors``, one per part that
     failed ("yenc", then the format's), never as an exception.
@@ -109,10 +112,10 @@ def inspect_article(role: str, body: bytes) -> InspectResult:
         result.error("role", InspectError(f"The role {role[:40]!r} is not one of {ROLES}."))
         return result
     try:
-        part = yenc.decode(body)
+        part = yenc.decode(body, stuffed=stuffed)
     except YencError as error:
         if role == "nfo" and b"=ybegin " not in body[: yenc.MAX_PREAMBLE + 9]:
-            _nfo(result, body)
+            _nfo(result, unstuff(body) if stuffed else body)
         else:
             result.error("yenc", error)
         return result
@@ -126,7 +129,9 @@ def inspect_article(role: str, body: bytes) -> InspectResult:
     return result
 
 
-def inspect_nfo(bodies: Iterable[bytes], max_bytes: int = nfo.MAX_NFO) -> InspectResult:
+def inspect_nfo(
+    bodies: Iterable[bytes], max_bytes: int = nfo.MAX_NFO, *, stuffed: bool = False
+) -> InspectResult:
     """What an nfo posted in one or more articles shows: each body decoded, the data
     joined in order up to `max_bytes`, then parsed; one result with role "nfo".
 
@@ -134,7 +139,8 @@ def inspect_nfo(bodies: Iterable[bytes], max_bytes: int = nfo.MAX_NFO) -> Inspec
     node fetches each segment as it is asked for). A first body without =ybegin is
     a plain-text nfo. A segment that fails to decode, or does not start where the
     one before it ended, ends the join there: what was joined is parsed, and the
-    segment's error is in ``errors``. Never raises an InspectError.
+    segment's error is in ``errors``. Never raises an InspectError. `stuffed`: the
+    bodies are as on the wire (yenc.decode).
     """
     result = InspectResult(role="nfo")
     joined = bytearray()
@@ -142,10 +148,10 @@ def inspect_nfo(bodies: Iterable[bytes], max_bytes: int = nfo.MAX_NFO) -> Inspec
     segments = 0
     for number, body in enumerate(bodies, start=1):
         try:
-            part = yenc.decode(body)
+            part = yenc.decode(body, stuffed=stuffed)
         except YencError as error:
             if number == 1 and b"=ybegin " not in body[: yenc.MAX_PREAMBLE + 9]:
-                joined += body[:max_bytes]
+                joined += (unstuff(body) if stuffed else body)[:max_bytes]
                 segments = 1
             else:
                 result.error("yenc", YencError(f"segment {number}: {error}"))

@@ -137,9 +137,12 @@ def _tvdb_id(link: str) -> str | None:
 
 
 def _release_names(text: str) -> tuple[str, ...]:
+    """Scene-like tokens, first seen first. Only a token with two dots can be one, and
+    an nfo repeats its name: those are picked out and made unique in C first."""
+    tokens = text.split()
+    STEPS.take(len(tokens))
     names: list[str] = []
-    for token in text.split():
-        STEPS.take()
+    for token in dict.fromkeys(token for token in tokens if token.count(".") >= 2):
         if len(names) >= MAX_NAMES:
             break
         name = token.strip(_TRIM)

@@ -7,25 +7,38 @@ without the terminating ``.`` line; lines end in CRLF or LF. Lines before
 ignored.
 
 The header lines (``=ybegin``, ``=ypart``, ``=yend``) are always read here, in
-Python, field by field with bounded numbers; only the data lines between them
-are decoded by ``sabctools`` (SABnzbd's C decoder, an optional dependency: the
-``yenc`` extra) when it is importable, else by the pure-Python path below.
-Both decode the same bytes to the same result (tests/inspection runs both),
-so a node without sabctools's wheel reports what one with it does, slower.
+Python, field by field with bounded numbers.
 
 Checks: the decoded length equals the trailer's ``size=`` and, for a part,
 ``end - begin + 1``; the CRC32 equals ``pcrc32=`` (or, for a whole file in one
 article, ``crc32=``) when the trailer has one. A failed check is a YencError.
+
+Two ways to the data, the same result (tests/inspection holds them equal), so a
+node without sabctools's wheel reports what one with it does, slower:
+
+- At once, with ``sabctools`` (SABnzbd's C decoder, an optional dependency: the
+  ``yenc`` extra) when it is importable and the trailer gives a CRC: the data
+  lines go to its decoder as they are, with no pass over them in Python
+  (sabctools undoes dot-stuffing, drops the line ends, decodes and computes the
+  CRC in C, with the GIL released), and its result is taken when its length and
+  CRC are the header's.
+- Else the exact way, in Python (``decode_pure``), which decides what any other
+  body is (no CRC, line ends that are not CRLF, a failed check) or which check it
+  fails.
+
+So the body may also be as on the wire, still dot-stuffed (``stuffed``:
+NNTPClient.body(stuffed=True) leaves it so to spare a pass over it): sabctools
+reads that form, and the exact way unstuffs it first.
 """
 
 from __future__ import annotations
 
 import functools
 import zlib
-from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
+from usenet.nntp.client import unstuff
 from usenet.numbers import NotANumber, whole_number
 
 from .errors import YencError
@@ -90,29 +103,29 @@ def decoder_name() -> str:
     return f"sabctools {accelerator.__version__}" if accelerator else "pure-python"
 
 
-def decode(body: bytes) -> YencPart:
-    """The data of one yEnc article body, checked; YencError if it cannot be or fails a check."""
-    accelerator = _accelerator()
-    return _decode(body, _sabctools_data if accelerator else _pure_data)
+def decode(body: bytes, *, stuffed: bool = False) -> YencPart:
+    """The data of one yEnc article body, checked; YencError if it cannot be or fails a
+    check. `stuffed`: the body is as on the wire, its dot-stuffing not yet undone."""
+    if _accelerator() is not None:
+        part = _at_once(body)
+        if part is not None:
+            return part
+    return decode_pure(unstuff(body) if stuffed else body)
 
 
 def decode_pure(body: bytes) -> YencPart:
-    """decode() without sabctools, whether or not it is installed (tests and the bench)."""
-    return _decode(body, _pure_data)
-
-
-def _decode(body: bytes, decode_data: Callable[[bytes], bytes]) -> YencPart:
+    """decode() without sabctools, whether or not it is installed (the exact way)."""
     if len(body) > MAX_BODY:
         raise YencError(f"The article body is {len(body)} bytes, more than the {MAX_BODY} read.")
     header, data_start, data_end = _frame(body)
     raw = body[data_start:data_end]
-    unfolded = raw.translate(None, b"\r")
-    if unfolded.startswith(b"=y") or b"\n=y" in unfolded:
-        # No encoder starts a data line so ('y' is never escaped); sabctools ends the data there.
+    if raw.startswith(b"=y") or b"\r\n=y" in raw:
+        # No encoder starts a data line so ('y' is never escaped), and sabctools reads
+        # such a line as a header line: the data would not be what this decodes.
         raise YencError(
             "A data line starts with '=y' before the =yend line: the body is not one article."
         )
-    data = decode_data(raw)
+    data = _pure_data(raw)
     STEPS.take(len(raw))
     return _checked(data, header)
 
@@ -239,8 +252,9 @@ def _checked(data: bytes, header: YencHeader) -> YencPart:
 def _pure_data(raw: bytes) -> bytes:
     """The data lines decoded: each '=' escape undone, line ends dropped, then minus 42.
 
-    Exactly what sabctools makes of the same lines, odd input included: an '='
-    at the end of a line escapes the line end (a CR, decoded as 0xA3) and the
+    What sabctools makes of the same lines with CRLF line ends (it drops a CR or an
+    LF alone too, but reads an escape before one otherwise: the CRC then tells): an
+    '=' at the end of a line escapes the line end (a CR, decoded as 0xA3) and the
     last line is taken to end with one.
     """
     lines = raw.translate(None, b"\r").replace(b"\n", b"\r")  # one CR ends each line
@@ -265,27 +279,64 @@ def _pure_data(raw: bytes) -> bytes:
     return b"".join(decoded)
 
 
-_FRAME_HEAD = (
-    b"222 0 <inspect@yenc>\r\n=ybegin part=1 line=128 size=%d name=x\r\n=ypart begin=1 end=%d\r\n"
-)
+def _at_once(body: bytes) -> YencPart | None:
+    """The article decoded by sabctools from its data lines as they are, stuffed or not,
+    when its length and CRC are the header's; None when that cannot be vouched for
+    (the exact way then decides).
 
-
-def _sabctools_data(raw: bytes) -> bytes:
-    """The data lines decoded by sabctools, framed as the NNTP response its Decoder reads."""
+    A dot-stuffed line is unstuffed by sabctools; a line that starts with a dot in a
+    body already unstuffed, or a line end that is not CRLF, changes what it decodes,
+    and the length or the CRC then tells. A data line starting with ``=y`` (the
+    exact way refuses the body) is a header line to sabctools: ``=yend`` or any
+    other ends its data (the length tells), and ``=ybegin`` or ``=ypart`` restart
+    it, which would go unseen, so the frame it is given starts its part at byte 2,
+    which such a line changes (only a line written to repeat this frame exactly
+    would go unseen: sabctools then skips it).
+    """
+    if len(body) > MAX_BODY:
+        return None
+    try:
+        header, data_start, data_end = _frame(body)
+    except YencError:
+        return None  # the exact way says why (stuffing may have moved =ybegin)
+    if header.crc is None or not body.endswith(b"\r\n", data_start, data_end):
+        return None
+    expected = header.size
+    if header.begin is not None and header.end is not None:
+        expected = header.end - header.begin + 1
+    if header.end_size not in (None, expected) or expected == 0:
+        return None
+    size = data_end - data_start
+    head = _FRAME_HEAD % (size + 1, size + 1)
+    tail = b"=yend size=%d pcrc32=%08x\r\n.\r\n" % (size, header.crc)
+    total = len(head) + size + len(tail)
     accelerator = _accelerator()
     assert accelerator is not None
-    lines = raw.replace(b"\r", b"").replace(b"\n", b"\r\n").replace(b"\r\n.", b"\r\n..")
-    if lines.startswith(b"."):
-        lines = b"." + lines
-    if not lines.endswith(b"\r\n"):
-        lines += b"\r\n"
-    size = max(len(raw), 1)
-    response = (_FRAME_HEAD % (size, size)) + lines + b"=yend size=%d\r\n.\r\n" % size
-    decoder = accelerator.Decoder(len(response))
-    view = memoryview(decoder)
-    view[: len(response)] = response
-    view.release()
-    decoder.process(len(response))
-    for answer in decoder:
-        return bytes(answer.data or b"")
-    raise YencError("The yEnc data could not be decoded.")
+    decoder = accelerator.Decoder(total)
+    with memoryview(decoder) as view:
+        if len(view) < total:  # past sabctools's largest buffer (10 MiB)
+            return None
+        view[: len(head)] = head
+        with memoryview(body) as data:
+            view[len(head) : len(head) + size] = data[data_start:data_end]
+        view[len(head) + size : total] = tail
+    decoder.process(total)
+    answer = next(iter(decoder), None)
+    if (
+        answer is None
+        or answer.bytes_read != total
+        or answer.bytes_decoded != expected
+        or (answer.file_size, answer.part_begin, answer.part_end) != (size + 1, 1, size + 1)
+        or answer.crc is None  # sabctools gives it only when it is the pcrc32 above
+        or answer.data is None
+    ):
+        return None
+    STEPS.take(size)
+    return YencPart(bytes(answer.data), header, crc_checked=True)
+
+
+# What _at_once frames the data lines with: a part from byte 2 (sabctools counts from 0:
+# its part_begin is then 1), which no =ybegin or =ypart line among them repeats by chance.
+_FRAME_HEAD = (
+    b"222 0 <inspect@yenc>\r\n=ybegin part=1 line=128 size=%d name=x\r\n=ypart begin=2 end=%d\r\n"
+)

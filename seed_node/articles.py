@@ -1,8 +1,11 @@
 """Where an inspecting node fetches article bodies: its own news server, or the relay.
 
 Both answer ``body(lease, message_id, max_bytes)`` with the body as
-``inspection`` takes it (dot-stuffing undone, CRLF line ends), never more than
-``max_bytes`` of it, within ``fetch_seconds``. An article that is not there, or
+``inspection`` takes it, never more than ``max_bytes`` of it, within
+``fetch_seconds``: as on the wire, still dot-stuffed, when the source's
+``stuffed`` says so (the news server's: sabctools undoes the stuffing as it
+decodes, so the body is never passed over in Python), else dot-stuffing undone
+(the relay's). An article that is not there, or
 too large, is ``ArticleMissing`` (the node reports it in ``missing``); a news
 server (or relay) that fails is ``NewsServerFailure`` (the node releases the
 lease uncounted); a lost lease is the coordinator client's ``LeaseLost``.
@@ -41,11 +44,15 @@ class InspectionRef(Protocol):
 
 
 class ArticleSource(Protocol):
+    stuffed: bool  # bodies as on the wire, dot-stuffing left in
+
     def body(self, lease: InspectionRef, message_id: str, max_bytes: int) -> bytes: ...
 
 
 class NewsServerArticles:
     """BODY from the node's own news server, through the pool it reads overviews with."""
+
+    stuffed = True
 
     def __init__(self, pool: NNTPPool, fetch_seconds: float) -> None:
         self.pool, self.fetch_seconds = pool, fetch_seconds
@@ -57,7 +64,7 @@ class NewsServerArticles:
         deadline = time.monotonic() + self.fetch_seconds
         try:
             with self.pool.connection() as client:
-                body = client.body(message_id, max_bytes, deadline=deadline)
+                body = client.body(message_id, max_bytes, deadline=deadline, stuffed=True)
         except (NoSuchArticle, BodyTooLarge, UnsafeArgument) as exc:
             raise ArticleMissing(str(exc)) from exc
         except NNTPError as exc:
@@ -70,6 +77,8 @@ class NewsServerArticles:
 
 class RelayArticles:
     """``GET /inspections/{id}/body``: the coordinator fetches the body from its news server."""
+
+    stuffed = False  # the relay sends the body unstuffed (docs/api.md)
 
     def __init__(self, coordinator: Coordinator, fetch_seconds: float) -> None:
         self.coordinator, self.fetch_seconds = coordinator, fetch_seconds

@@ -4,7 +4,9 @@ articles a lease names, decode and parse them, report what they show.
 One inspection: lease it, heartbeat it while its bodies are fetched (from the
 node's own news server, or the coordinator's relay), run ``inspection`` on
 them, report one result per role fetched and the articles that could not be
-had, or release it with the error. docs/inspection.md ("The node agent").
+had, or release it with the error. The par2 and archive bodies are parsed on
+the reporter thread, before the report is sent, while the worker fetches the
+next inspection's bodies. docs/inspection.md ("The node agent").
 """
 
 from __future__ import annotations
@@ -142,22 +144,80 @@ Taken = InspectLease | dict[str, Any] | None
 def build_report(lease: InspectLease, fetch: Fetch, stats: Stats | None = None) -> dict[str, Any]:
     """The report body for `lease`: each role's articles fetched and inspected.
 
-    `fetch(message_id, max_bytes)` returns a body or raises ArticleMissing (which
-    lands in ``missing``); anything else it raises (the news server failed, the
-    lease was lost) goes to the caller. Parsing never raises for any bytes.
+    `fetch(message_id, max_bytes)` returns a body (dot-stuffing undone) or raises
+    ArticleMissing (which lands in ``missing``); anything else it raises (the news
+    server failed, the lease was lost) goes to the caller. Parsing never raises for
+    any bytes.
     """
-    results: list[dict[str, Any]] = []
-    missing: list[dict[str, str]] = []
-    for wanted in lease.articles:
-        result = _inspect(wanted, fetch, missing, stats)
-        if result is not None:
+    return fetch_report(lease, fetch, stats).report()
+
+
+@dataclass
+class PendingReport:
+    """An inspection's bodies fetched, its par2 and archive bodies not yet parsed.
+
+    ``report()`` parses them (on the reporter thread in ``--mode inspect``, while
+    the worker fetches the next inspection's bodies) and gives the report body.
+    The nfo is inspected as its segments are fetched (they are fetched only as
+    far as they are joined), so it is already a result here.
+    """
+
+    epoch: int
+    parts: list[tuple[str, bytes] | InspectResult]  # in the lease's order
+    missing: list[dict[str, str]]
+    stats: Stats | None = None
+    stuffed: bool = False  # the bodies are as on the wire
+
+    def report(self) -> dict[str, Any]:
+        started = time.perf_counter()
+        results = []
+        for part in self.parts:
+            if isinstance(part, tuple):
+                result = inspect_article(*part, stuffed=self.stuffed)
+            else:
+                result = part
             results.append(result.to_json())
-    return {"epoch": lease.epoch, "results": results, "missing": missing}
+        if self.stats is not None:
+            self.stats.add(inspect_seconds=time.perf_counter() - started)
+        return {"epoch": self.epoch, "results": results, "missing": self.missing}
 
 
-def _inspect(
-    wanted: Wanted, fetch: Fetch, missing: list[dict[str, str]], stats: Stats | None
+def fetch_report(
+    lease: InspectLease, fetch: Fetch, stats: Stats | None = None, *, stuffed: bool = False
+) -> PendingReport:
+    """Each role's articles fetched (as ``build_report``; as on the wire, dot-stuffed,
+    when `stuffed`), the nfo inspected, the par2 and archive bodies kept for
+    ``PendingReport.report`` to parse."""
+    pending = PendingReport(lease.epoch, [], [], stats, stuffed)
+    for wanted in lease.articles:
+        if wanted.role == "nfo":
+            result = _inspect_nfo(wanted, fetch, pending.missing, stats, stuffed)
+            if result is not None:
+                pending.parts.append(result)
+            continue
+        (message_id,) = wanted.message_ids  # one first segment (InspectLease checks it)
+        try:
+            body = fetch(message_id, wanted.fetch_cap())
+        except ArticleMissing as exc:
+            pending.missing.append(_missing(wanted, message_id, exc))
+            continue
+        pending.parts.append((wanted.role, body))
+    return pending
+
+
+def _missing(wanted: Wanted, message_id: str, exc: ArticleMissing) -> dict[str, str]:
+    return {"role": wanted.role, "message_id": message_id, "error": str(exc)[:300]}
+
+
+def _inspect_nfo(
+    wanted: Wanted,
+    fetch: Fetch,
+    missing: list[dict[str, str]],
+    stats: Stats | None,
+    stuffed: bool,
 ) -> InspectResult | None:
+    """The nfo's segments fetched as ``inspect_nfo`` joins them, and its result (None
+    when not even the first could be had)."""
     cap = wanted.fetch_cap()
     fetched = 0
     waited = 0.0  # seconds in fetch, which inspect_seconds leaves out
@@ -169,9 +229,7 @@ def _inspect(
             try:
                 body = fetch(message_id, cap)
             except ArticleMissing as exc:
-                missing.append(
-                    {"role": wanted.role, "message_id": message_id, "error": str(exc)[:300]}
-                )
+                missing.append(_missing(wanted, message_id, exc))
                 return  # an nfo's segments after a gap would not join
             finally:
                 waited += time.perf_counter() - started
@@ -179,12 +237,7 @@ def _inspect(
             yield body
 
     started = time.perf_counter()
-    result: InspectResult | None
-    if wanted.role == "nfo":
-        result = inspect_nfo(bodies(), wanted.nfo_cap())
-    else:
-        body = next(bodies(), None)
-        result = inspect_article(wanted.role, body) if body is not None else None
+    result = inspect_nfo(bodies(), wanted.nfo_cap(), stuffed=stuffed)
     if stats is not None:
         stats.add(inspect_seconds=max(0.0, time.perf_counter() - started - waited))
     return result if fetched else None
@@ -231,34 +284,36 @@ class Inspector:
         return lease
 
     def see_through(self, lease: InspectLease, heartbeat: Heartbeat, reporter: Reporter) -> None:
-        """Fetch, inspect and hand the report to the reporter thread."""
+        """Fetch, and hand the parsing and the report to the reporter thread."""
         self.hand_over(lease, self.inspect_held(lease, heartbeat), heartbeat, reporter)
 
-    def inspect_held(self, lease: InspectLease, heartbeat: Heartbeat) -> dict[str, Any] | None:
+    def inspect_held(self, lease: InspectLease, heartbeat: Heartbeat) -> PendingReport | None:
         """``inspect`` a held lease; its heartbeat ends here unless there is a report."""
-        report = None
+        pending = None
         try:
-            report = self.inspect(lease)
+            pending = self.inspect(lease)
         finally:
-            if report is None:
+            if pending is None:
                 heartbeat.drop(lease.path)
-        return report
+        return pending
 
     def hand_over(
         self,
         lease: InspectLease,
-        report: dict[str, Any] | None,
+        pending: PendingReport | None,
         heartbeat: Heartbeat,
         reporter: Reporter,
     ) -> None:
-        """The report goes out on the reporter thread while the worker goes on; the
-        lease's heartbeat lasts until it is answered."""
-        if report is not None:
-            reporter.after(lease, lambda: self.finish(lease, report, heartbeat))
+        """The par2 and archive bodies are parsed and the report goes out on the
+        reporter thread while the worker goes on; the lease's heartbeat lasts until
+        the report is answered. The reporter's queue is bounded (Reporter), so the
+        worker waits there rather than hold the bodies of more inspections."""
+        if pending is not None:
+            reporter.after(lease, lambda: self.finish(lease, pending, heartbeat))
 
-    def inspect(self, lease: InspectLease) -> dict[str, Any] | None:
-        """Fetch and inspect: the report to send, or None when the lease was released
-        with the error (or lost).
+    def inspect(self, lease: InspectLease) -> PendingReport | None:
+        """Fetch (and inspect the nfo): the report to parse and send, or None when the
+        lease was released with the error (or lost).
 
         A stop request (SIGTERM) lets this inspection finish and report: it is a
         few articles, each fetch bounded in bytes and seconds.
@@ -272,7 +327,12 @@ class Inspector:
             ", ".join(wanted.role for wanted in lease.articles),
         )
         try:
-            report = build_report(lease, lambda mid, cap: self.fetch(lease, mid, cap), self.stats)
+            pending = fetch_report(
+                lease,
+                lambda mid, cap: self.fetch(lease, mid, cap),
+                self.stats,
+                stuffed=self.articles.stuffed,
+            )
         except LeaseLost as exc:
             log.warning("%s: inspection %s lost: %s", name, lease.id, exc.detail)
             return None
@@ -284,15 +344,19 @@ class Inspector:
         except (Aborted, Unauthenticated):
             raise
         except Exception as exc:  # a bug in this agent: the node goes on with other work
-            log.exception("%s: inspection %s failed", name, lease.id)
-            self.worker.release(
-                lease, f"the agent failed: {type(exc).__name__}: {exc}", uncounted=False
-            )
+            self.failed(lease, exc)
             return None
         if lease.lost:
             log.warning("%s: inspection %s lost while fetching", name, lease.id)
             return None
-        return report
+        return pending
+
+    def failed(self, lease: InspectLease, exc: Exception) -> None:
+        """A bug in this agent: the lease is released with it, counted."""
+        log.exception("%s: inspection %s failed", self.worker.name, lease.id)
+        self.worker.release(
+            lease, f"the agent failed: {type(exc).__name__}: {exc}", uncounted=False
+        )
 
     def fetch(self, lease: InspectLease, message_id: str, max_bytes: int) -> bytes:
         if self.control.abort.is_set():
@@ -307,10 +371,19 @@ class Inspector:
         self.stats.add(articles=1, article_bytes=len(body))
         return body
 
-    def finish(self, lease: InspectLease, report: dict[str, Any], heartbeat: Heartbeat) -> None:
-        """On the reporter thread: send the report (or release the lease with the
-        coordinator's refusal), then end the lease's heartbeat."""
+    def finish(self, lease: InspectLease, pending: PendingReport, heartbeat: Heartbeat) -> None:
+        """On the reporter thread: parse the par2 and archive bodies, send the report
+        (or release the lease with the coordinator's refusal, or with an error of
+        this agent's own), then end the lease's heartbeat."""
         name = self.worker.name
+        try:
+            report = pending.report()
+        except Exception as exc:  # a bug in this agent: the node goes on
+            try:
+                self.failed(lease, exc)
+            finally:
+                heartbeat.drop(lease.path)
+            return
         try:
             answer = self.coordinator.post(f"{lease.path}/report", report)
         except (LeaseLost, NotFound) as exc:
@@ -350,7 +423,8 @@ class InspectWorker(Worker):
     it lost if the coordinator takes it back meanwhile, and it is then dropped
     unfetched. A stop (SIGTERM) finishes and reports the current inspection and
     gives the one held ahead back, uncounted. The next lease is answered before
-    the current report is handed to the reporter thread.
+    the current inspection is handed to the reporter thread (which parses its par2
+    and archive bodies and sends its report).
     """
 
     def __init__(self, name: str, coordinator: Coordinator, context: Context) -> None:
@@ -374,12 +448,12 @@ class InspectWorker(Worker):
                         continue
                 current, taken = taken, None
                 pending = ahead.submit(inspector.lease, heartbeat, ahead=True)
-                report = inspector.inspect_held(current, heartbeat)
+                fetched = inspector.inspect_held(current, heartbeat)
                 following, pending = pending, None
                 try:
                     taken = following.result()
                 finally:
-                    inspector.hand_over(current, report, heartbeat, reporter)
+                    inspector.hand_over(current, fetched, heartbeat, reporter)
                 if isinstance(taken, dict):  # nothing handed out: idle, then ask again
                     if not self.idle(taken):
                         return

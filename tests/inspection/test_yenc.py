@@ -17,28 +17,22 @@ from .conftest import random_bytes, yenc_body
 DECODERS = [yenc.decode, yenc.decode_pure]
 
 
-@pytest.fixture
-def body_without_sabctools(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    """(data, its yEnc body), then sabctools taken away: the body is encoded first,
-    by sabctools (tests/support/usenet.py imports it when it encodes)."""
-    data = random_bytes(5000, 10)
-    body = yenc_body(data)
-    yenc._accelerator.cache_clear()
-    monkeypatch.setitem(sys.modules, "sabctools", None)  # import sabctools now fails
-    yield data, body
-    yenc._accelerator.cache_clear()
-
-
 def test_sabctools_is_what_decode_uses_when_it_is_installed() -> None:
     assert yenc.decoder_name().startswith("sabctools 9.")
 
 
-def test_without_sabctools_decode_runs_the_pure_path(
-    body_without_sabctools: tuple[bytes, bytes],
-) -> None:
-    data, body = body_without_sabctools
-    assert yenc.decoder_name() == "pure-python"
-    assert yenc.decode(body).data == data
+def test_without_sabctools_decode_runs_the_pure_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = random_bytes(5000, 10)
+    body = yenc_body(data)  # encoded by sabctools, before it is taken away
+    wire = body.replace(b"\r\n", b"\r\n.")[:-1]  # every line dot-stuffed, as it may be
+    yenc._accelerator.cache_clear()
+    monkeypatch.setitem(sys.modules, "sabctools", None)  # import sabctools now fails
+    try:
+        assert yenc.decoder_name() == "pure-python"
+        assert yenc.decode(body).data == data
+        assert yenc.decode(b"." + wire, stuffed=True).data == data
+    finally:
+        yenc._accelerator.cache_clear()
 
 
 @pytest.mark.parametrize("decode", DECODERS)
@@ -156,3 +150,57 @@ def test_both_decoders_agree_on_encoded_data(data: bytes, line_end: bytes) -> No
             (data, yenc.decode_pure(body).header, True),
         )
     )
+
+
+def stuffed(body: bytes) -> bytes:
+    """The body as on the wire: a dot before each line that starts with one (RFC 3977)."""
+    return (b"." if body.startswith(b".") else b"") + body.replace(b"\r\n.", b"\r\n..")
+
+
+@settings(max_examples=400, deadline=None)
+@given(lines=LINE_BYTES, crc=st.booleans())
+def test_a_body_as_on_the_wire_decodes_as_the_unstuffed_one(lines: bytes, crc: bool) -> None:
+    """sabctools at once on the stuffed lines, or the exact way: what the pure path makes
+    of the article, or its error."""
+    decoded = yenc._pure_data(lines)
+    trailer = b"=yend size=%d" % len(decoded) + (
+        b" crc32=%08x" % zlib.crc32(decoded) if crc else b""
+    )
+    body = (
+        b"=ybegin line=128 size=%d name=n\r\n" % len(decoded) + lines + b"\r\n" + trailer + b"\r\n"
+    )
+    expected = outcome(yenc.decode_pure, body)
+    assert outcome(lambda wire: yenc.decode(wire, stuffed=True), stuffed(body)) == expected
+    assert outcome(yenc.decode, body) == expected
+
+
+def test_sabctools_decodes_an_article_with_a_crc_at_once_stuffed_or_not() -> None:
+    data = random_bytes(50_000, 16)
+    encoded = yenc_body(data)
+    lines = encoded[encoded.index(b"\r\n") + 2 : encoded.rindex(b"=yend")]
+    data += b"\x04\x37\x38\x04"  # two lines that start with a dot, as some encoders leave them
+    lines += b".ab\r\n.\r\n"
+    body = b"=ybegin line=128 size=%d name=n\r\n" % len(data) + lines
+    body += b"=yend size=%d crc32=%08x\r\n" % (len(data), zlib.crc32(data))
+    wire = stuffed(body)
+    assert b"\r\n..ab\r\n..\r\n" in wire
+    for part in (yenc._at_once(body), yenc._at_once(wire)):
+        assert part is None or part.data == data
+    assert yenc._at_once(wire) is not None  # sabctools unstuffs the wire form itself
+    assert yenc.decode(wire, stuffed=True) == yenc.decode_pure(body)
+    assert yenc.decode(body) == yenc.decode_pure(body)  # its dots read as stuffing: the exact way
+    no_crc = body[: body.rfind(b" crc32=")] + b"\r\n"
+    assert yenc._at_once(no_crc) is None  # nothing to vouch for it: the exact way decides
+    assert yenc.decode(no_crc).data == data
+
+
+@pytest.mark.parametrize(
+    "line", [b"=ybegin x", b"=ypart begin=1 end=10", b"=yend size=10", b"=yfoo"]
+)
+def test_a_yenc_line_inside_the_data_is_refused_with_sabctools_too(line: bytes) -> None:
+    body = yenc_body(random_bytes(3000, 17), part=(1, 1, 3000))
+    at = body.index(b"\r\n", body.index(b"=ypart")) + 2  # the first data line
+    body = body[:at] + line + b"\r\n" + body[at:]
+    assert yenc._at_once(body) is None
+    with pytest.raises(YencError, match="'=y'"):
+        yenc.decode(stuffed(body), stuffed=True)

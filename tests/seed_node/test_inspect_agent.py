@@ -466,3 +466,65 @@ def test_a_node_at_its_cap_leases_the_next_inspection_after_the_current_one(
     reported = [path for _, path, _ in coordinator.calls if path.endswith("/report")]
     assert sorted(reported) == [f"{LEASE_PATH}/report", "/inspections/42/report"]
     assert len(leased) == 4  # 41; 429 (not waited on); 42 after 41; nothing ahead of 42
+
+
+def test_an_inspections_bodies_are_parsed_while_the_next_ones_are_fetched(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from seed_node import inspecting
+
+    next_fetched = threading.Event()
+    relay = relay_from(inn_server)
+    waited: list[bool] = []
+    parse = inspecting.inspect_article
+
+    def first_parse_waits(role: str, body: bytes, *, stuffed: bool) -> Any:
+        if not waited:  # 41's par2: parsed only once 42's first body was asked for
+            waited.append(next_fetched.wait(HOLD_SECONDS))
+        return parse(role, body, stuffed=stuffed)
+
+    def next_body(query: Any) -> Answer:
+        next_fetched.set()
+        return relay(query)
+
+    monkeypatch.setattr(inspecting, "inspect_article", first_parse_waits)
+    coordinator.routes["/inspections/lease"] = lease_queue(posted, 41, 42)
+    coordinator.routes[f"{LEASE_PATH}/body"] = relay
+    coordinator.routes["/inspections/42/body"] = next_body
+    coordinator.routes["*"] = lambda _: REPORTED
+    status = run_agent(coordinator, token_file, "--mode", "inspect", "--relay")
+    assert status == 0
+    assert waited == [True]  # the worker fetched 42 while 41's bodies waited to be parsed
+    for path in (f"{LEASE_PATH}/report", "/inspections/42/report"):
+        (report,) = coordinator.posted(path)
+        assert sorted(roles(report)) == ["archive", "nfo", "par2"]
+        assert [f["name"] for f in roles(report)["par2"]["files"]] == [f"{REAL_NAME}.mkv"]
+
+
+def test_a_bug_while_parsing_releases_the_inspection_with_it(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from seed_node import inspecting
+
+    def broken(role: str, body: bytes, *, stuffed: bool) -> Any:
+        raise RuntimeError("a bug in the parser")
+
+    monkeypatch.setattr(inspecting, "inspect_article", broken)
+    coordinator.routes["/inspections/lease"] = one_inspection(posted)
+    coordinator.routes[f"{LEASE_PATH}/release"] = lambda _: (204, None)
+    status = run_agent(
+        coordinator, token_file, "--mode", "inspect", "--news-server", inn_server.url
+    )
+    assert status == 0
+    (release,) = coordinator.posted(f"{LEASE_PATH}/release")
+    assert release["uncounted"] is False and release["epoch"] == 2
+    assert release["error"] == "the agent failed: RuntimeError: a bug in the parser"
+    assert not coordinator.posted(f"{LEASE_PATH}/report")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from usenet.nntp.client import GroupInfo, NNTPClient
+from usenet.nntp.client import GroupInfo, NNTPClient, unstuff
 from usenet.nntp.config import NewsServerConfig
 from usenet.nntp.errors import (
     AccessDenied,
@@ -43,4 +43,5 @@ __all__ = [
     "UnsafeArgument",
     "article_at_date",
     "find_article_at_date",
+    "unstuff",
 ]

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from tests.support.nntpd import NNTPServer, numbered_articles
-from usenet.nntp.client import NNTPClient
+from usenet.nntp.client import NNTPClient, unstuff
 from usenet.nntp.errors import (
     AccessDenied,
     AuthRequired,
+    BodyTooLarge,
     NNTPConnectionError,
     NNTPError,
     NNTPProtocolError,
@@ -364,3 +365,73 @@ def test_group_keeps_its_high_water_mark_until_the_connection_closes(server, con
     assert client.group_last == 100
     client.close()
     assert client.group_last is None
+
+
+# BODY looks only at the tail of what has arrived for the terminator: these bodies put
+# dot-stuffed lines, the terminator and line ends at the edges of the server's writes.
+DOTTED_BODY = (
+    b".the first line starts with a dot\r\n"
+    + b"".join(b"%05d" % n + b"y" * 1000 + b"\r\n" for n in range(300))
+    + b"..two dots\r\n"
+    + b".\r\n"  # a line that is one dot: ".." on the wire, not the terminator
+    + b"plain\r\n"
+    + b".x\r\n"
+)
+
+
+@pytest.mark.parametrize("line_delay", [0.0, 0.001])
+def test_body_is_the_article_dot_unstuffed_wherever_the_reads_split_it(server, connect, line_delay):
+    server.bodies["<dots@x>"] = DOTTED_BODY
+    server.bodies["<empty@x>"] = b""
+    server.bodies["<one@x>"] = b".\r\n"  # one line that is a lone dot, stuffed on the wire
+    server.line_delay = line_delay  # one write per line: every line is a read of its own
+    client = connect(compression=False)
+    assert client.body("<dots@x>", len(DOTTED_BODY)) == DOTTED_BODY
+    assert client.body("<empty@x>", 10) == b""
+    assert client.body("<one@x>", 10) == b".\r\n"
+    assert client.body("<dots@x>", len(DOTTED_BODY)) == DOTTED_BODY  # still in step
+
+
+def test_a_stuffed_body_is_the_wire_form_and_unstuff_gives_the_article(server, connect):
+    server.bodies["<dots@x>"] = DOTTED_BODY
+    server.bodies["<one@x>"] = b".\r\n"
+    client = connect(compression=False)
+    wire = client.body("<dots@x>", 2 * len(DOTTED_BODY), stuffed=True)
+    assert wire.startswith(b"..the first line") and b"\r\n...two dots\r\n..\r\n" in wire
+    assert unstuff(wire) == DOTTED_BODY
+    assert client.body("<one@x>", 10, stuffed=True) == b"..\r\n"
+    with pytest.raises(BodyTooLarge):  # bounded as on the wire
+        client.body("<dots@x>", len(DOTTED_BODY) + 1, stuffed=True)
+    assert not client.connected
+
+
+def test_a_body_over_its_bound_costs_the_connection_not_the_memory(server, connect):
+    server.bodies["<dots@x>"] = DOTTED_BODY
+    client = connect(compression=False)
+    with pytest.raises(BodyTooLarge):
+        client.body("<dots@x>", len(DOTTED_BODY) - 1)
+    assert not client.connected
+
+
+def test_body_through_compress_deflate_is_the_same():
+    with NNTPServer(offer_deflate=True) as server:
+        server.bodies["<dots@x>"] = DOTTED_BODY
+        with NNTPClient(server.host, server.port, timeout=5) as client:
+            assert client.compression_in_use == "deflate"
+            assert client.body("<dots@x>", len(DOTTED_BODY)) == DOTTED_BODY
+
+
+@pytest.mark.parametrize("size", range(1, 14))
+def test_body_reads_split_anywhere_give_the_same_bytes(size):
+    """The wire cut into reads of `size` bytes: every line end, stuffed dot and the
+    terminator falls across a read's edge for some size."""
+    article = b".a\r\n..\r\nb.c\r\n.\r\n\r\nd\r\n"
+    wire = b"..a\r\n...\r\nb.c\r\n..\r\n\r\nd\r\n.\r\n"
+    reads = [wire[at : at + size] for at in range(0, len(wire), size)]
+    client = NNTPClient("127.0.0.1", 1)
+
+    def fill() -> None:
+        client._buffer += reads.pop(0)
+
+    assert unstuff(client._read_body(fill, len(wire), "<a@b>")) == article
+    assert not reads and not client._buffer
