@@ -28,6 +28,8 @@ from .errors import (
 )
 
 __all__ = [
+    "MAX_LEASE_MESSAGE_IDS",
+    "MAX_NFO_SEGMENTS",
     "ROLES",
     "ArchiveError",
     "FoundFile",
@@ -48,6 +50,12 @@ MAX_REPORTED_FILES = 1000
 MAX_REPORTED_NAME = 1024  # characters
 MAX_NOTES = 16
 MAX_ERROR = 300  # characters of an error's sentence
+
+# What one inspection lease may name: the coordinator plans no more, and the agent
+# refuses a lease with more (it reads the lease's articles one by one). A par2 and
+# an archive name their first segment each, an nfo up to MAX_NFO_SEGMENTS of its own.
+MAX_NFO_SEGMENTS = 64
+MAX_LEASE_MESSAGE_IDS = MAX_NFO_SEGMENTS + 2
 
 
 @dataclass(slots=True)
