@@ -664,15 +664,22 @@ def _plain_file_name(name: str) -> bool:
 # --- applying ------------------------------------------------------------------------
 
 
-def _flags(report: Report) -> tuple[bool, bool]:
+def _flags(report: Report) -> tuple[bool | None, bool | None]:
     """(passworded, encrypted): a password is needed to unpack (the archive says so,
-    an entry is encrypted, or its headers are); its headers are encrypted."""
+    an entry is encrypted, or its headers are); its headers are encrypted.
+
+    (None, None) when this report read no archive (none fetched, or its parser
+    failed) and shows no password either: the flags found before stay, so a
+    re-inspection of an archive that expired since never clears `passworded`
+    (which would serve the release in default searches again)."""
     archive = report.result("archive")
     if archive is None:
-        return False, False
+        return None, None
     encrypted = bool(archive.headers_encrypted)
     passworded = encrypted or bool(archive.passworded) or any(f.encrypted for f in archive.files)
-    return passworded, encrypted
+    if passworded or (archive.format is not None and not archive.errors):
+        return passworded, encrypted
+    return None, None
 
 
 def _summary(

@@ -498,6 +498,37 @@ def test_passworded_and_encrypted_from_the_archive(obfuscated, flags, expected):
     assert (release.passworded, release.encrypted) == expected
 
 
+def unread_archive() -> dict[str, Any]:
+    """An archive whose first volume the parser could not read (a CRC error)."""
+    result = InspectResult(role="archive", format="rar5")
+    result.errors.append({"part": "archive", "error": "A RAR5 header at byte 8 fails its CRC."})
+    return result.to_json()
+
+
+@pytest.mark.parametrize(
+    "again",
+    [
+        {"missing": [{"role": "archive", "message_id": "<r1@x>", "error": "430 no such article"}]},
+        {"results": [unread_archive()]},
+        {"results": [nfo_result(REAL)]},  # no archive asked for this time
+    ],
+    ids=["archive-expired", "archive-unreadable", "no-archive"],
+)
+def test_a_reinspection_that_reads_no_archive_keeps_the_flags(obfuscated, again):
+    applied(obfuscated, archive_result((f"{REAL}.mkv", 3 * VOLUME), headers_encrypted=True))
+    kept = applied(obfuscated, *again.get("results", ()), missing=again.get("missing"))
+    release = Release.objects.get()
+    assert (kept.passworded, kept.encrypted) == (True, True)
+    assert (release.passworded, release.encrypted) == (True, True)
+
+
+def test_a_reinspection_that_reads_an_open_archive_clears_the_flags(obfuscated):
+    applied(obfuscated, archive_result((f"{REAL}.mkv", 3 * VOLUME), passworded=True))
+    cleared = applied(obfuscated, archive_result((f"{REAL}.mkv", 3 * VOLUME)))
+    assert (cleared.passworded, cleared.encrypted) == (False, False)
+    assert Release.objects.get().passworded is False
+
+
 def test_an_unknown_release_is_not_found(db):
     with pytest.raises(NotFound, match="Release 999999 does not exist"):
         applied(Release(id=999_999), nfo_result(REAL))
