@@ -46,8 +46,12 @@ __all__ = [
 ]
 
 ROLES = ("par2", "nfo", "archive")
+# A report's files and names: the coordinator accepts no more (catalog.inspection),
+# and its body cap (inspections.serializers.MAX_REPORT_BYTES) holds a report at these
+# bounds even with every character JSON-escaped (the agent sends ASCII JSON: up to 12
+# bytes a character). 255: no common file system stores a longer file name.
 MAX_REPORTED_FILES = 1000
-MAX_REPORTED_NAME = 1024  # characters
+MAX_REPORTED_NAME = 255  # characters
 MAX_NOTES = 16
 MAX_ERROR = 300  # characters of an error's sentence
 
@@ -186,7 +190,7 @@ def inspect_nfo(bodies: Iterable[bytes], max_bytes: int = nfo.MAX_NFO) -> Inspec
 def _yenc_facts(part: yenc.YencPart) -> dict[str, Any]:
     header = part.header
     return {
-        "name": header.name,
+        "name": header.name[:MAX_REPORTED_NAME],
         "size": header.size,
         "part": header.part,
         "total": header.total,
