@@ -111,6 +111,23 @@ def test_a_quiet_lease_passes_to_another_node_which_fences_the_first(
     assert report(second, taken).status_code == 200
 
 
+def test_a_lease_call_whose_sweep_frees_a_lease_is_counted_once(
+    planned, node_client, backdate_inspection
+):
+    planned()
+    first, second = node_client(), node_client()
+    leased = held(first)
+    backdate_inspection(leased["id"], 3600)
+    maintenance.mark_all_run()  # the upkeep is not due: the empty claim sweeps
+    sweep = maintenance.task_named(services.INSPECTIONS.sweep_task)
+    before = sweep.last_run
+    assert held(second)["id"] == leased["id"]  # claimed after the sweep freed it
+    assert sweep.last_run > before  # the sweep ran as the upkeep's task: not due again soon
+    with connection.cursor() as cursor:  # this read is one more hit
+        cursor.execute("SELECT hits FROM rate_hit(%s, 60)", [f"lease:{second.node.id}"])
+        assert cursor.fetchone()[0] == 2  # the call counted once, not once per claim
+
+
 @override_settings(MAX_ATTEMPTS=2)
 def test_attempts_run_out_and_the_row_fails_with_the_error(planned, node_client):
     row = planned()
