@@ -26,6 +26,7 @@ the catalog: that app registers its queueing function here at start-up
 from __future__ import annotations
 
 import json
+import unicodedata
 from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -33,6 +34,7 @@ from typing import Any
 
 from core.errors import Invalid, NotFound, Unavailable
 from inspection import MAX_REPORTED_FILES, MAX_REPORTED_NAME, ROLES
+from inspection.nfo import scene_like
 from usenet.numbers import ascii_digits, whole_number
 from usenet.obfuscation import is_obfuscated, stem_of
 from usenet.release_names import MAX_NAME_LENGTH, parse_release_name
@@ -182,7 +184,11 @@ def _list(value: Any, path: str, most: int) -> list[Any]:
     return value
 
 
-def _text(value: Any, path: str, most: int, *, required: bool = False) -> str | None:
+def _text(
+    value: Any, path: str, most: int, *, required: bool = False, sentence: bool = False
+) -> str | None:
+    """A string of at most `most` characters that PostgreSQL can store. A `sentence`
+    (a note, an error: the agent's own words) holds no format character either."""
     if value is None:
         if required:
             raise Invalid(f"{path} is required.")
@@ -193,6 +199,19 @@ def _text(value: Any, path: str, most: int, *, required: bool = False) -> str | 
         raise Invalid(f"{path} is {len(value)} characters long; at most {most} are accepted.")
     if "\x00" in value:
         raise Invalid(f"{path} holds a NUL character, which no name or sentence may carry.")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        # JSON's "\ud800" escape: a lone surrogate, which is no character at all.
+        raise Invalid(
+            f"{path} is not valid Unicode text: it holds a lone surrogate (such as \\ud800), "
+            "which UTF-8 cannot encode; send the text as the agent decoded it."
+        ) from None
+    if sentence and (hidden := _hidden_character(value)) is not None:
+        raise Invalid(
+            f"{path} holds the invisible character U+{ord(hidden):04X} (a Unicode format "
+            "character or a line separator), which no sentence may carry."
+        )
     return value
 
 
@@ -249,8 +268,8 @@ def _file(value: Any, path: str) -> ReportedFile:
 def _error(value: Any, path: str) -> tuple[str, str]:
     item = _object(value, path)
     return (
-        _text(item.get("part"), f"{path}.part", 40, required=True) or "",
-        _text(item.get("error"), f"{path}.error", MAX_TEXT, required=True) or "",
+        _text(item.get("part"), f"{path}.part", 40, required=True, sentence=True) or "",
+        _text(item.get("error"), f"{path}.error", MAX_TEXT, required=True, sentence=True) or "",
     )
 
 
@@ -297,7 +316,7 @@ def _result(value: Any, path: str) -> ReportedResult:
         archive_size=_size(item.get("archive_size"), f"{path}.archive_size"),
         complete=_flag(item.get("complete"), f"{path}.complete"),
         notes=tuple(
-            _text(note, f"{path}.notes[{n}]", MAX_TEXT, required=True) or ""
+            _text(note, f"{path}.notes[{n}]", MAX_TEXT, required=True, sentence=True) or ""
             for n, note in enumerate(_list(item.get("notes"), f"{path}.notes", MAX_NOTES))
         ),
         errors=tuple(
@@ -318,7 +337,8 @@ def _missing(value: Any, path: str) -> Missing:
             item.get("message_id"), f"{path}.message_id", MAX_MESSAGE_ID, required=True
         )
         or "",
-        error=_text(item.get("error"), f"{path}.error", MAX_TEXT, required=True) or "",
+        error=_text(item.get("error"), f"{path}.error", MAX_TEXT, required=True, sentence=True)
+        or "",
     )
 
 
@@ -381,16 +401,37 @@ def has_control(text: str) -> bool:
     return any(ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F for char in text)
 
 
+_SEPARATORS = frozenset("\u2028\u2029")
+
+
+def _hidden_character(text: str) -> str | None:
+    """The first character of `text` that shows other than it reads: a Unicode format
+    character (category Cf: the bidi overrides such as U+202E, zero-width characters,
+    the soft hyphen) or a line or paragraph separator (U+2028, U+2029). One pass."""
+    return next(
+        (char for char in text if char in _SEPARATORS or unicodedata.category(char) == "Cf"),
+        None,
+    )
+
+
 def _usable(name: str, source: str, refused: list[dict[str, str]]) -> str | None:
-    """The candidate trimmed, or None (and why, in `refused`) when it cannot be a release's name."""
+    """The candidate trimmed, or None (and why, in `refused`) when it cannot be a release's
+    name. An nfo's candidate must be a release name by the nfo parser's own rule
+    (`inspection.nfo.scene_like`); a par2 or archive candidate, a plain file name."""
     trimmed = name.strip(" ._-")
     reason = None
     if not trimmed:
         reason = "empty"
     elif has_control(trimmed):
         reason = "holds a control character"
+    elif (hidden := _hidden_character(trimmed)) is not None:
+        reason = f"holds the invisible character U+{ord(hidden):04X}"
     elif len(trimmed) > MAX_NAME_LENGTH:
         reason = f"longer than {MAX_NAME_LENGTH} characters"
+    elif source == "nfo" and not scene_like(trimmed):
+        reason = "not a release name (Words.Joined.By.Dots-GROUP, letters and digits)"
+    elif source != "nfo" and not _plain_file_name(trimmed):
+        reason = "not a plain file name"
     elif is_obfuscated(trimmed):
         reason = "obfuscated itself"
     if reason is None:
@@ -600,30 +641,45 @@ def _real_only(names: dict[str, str]) -> dict[str, str]:
     }
 
 
+# Characters no Windows file name may hold (and markup's): a downloader there
+# could not write the file as named.
+_NOT_IN_FILE_NAMES = frozenset('<>:"|?*')
+
+
 def _plain_file_name(name: str) -> bool:
-    """A file name a downloader can write as it is: not empty, `.` or `..`, no path
-    separator, no control character, and not holding the NZB meta's " => "."""
+    """A file name a downloader can write as it is, on any system: not empty, `.` or
+    `..`, no path separator nor a character Windows refuses (`<>:"|?*`), no control
+    or format character, and not holding the NZB meta's " => "."""
     return (
         name not in ("", ".", "..")
         and "/" not in name
         and "\\" not in name
+        and _NOT_IN_FILE_NAMES.isdisjoint(name)
         and REAL_NAME_ARROW not in name
         and not has_control(name)
+        and _hidden_character(name) is None
     )
 
 
 # --- applying ------------------------------------------------------------------------
 
 
-def _flags(report: Report) -> tuple[bool, bool]:
+def _flags(report: Report) -> tuple[bool | None, bool | None]:
     """(passworded, encrypted): a password is needed to unpack (the archive says so,
-    an entry is encrypted, or its headers are); its headers are encrypted."""
+    an entry is encrypted, or its headers are); its headers are encrypted.
+
+    (None, None) when this report read no archive (none fetched, or its parser
+    failed) and shows no password either: the flags found before stay, so a
+    re-inspection of an archive that expired since never clears `passworded`
+    (which would serve the release in default searches again)."""
     archive = report.result("archive")
     if archive is None:
-        return False, False
+        return None, None
     encrypted = bool(archive.headers_encrypted)
     passworded = encrypted or bool(archive.passworded) or any(f.encrypted for f in archive.files)
-    return passworded, encrypted
+    if passworded or (archive.format is not None and not archive.errors):
+        return passworded, encrypted
+    return None, None
 
 
 def _summary(

@@ -30,6 +30,8 @@ from .errors import (
 )
 
 __all__ = [
+    "MAX_LEASE_MESSAGE_IDS",
+    "MAX_NFO_SEGMENTS",
     "ROLES",
     "ArchiveError",
     "FoundFile",
@@ -46,10 +48,20 @@ __all__ = [
 ]
 
 ROLES = ("par2", "nfo", "archive")
+# A report's files and names: the coordinator accepts no more (catalog.inspection),
+# and its body cap (inspections.serializers.MAX_REPORT_BYTES) holds a report at these
+# bounds even with every character JSON-escaped (the agent sends ASCII JSON: up to 12
+# bytes a character). 255: no common file system stores a longer file name.
 MAX_REPORTED_FILES = 1000
-MAX_REPORTED_NAME = 1024  # characters
+MAX_REPORTED_NAME = 255  # characters
 MAX_NOTES = 16
 MAX_ERROR = 300  # characters of an error's sentence
+
+# What one inspection lease may name: the coordinator plans no more, and the agent
+# refuses a lease with more (it reads the lease's articles one by one). A par2 and
+# an archive name their first segment each, an nfo up to MAX_NFO_SEGMENTS of its own.
+MAX_NFO_SEGMENTS = 64
+MAX_LEASE_MESSAGE_IDS = MAX_NFO_SEGMENTS + 2
 
 
 @dataclass(slots=True)
@@ -184,7 +196,7 @@ def inspect_nfo(
 def _yenc_facts(part: yenc.YencPart) -> dict[str, Any]:
     header = part.header
     return {
-        "name": header.name,
+        "name": header.name[:MAX_REPORTED_NAME],
         "size": header.size,
         "part": header.part,
         "total": header.total,

@@ -25,7 +25,7 @@ from urllib.parse import unquote
 from .errors import NfoError
 from .steps import STEPS
 
-__all__ = ["MAX_NFO", "NfoFacts", "decode_text", "parse"]
+__all__ = ["MAX_NFO", "NfoFacts", "decode_text", "parse", "scene_like"]
 
 MAX_NFO = 64 << 10
 MAX_IDS = 16  # ids of each kind kept
@@ -146,12 +146,12 @@ def _release_names(text: str) -> tuple[str, ...]:
         if len(names) >= MAX_NAMES:
             break
         name = token.strip(_TRIM)
-        if _scene_like(name) and name not in names:
+        if scene_like(name) and name not in names:
             names.append(name)
     return tuple(names)
 
 
-def _scene_like(name: str) -> bool:
+def scene_like(name: str) -> bool:
     """Words.Joined.By.Dots-GROUP: at least three words, a group of 2 to 15 characters."""
     if not MIN_NAME <= len(name) <= MAX_NAME or name.count(".") < 2:
         return False

@@ -5,7 +5,7 @@ from a release's files:
 
 - par2: the first segment of its index file (the smallest `.par2`);
 - nfo: the segments of the smallest `.nfo`, in part order from part 1, up to
-  INSPECT_NFO_MAX_BYTES (at least its first);
+  INSPECT_NFO_MAX_BYTES and `inspection.MAX_NFO_SEGMENTS` (at least its first);
 - archive: the first segment of the first volume (`x.part01.rar`, `x.rar`
   before its `.r00`, `x.7z` or `x.7z.001`, `x.zip`); for an obfuscated
   release whose files have no extension at all, the largest file's first.
@@ -28,6 +28,7 @@ from django.conf import settings
 from django.db import transaction
 
 from core.sql import Record
+from inspection import MAX_NFO_SEGMENTS
 from usenet.numbers import ascii_digits
 from usenet.obfuscation import is_obfuscated
 
@@ -132,11 +133,13 @@ def choose_articles(
 
 
 def _nfo_segments(segments: Iterable[tuple[int, str, int]], most: int) -> tuple[list[str], int]:
-    """Message-ids from part 1 on, in order and without a gap, up to `most` bytes (one at least)."""
+    """Message-ids from part 1 on, in order and without a gap, up to `most` bytes (one at
+    least) and MAX_NFO_SEGMENTS: a poster's tiny segments must not make a lease the agent
+    refuses (and so an inspection that fails without its par2 or archive read)."""
     ids: list[str] = []
     total = 0
     for expected, (part, message_id, size) in enumerate(sorted(segments), start=1):
-        if part != expected or (ids and total + size > most):
+        if part != expected or len(ids) == MAX_NFO_SEGMENTS or (ids and total + size > most):
             break
         ids.append(message_id)
         total += size

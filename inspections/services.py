@@ -19,10 +19,10 @@ from django.db import transaction
 from catalog.inspection import Applied, apply_inspection, validate_report
 from core.errors import Invalid
 from core.metrics import LEASE_SECONDS, LEASES
+from core.sql import Record
 from indexer.models import AuditAction
 from indexer.services import AUDIT_IDS_SHOWN, record_audit
-from seeding import maintenance
-from seeding.leasing import Offer, WorkTable, retry_after
+from seeding.leasing import Offer, WorkTable
 
 from . import planning
 from .sql import queries
@@ -33,6 +33,9 @@ INSPECTIONS = WorkTable(
     id_param="inspection_id",
     cap_setting="INSPECT_LEASES_PER_NODE",
     gate="inspection_gate",
+    gated_claim="lease_inspection",
+    claim="claim_inspection",
+    sweep_task="retire_quiet_inspections",
     holder="inspection_holder",
     heartbeat="heartbeat_inspection",
     release="release_inspection",
@@ -62,35 +65,19 @@ def lease_inspection(node_id: int) -> InspectionOffer:
 
 
 def _lease_inspection(node_id: int) -> InspectionOffer:
-    """Hand one inspection to a node, or say why nothing is handed out.
+    """Hand one inspection to a node, or say why nothing is handed out: the flow every
+    leased table shares (seeding.leasing.WorkTable.lease), so a call is counted once
+    against the node's lease-call rate and quiet leases are swept as the ranges' are."""
+    return INSPECTIONS.lease(node_id, {"node_id": node_id}, _inspection_lease)
 
-    As with ranges, quiet leases are taken back by the upkeep (which this path
-    runs when due) and once more when the claim finds nothing.
-    """
-    paused = INSPECTIONS.paused_offer(node_id)
-    if paused is not None:
-        return paused
-    maintenance.run_due()
-    row = _claim(node_id)
-    if row.id is None and not row.disabled and INSPECTIONS.retire_quiet():
-        row = _claim(node_id)
-    if row.id is None:  # nothing queued, or the node was disabled elsewhere
-        return InspectionOffer(None, retry_after=retry_after())
-    lease = InspectionLease(row.id, row.epoch, row.release_id, row.group, _json(row.articles))
-    return InspectionOffer(lease)
+
+def _inspection_lease(row: Record) -> InspectionLease:
+    return InspectionLease(row.id, row.epoch, row.release_id, row.group, _json(row.articles))
 
 
 def _json(value: Any) -> Any:
     """A jsonb column as raw SQL returns it under Django (text), decoded."""
     return json.loads(value) if isinstance(value, str) else value
-
-
-def _claim(node_id: int) -> Any:
-    """The gate and the claim in one statement; Throttled or TooManyLeases when refused."""
-    row = queries.fetchone("lease_inspection", INSPECTIONS.gate_params(node_id))
-    assert row is not None  # the gate's upsert always returns its row
-    INSPECTIONS.check_gate(row.hits, row.retry_after, row.live)
-    return row
 
 
 def heartbeat_inspection(node_id: int, inspection_id: int, epoch: int) -> None:

@@ -19,7 +19,7 @@ def plan_inspections() -> int:
 
 def register_tasks() -> None:
     maintenance.register(
-        "retire_quiet_inspections",
+        INSPECTIONS.sweep_task,
         "quiet inspection leases retired",
         INSPECTIONS.retire_quiet,
         every=maintenance.RETIRE_INTERVAL_SECONDS,

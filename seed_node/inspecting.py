@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 
 # Bounds on what a lease may ask of the node (the coordinator's own are smaller).
 MAX_ARTICLES = 3  # one per role
-MAX_NFO_SEGMENTS = 64
+MAX_NFO_SEGMENTS = inspection.MAX_NFO_SEGMENTS
 FETCH_SLACK = 64 * 1024  # bytes a body may run over the catalog's size of it
 
 

@@ -13,7 +13,10 @@ matched nothing. This module holds what is the same for all of them:
 - epoch fencing: why a fenced statement matched nothing (404 or 409);
 - a release's attempts (failed with the error once MAX_ATTEMPTS are used;
   `uncounted` gives one back, at most MAX_UNCOUNTED_RELEASES times);
-- the TTL sweep (quiet leases: failed when out of attempts, else queued).
+- the TTL sweep (quiet leases: failed when out of attempts, else queued);
+- the lease call's flow (`WorkTable.lease`): paused, the upkeep when due, the
+  gated claim, and when it claims nothing the sweep once and the claim again,
+  ungated (the call was counted once, by the gate).
 
 Each table's statements keep their own rules where the work differs (a
 range read to its end is done, not queued).
@@ -21,7 +24,7 @@ range read to its end is done, not queued).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -68,6 +71,11 @@ class WorkTable:
     id_param: str  # "range_id"
     cap_setting: str  # the setting capping one node's live leases of this table
     gate: str  # the gate alone: hits, retry_after, live
+    # The gate and the claim in one statement: hits, retry_after, live, disabled and
+    # the claimed row's columns (id null: nothing claimed, or the gate refused).
+    gated_claim: str
+    claim: str  # the claim alone: the row claimed, or none
+    sweep_task: str  # the upkeep task (seeding/maintenance.py) that runs `retire`
     holder: str  # status, node_id, epoch of one row
     heartbeat: str
     release: str
@@ -115,6 +123,38 @@ class WorkTable:
             return None
         self.admit(node_id)
         return Offer(None, retry_after=retry_after(), paused=reason)
+
+    # --- the lease call -----------------------------------------------------
+
+    def lease(
+        self, node_id: int, params: Mapping[str, Any], build: Callable[[Record], L]
+    ) -> Offer[L]:
+        """Hand one row to a node (`build` makes the lease of the claimed row), or say
+        why nothing is handed out: paused (the call still counts); else the upkeep
+        when its per-process interval is due, then the gate and the claim in one
+        statement (Throttled, TooManyLeases). When that claims nothing, quiet leases
+        are swept (once a call, and not when the upkeep just swept them) and, when
+        that freed any, the claim runs again without the gate: the call was counted.
+        Never a sweep inside each claim: that keeps a scan of the leased rows off
+        the hot path (docs/performance.md)."""
+        from . import maintenance  # it imports the tables (ranges.py): read when called
+
+        paused = self.paused_offer(node_id)
+        if paused is not None:
+            return paused
+        sweep = maintenance.task_named(self.sweep_task)
+        swept = any(done.task is sweep for done in maintenance.run_due())
+        gated = self.queries.fetchone(self.gated_claim, {**params, **self.gate_params(node_id)})
+        assert gated is not None  # the gate's upsert always returns its row
+        self.check_gate(gated.hits, gated.retry_after, gated.live)
+        if gated.disabled:  # disabled elsewhere; this process keeps its token a while
+            return Offer(None, retry_after=retry_after())
+        row: Record | None = gated if gated.id is not None else None
+        if row is None and not swept and maintenance.run_task(sweep):
+            row = self.queries.fetchone(self.claim, params)
+        if row is None:
+            return Offer(None, retry_after=retry_after())
+        return Offer(build(row))
 
     # --- fencing ----------------------------------------------------------
 

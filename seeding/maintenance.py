@@ -76,6 +76,11 @@ def register(
     return task
 
 
+def task_named(name: str) -> Task:
+    """The registered task of that name (KeyError: none is)."""
+    return _tasks[name]
+
+
 def tasks() -> list[Task]:
     """Every registered task, in registration order (seeding's first)."""
     return list(_tasks.values())
@@ -170,7 +175,7 @@ def prune_rollup_minutes() -> int:
 
 
 RETIRE = register(
-    "retire_quiet_ranges",
+    RANGES.sweep_task,
     "quiet range leases retired",
     retire_quiet_ranges,
     every=RETIRE_INTERVAL_SECONDS,

@@ -26,7 +26,6 @@ from core.sql import Record
 from indexer.models import AuditAction, Group
 from indexer.services import AUDIT_IDS_SHOWN, record_audit
 
-from . import maintenance
 from .leasing import Offer
 from .models import SeedRange
 from .ranges import RANGES
@@ -74,10 +73,6 @@ def _lease_range(node_id: int) -> LeaseOffer:
     (docs/performance.md). A quiet lease thus passes to another node at
     most that much after its TTL.
     """
-    paused = RANGES.paused_offer(node_id)
-    if paused is not None:
-        return paused
-    swept = any(done.task is maintenance.RETIRE for done in maintenance.run_due())
     params = {
         "node_id": node_id,
         "ttl": settings.LEASE_TTL_SECONDS,
@@ -85,28 +80,11 @@ def _lease_range(node_id: int) -> LeaseOffer:
         "urgent_below": settings.DEFAULT_PRIORITY,
         "rule_version": current_rule_version(),
     }
-    # The gate (rate and cap) and the claim in one statement; a refused call claims nothing.
-    gated = queries.fetchone("gated_lease_range", {**params, **gate_params(node_id)})
-    assert gated is not None  # the gate's upsert always returns its row
-    check_gate(gated.hits, gated.retry_after, gated.live)
-    if gated.disabled:  # disabled elsewhere; this process keeps its token a while
-        return LeaseOffer(None, retry_after=settings.LEASE_RETRY_AFTER_SECONDS)
-    row: Record | None = gated if gated.id is not None else None
-    if row is None and not swept and maintenance.run_task(maintenance.RETIRE):
-        row = queries.fetchone("lease_range", params)
-    if row is None:
-        return LeaseOffer(None, retry_after=settings.LEASE_RETRY_AFTER_SECONDS)
-    return LeaseOffer(RangeLease(row.id, row.group, row.start, row.end, row.epoch, row.group_id))
+    return RANGES.lease(node_id, params, _range_lease)
 
 
-def gate_params(node_id: int) -> dict[str, Any]:
-    """The lease gate's parameters for a node (sql/ranges.sql: lease_gate)."""
-    return RANGES.gate_params(node_id)
-
-
-def check_gate(hits: int, retry_after: int, live: int) -> None:
-    """Throttled beyond LEASE_RATE_PER_MINUTE; TooManyLeases when `live` reaches the cap."""
-    RANGES.check_gate(hits, retry_after, live)
+def _range_lease(row: Record) -> RangeLease:
+    return RangeLease(row.id, row.group, row.start, row.end, row.epoch, row.group_id)
 
 
 def admit_lease(node_id: int, lanes_held: int = 0) -> None:

@@ -22,7 +22,7 @@ SELECT DISTINCT ON (file_index, name) name, file_index, bytes, segments
 -- The new name and its fields, the category under rule set %(rule_version)s,
 -- the flags and ids; posted_name keeps the first name the poster gave (a
 -- re-inspection never replaces it). An id not found this time keeps the one
--- found before.
+-- found before, and so do the flags when no archive was read (null).
 UPDATE catalog_release
    SET name = %(name)s,
        posted_name = CASE WHEN %(renamed)s THEN coalesce(posted_name, name) ELSE posted_name END,
@@ -33,7 +33,8 @@ UPDATE catalog_release
        codec = %(codec)s, release_group = %(release_group)s, proper = %(proper)s,
        repack = %(repack)s, fields_version = %(fields_version)s,
        category = %(category)s, category_version = %(rule_version)s,
-       passworded = %(passworded)s, encrypted = %(encrypted)s,
+       passworded = coalesce(%(passworded)s, passworded),
+       encrypted = coalesce(%(encrypted)s, encrypted),
        imdb_id = coalesce(%(imdb_id)s, imdb_id), tvdb_id = coalesce(%(tvdb_id)s::int, tvdb_id),
        inspected_at = now(), inspection = %(inspection)s::jsonb,
        real_names = coalesce(%(real_names)s::jsonb, real_names)

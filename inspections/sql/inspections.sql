@@ -48,6 +48,28 @@ SELECT gate.hits, gate.retry_after, gate.live, gate.disabled,
   LEFT JOIN claimed AS c ON true
   LEFT JOIN news_group AS g ON g.id = c.group_id;
 
+-- name: claim_inspection
+-- lease_inspection's claim without its gate: run again after the sweep freed
+-- leases, when the gate already counted this call and admitted it.
+WITH picked AS (
+    SELECT i.id
+      FROM inspection AS i
+     WHERE i.status = 'queued' AND i.articles <> '[]'::jsonb
+     ORDER BY i.posted DESC, i.id DESC
+     LIMIT 1
+       FOR UPDATE OF i SKIP LOCKED
+), claimed AS (
+    UPDATE inspection AS i
+       SET status = 'leased', node_id = %(node_id)s, epoch = i.epoch + 1,
+           attempts = i.attempts + 1, leased_at = now(), heartbeat_at = now()
+      FROM picked
+     WHERE i.id = picked.id
+    RETURNING i.id, i.epoch, i.release_id, i.group_id, i.articles
+)
+SELECT c.id, c.epoch, c.release_id, g.name AS "group", c.articles
+  FROM claimed AS c
+  LEFT JOIN news_group AS g ON g.id = c.group_id;
+
 -- name: inspection_holder
 -- Only read when a fenced statement matched nothing, to say why.
 SELECT status, node_id, epoch FROM inspection WHERE id = %(inspection_id)s;
@@ -84,7 +106,8 @@ RETURNING s.status, r.given_back;
 -- name: retire_quiet_inspections
 -- Quiet leases (no heartbeat for the TTL): failed when out of attempts, the
 -- rest queued for the next node (its claim bumps the epoch). Run by the
--- periodic upkeep (seeding/maintenance.py) and by a claim that finds nothing.
+-- periodic upkeep (seeding/maintenance.py), also from the lease call when a
+-- claim finds nothing (seeding.leasing.WorkTable.lease).
 UPDATE inspection
    SET status = CASE WHEN attempts >= %(max_attempts)s THEN 'failed' ELSE 'queued' END,
        node_id = CASE WHEN attempts >= %(max_attempts)s THEN node_id END,

@@ -132,7 +132,7 @@ def broken(path: list[Any], value: Any) -> dict[str, Any]:
         (["results", 2, "format"], "ace", "results[2].format must be null or one of rar4"),
         (["results", 0, "format"], "rar5", "results[0].format must be null or one of par2"),
         (["results", 0, "files"], [{"name": "x", "size": 1}] * 1001, "at most 1000"),
-        (["results", 0, "files", 0, "name"], "n" * 1025, "at most 1024"),
+        (["results", 0, "files", 0, "name"], "n" * 256, "at most 255"),
         (["results", 0, "files", 0, "name"], None, "results[0].files[0].name is required"),
         (["results", 0, "files", 0, "size"], -1, "results[0].files[0].size must be a whole"),
         (["results", 0, "files", 0, "size"], True, "results[0].files[0].size must be a whole"),
@@ -156,6 +156,23 @@ def broken(path: list[Any], value: Any) -> dict[str, Any]:
         (["results"], "all", "results must be a list"),
         (["missing"], [{"role": "nfo", "message_id": "<a@b>"}], "missing[0].error is required"),
         (["missing"], [{"role": "x", "message_id": "<a@b>", "error": "e"}], "missing[0].role"),
+        # Text PostgreSQL cannot store: JSON's "\ud800" is a lone surrogate.
+        (["results", 1, "release_names"], ["Some.\ud800.Name-GRP"], "release_names[0] is not"),
+        (["results", 1, "notes"], ["read as \udfff"], "results[1].notes[0] is not valid Unicode"),
+        (["results", 0, "files", 0, "name"], "x\ud800.rar", "files[0].name is not valid Unicode"),
+        (["results", 0, "yenc", "name"], "\ud83d", "results[0].yenc.name is not valid Unicode"),
+        (
+            ["missing"],
+            [{"role": "nfo", "message_id": "<a@b>", "error": "430 \udc80"}],
+            "missing[0].error is not valid Unicode",
+        ),
+        # The agent's own sentences hold no invisible character.
+        (["results", 1, "notes"], ["read as \u202ecp437"], "notes[0] holds the invisible"),
+        (
+            ["results", 2, "errors"],
+            [{"part": "rar", "error": "bad\u2028header"}],
+            "results[2].errors[0].error holds the invisible character U+2028",
+        ),
     ],
 )
 def test_what_is_out_of_bounds_is_refused_naming_the_field(path, value, says):
@@ -208,7 +225,7 @@ def test_rule_1_an_nfo_name_with_no_kind_gives_way_to_the_par2():
 
 
 def test_rule_1_an_obfuscated_nfo_name_never_wins():
-    choice = chosen(par2_result(*MOVIE_SET), nfo_result("a8f7d6e5c4b3.x1y2z3-q9w8e7"))
+    choice = chosen(par2_result(*MOVIE_SET), nfo_result("a8f7d6e5c4b3.x1y2z3.k9j8h7-q9w8e7"))
     assert choice.rule == "par2"
     assert choice.refused[0]["refused"] == "obfuscated itself"
 
@@ -481,6 +498,37 @@ def test_passworded_and_encrypted_from_the_archive(obfuscated, flags, expected):
     assert (release.passworded, release.encrypted) == expected
 
 
+def unread_archive() -> dict[str, Any]:
+    """An archive whose first volume the parser could not read (a CRC error)."""
+    result = InspectResult(role="archive", format="rar5")
+    result.errors.append({"part": "archive", "error": "A RAR5 header at byte 8 fails its CRC."})
+    return result.to_json()
+
+
+@pytest.mark.parametrize(
+    "again",
+    [
+        {"missing": [{"role": "archive", "message_id": "<r1@x>", "error": "430 no such article"}]},
+        {"results": [unread_archive()]},
+        {"results": [nfo_result(REAL)]},  # no archive asked for this time
+    ],
+    ids=["archive-expired", "archive-unreadable", "no-archive"],
+)
+def test_a_reinspection_that_reads_no_archive_keeps_the_flags(obfuscated, again):
+    applied(obfuscated, archive_result((f"{REAL}.mkv", 3 * VOLUME), headers_encrypted=True))
+    kept = applied(obfuscated, *again.get("results", ()), missing=again.get("missing"))
+    release = Release.objects.get()
+    assert (kept.passworded, kept.encrypted) == (True, True)
+    assert (release.passworded, release.encrypted) == (True, True)
+
+
+def test_a_reinspection_that_reads_an_open_archive_clears_the_flags(obfuscated):
+    applied(obfuscated, archive_result((f"{REAL}.mkv", 3 * VOLUME), passworded=True))
+    cleared = applied(obfuscated, archive_result((f"{REAL}.mkv", 3 * VOLUME)))
+    assert (cleared.passworded, cleared.encrypted) == (False, False)
+    assert Release.objects.get().passworded is False
+
+
 def test_an_unknown_release_is_not_found(db):
     with pytest.raises(NotFound, match="Release 999999 does not exist"):
         applied(Release(id=999_999), nfo_result(REAL))
@@ -541,7 +589,7 @@ def test_a_posted_name_holding_the_arrow_is_left_out_and_the_rest_escaped():
 @pytest.mark.parametrize(
     "bad",
     ["..", ".", "", "../../etc/passwd", "dir/x.rar", "C:\\x.rar", "a => b.rar", "x\x1b[2J.rar",
-     "x\x85.rar", "x\t.rar"],
+     "x\x85.rar", "x\t.rar", "<script>.rar", "x\u202erar.exe", "x\u2028.rar", "a:b.rar"],
 )  # fmt: skip
 def test_a_filedesc_that_is_no_plain_file_name_maps_nothing(bad):
     report_ = validate_report(
@@ -566,6 +614,49 @@ def test_a_name_holding_a_control_character_is_dropped_not_the_report():
     )
     par2_only = chosen(par2_result(("Bad\x9bName.2020.mkv", VOLUME)))
     assert par2_only.name is None and "control character" in par2_only.why
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("Some.Movie.2020.1080p/../../etc-GRP", "not a release name"),
+        ("Some.Movie.2020.<script>alert(1)</script>-GRP", "not a release name"),
+        ("Some.Movie.2020.1080p.\u202eBluRay-GRP", "holds the invisible character U+202E"),
+        ("Some.Movie.2020.1080p.Blu\u200bRay-GRP", "holds the invisible character U+200B"),
+        ("Some.Movie.2020\u2028.1080p.BluRay-GRP", "holds the invisible character U+2028"),
+        ("Some Movie 2020 1080p BluRay GRP", "not a release name"),
+    ],
+)
+def test_an_nfo_name_the_nfo_rule_would_not_find_is_refused(name, reason):
+    # The agent's nfo parser finds only Words.Joined.By.Dots-GROUP; a report that
+    # names anything else is not the reference agent's, and it names no release.
+    choice = chosen(nfo_result(name, REAL))
+    assert (choice.name, choice.rule) == (REAL, "nfo")
+    assert choice.refused[0]["name"] == name
+    assert reason in choice.refused[0]["refused"]
+
+
+@pytest.mark.parametrize(
+    ("stem", "reason"),
+    [
+        ("Some.Movie.2020.<script>alert(1)<", "not a plain file name"),
+        ('Some.Movie: "2020" | 1080p?', "not a plain file name"),
+        ("Some.Movie.2020.1080p.\u202eBluRay-GRP", "holds the invisible character U+202E"),
+        ("Some.Movie.2020.1080p.\u2029BluRay-GRP", "holds the invisible character U+2029"),
+    ],
+)
+def test_a_par2_or_archive_name_that_is_no_plain_file_name_is_refused(stem, reason):
+    choice = chosen(par2_result((f"{stem}.mkv", VOLUME)), archive_result((f"{stem}.mkv", VOLUME)))
+    assert choice.name is None
+    assert [(r["source"], r["refused"]) for r in choice.refused] == [
+        ("par2", reason),
+        ("archive", reason),
+    ]
+    names, _ = match_files(
+        validate_report(payload(par2_result((f"{stem}.mkv", VOLUME)))),
+        [sized("zzz1.bin", VOLUME, 1)],
+    )
+    assert names == {}  # nor handed to a downloader in the NZB
 
 
 def test_rule_2_a_refused_largest_base_gives_way_to_the_next_largest():

@@ -6,7 +6,7 @@ import io
 import json
 import zipfile
 
-from inspection import MAX_REPORTED_FILES, inspect_article
+from inspection import MAX_REPORTED_FILES, MAX_REPORTED_NAME, inspect_article
 
 from .conftest import UNICODE_NAME, Par2Fixture, rar, yenc_body
 
@@ -70,6 +70,18 @@ def test_the_files_reported_are_capped() -> None:
             archive.writestr(f"{n}.txt", b"")
     result = inspect_article("archive", yenc_body(buffer.getvalue()))
     assert len(result.files) == MAX_REPORTED_FILES and result.files_truncated
+
+
+def test_names_are_cut_at_the_bound_the_coordinator_accepts() -> None:
+    # The coordinator refuses a longer name (catalog.inspection reads the same
+    # constant), and its body cap is sized for names of at most this length.
+    long = "\u00e9" * (MAX_REPORTED_NAME + 40) + ".mkv"
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr(long, b"")
+    result = inspect_article("archive", yenc_body(buffer.getvalue(), long))
+    assert result.yenc is not None and result.yenc["name"] == long[:MAX_REPORTED_NAME]
+    assert [f.name for f in result.files] == [long[:MAX_REPORTED_NAME]]
 
 
 def test_a_unicode_name_survives_json(seven_zip_archives: dict[str, bytes]) -> None:

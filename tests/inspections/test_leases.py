@@ -3,6 +3,7 @@ the contract's shapes, fencing, takeover, attempts, the cap, the pause, SKIP LOC
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from functools import partial
 
@@ -11,6 +12,7 @@ import pytest
 from django.db import connection
 from django.test import override_settings
 
+from catalog.models import Release
 from indexer.services import set_nodes_disabled
 from indexer.space import forget_cached_sizes
 from inspections import planning, services
@@ -107,6 +109,23 @@ def test_a_quiet_lease_passes_to_another_node_which_fences_the_first(
     late = report(first, leased)
     assert late.status_code == 409 and "leased to another node" in late.json()["detail"]
     assert report(second, taken).status_code == 200
+
+
+def test_a_lease_call_whose_sweep_frees_a_lease_is_counted_once(
+    planned, node_client, backdate_inspection
+):
+    planned()
+    first, second = node_client(), node_client()
+    leased = held(first)
+    backdate_inspection(leased["id"], 3600)
+    maintenance.mark_all_run()  # the upkeep is not due: the empty claim sweeps
+    sweep = maintenance.task_named(services.INSPECTIONS.sweep_task)
+    before = sweep.last_run
+    assert held(second)["id"] == leased["id"]  # claimed after the sweep freed it
+    assert sweep.last_run > before  # the sweep ran as the upkeep's task: not due again soon
+    with connection.cursor() as cursor:  # this read is one more hit
+        cursor.execute("SELECT hits FROM rate_hit(%s, 60)", [f"lease:{second.node.id}"])
+        assert cursor.fetchone()[0] == 2  # the call counted once, not once per claim
 
 
 @override_settings(MAX_ATTEMPTS=2)
@@ -221,6 +240,53 @@ def test_bad_reports_get_400_with_a_sentence(planned, node_client, body, words):
     assert response.json()["error"] == "invalid"
     assert words in response.json()["detail"]
     assert Inspection.objects.get().status == InspectionStatus.LEASED
+
+
+@pytest.mark.parametrize(
+    ("result", "words"),
+    [
+        # A lone surrogate ("\ud800" in JSON) is no character: it was a 500 in a name
+        # (it reached the database), and a 400 about "the database" in a note.
+        ({"release_names": ["Some.Movie.\ud800.1080p-GRP"]}, "results[0].release_names[0] is"),
+        ({"notes": ["read as \udfff"]}, "results[0].notes[0] is not valid Unicode text"),
+        ({"notes": ["read as \u202ecp437"]}, "results[0].notes[0] holds the invisible"),
+    ],
+)
+def test_text_the_database_cannot_store_is_a_400_naming_the_field(
+    planned, node_client, result, words
+):
+    planned()
+    node = node_client()
+    leased = held(node)
+    body = {"epoch": leased["epoch"], "results": [{"role": "nfo", "format": "nfo", **result}]}
+    response = node.http.post(
+        f"/api/v1/inspections/{leased['id']}/report",
+        json.dumps(body),  # ensure_ascii: the surrogate travels as JSON's \ud800 escape
+        content_type="application/json",
+    )
+    assert response.status_code == 400, response.content
+    assert words in response.json()["detail"]
+    assert Inspection.objects.get().status == InspectionStatus.LEASED
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "Some.Movie.2020.1080p/../../etc-GRP",
+        "Some.Movie.2020.1080p.<script>-GRP",
+        "Some.Movie.2020.1080p.\u202eBluRay-GRP",
+    ],
+)
+def test_a_hostile_nfo_name_never_names_the_release(planned, node_client, hostile):
+    row = planned()
+    node = node_client()
+    leased = held(node)
+    response = report(node, leased, results=[{"role": "nfo", "release_names": [hostile]}])
+    assert response.status_code == 200, response.content
+    assert response.json()["release"]["name"] == "a8f7d6e5c4b3"
+    release = Release.objects.get(pk=row.release_id)
+    assert (release.name, release.posted_name) == ("a8f7d6e5c4b3", None)
+    assert release.inspection["refused"][0]["name"] == hostile
 
 
 def test_a_result_for_a_role_the_lease_did_not_name_is_refused(group, node_client):

@@ -30,6 +30,31 @@ def test_requeue_and_fail_from_the_command_line(planned, node_client, capsys):
         call_command("inspections", "fail", str(row.id), "--reason", " ")
 
 
+@pytest.mark.parametrize("action", ["requeue", "fail"])
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        (str(2**63), "is not an inspection id: expected a whole number from 1 to"),
+        ("-3", "is not an inspection id: expected a whole number from 1 to"),
+        ("0", "is not an inspection id"),
+        ("\u0661", "is not an inspection id"),  # Arabic-Indic one: int() would take it
+        ("12x", "is not an inspection id"),
+    ],
+)
+def test_an_id_that_is_no_inspection_id_is_refused_with_a_sentence(planned, action, text, says):
+    row = planned()
+    with pytest.raises(CommandError, match=says):
+        call_command("inspections", action, str(row.id), text)
+    row.refresh_from_db()
+    assert row.status == InspectionStatus.QUEUED  # nothing was done
+
+
+@pytest.mark.parametrize("limit", ["0", "10001", "\u0665", "x"])
+def test_a_list_limit_out_of_range_is_refused_with_a_sentence(limit):
+    with pytest.raises(CommandError, match="is not a --limit: expected a whole number from 1"):
+        call_command("inspections", "list", "--limit", limit)
+
+
 def test_a_requeued_lease_fences_its_old_holder(planned, node_client):
     row = planned()
     node = node_client()

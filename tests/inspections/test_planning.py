@@ -7,9 +7,12 @@ from django.core.management import call_command
 from django.test import override_settings
 
 from catalog.models import Release
+from inspection import MAX_LEASE_MESSAGE_IDS, MAX_NFO_SEGMENTS
 from inspections import planning
 from inspections.models import Inspection, InspectionStatus
 from inspections.planning import FileRow, choose_articles
+from seed_node.inspecting import InspectLease
+from tests.inspections.conftest import obfuscated_files
 from tests.support.releases import store_fragments
 from tests.support.reports import msgid, report
 
@@ -156,3 +159,24 @@ def test_new_releases_then_the_backlog_newest_first(store):
     step()
     assert planning.plan_step(limit=1).read == 0  # everything read
     assert order == [newest.id, middle.id, later.id, oldest.id]
+
+
+def test_an_nfo_of_many_tiny_segments_makes_a_lease_the_agent_reads(group, node_client):
+    # A hostile poster's nfo: 300 segments of about 500 bytes, well under
+    # INSPECT_NFO_MAX_BYTES together. The lease names no more segments than the
+    # agent reads, so the par2 and the archive are read too.
+    stem = "a8f7d6e5c4b3"
+    files = obfuscated_files(stem, 1_700_000_000)
+    files[-1] = report(f"{stem}.nfo", parts=range(1, 301), total=300, index=6, count=6, size=500)
+    store_fragments(group, files)
+    release = Release.objects.get(name=stem)
+    planning.plan_all()
+    lease = node_client().post("/api/v1/inspections/lease").json()["lease"]
+    assert lease["release"] == release.id
+    by_role = {a["role"]: a for a in lease["articles"]}
+    assert by_role["nfo"]["message_ids"] == [
+        msgid(f"{stem}.nfo", p) for p in range(1, MAX_NFO_SEGMENTS + 1)
+    ]
+    assert sum(len(a["message_ids"]) for a in lease["articles"]) <= MAX_LEASE_MESSAGE_IDS
+    read = InspectLease.from_json(lease)  # the agent's own check: no BadLease
+    assert [w.role for w in read.articles] == ["par2", "nfo", "archive"]

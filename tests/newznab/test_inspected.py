@@ -119,6 +119,15 @@ def test_passworded_releases_are_hidden_unless_password_1(client, api_key, inspe
     assert error_code(call(client, t="search", q="x", password=2, apikey=key)) == 201
 
 
+def test_a_reinspection_whose_archive_expired_keeps_the_release_hidden(client, api_key, inspected):
+    release = Release.objects.get(name=LOCKED)
+    gone = {"role": "archive", "message_id": "<r1@x>", "error": "430 no such article"}
+    with transaction.atomic():
+        apply_inspection(release.id, validate_report({"missing": [gone]}))
+    assert titles(call(client, t="search", q="locked movie", apikey=api_key.key)) == []
+    assert Release.objects.get(pk=release.pk).passworded
+
+
 def test_caps_offers_an_id_only_once_a_release_carries_one(client, posted):
     before = read_caps(xml(client.get("/api", {"t": "caps"})))
     assert (before.movie_search, set(before.tv_search or [])) == (["q"], {"q", "season", "ep"})
