@@ -36,6 +36,10 @@ from usenet.numbers import ascii_digits, whole_number
 log = logging.getLogger(__name__)
 
 _RECV_SIZE = 256 * 1024
+# The most one fill inflates at once: a read of compressed bytes may stand for a thousand
+# times as many (deflate's ratio), so a server's zeros grow the buffer a step at a time
+# and the callers' bounds (a body's max_bytes, the line limit) stop them there.
+INFLATE_STEP = 1 << 20
 # A line this long without CRLF is garbage (or a broken decompressor), not an overview.
 _MAX_LINE = 4 * 1024 * 1024
 COMPRESSIONS = ("deflate", "gzip", "xzver")
@@ -518,16 +522,21 @@ class NNTPClient:
         return data
 
     def _inflate(self, data: bytes) -> bytes:
+        """At most INFLATE_STEP bytes of what `data` inflates to; the rest of `data` waits
+        in the inflater's unconsumed_tail for the next fill."""
         assert self._inflater is not None
         try:
-            return self._inflater.decompress(data)
+            return self._inflater.decompress(data, INFLATE_STEP)
         except zlib.error as exc:
             self.close()
             raise CompressionError(f"COMPRESS DEFLATE stream is corrupt: {exc}") from None
 
     def _fill(self) -> None:
-        data = self._recv()
-        self._buffer += self._inflate(data) if self._inflater is not None else data
+        if self._inflater is None:
+            self._buffer += self._recv()
+            return
+        # What a read held past the last step is inflated before the socket is read again.
+        self._buffer += self._inflate(self._inflater.unconsumed_tail or self._recv())
 
     def _read_line(self) -> bytes:
         buffer = self._buffer
@@ -596,7 +605,7 @@ class NNTPClient:
 
         def decompress(data: bytes) -> None:
             try:
-                plain.extend(inflater.decompress(data))
+                plain.extend(inflater.decompress(data, INFLATE_STEP))  # the rest: unconsumed_tail
             except zlib.error as exc:
                 self.close()
                 raise CompressionError(f"gzip overview block is corrupt: {exc}") from None
@@ -612,7 +621,9 @@ class NNTPClient:
                     raise CompressionError("gzip overview block not followed by '.'")
                 plain.extend(b".\r\n")
                 return
-            if self._buffer:
+            if inflater.unconsumed_tail:
+                decompress(inflater.unconsumed_tail)
+            elif self._buffer:
                 pending = bytes(self._buffer)
                 self._buffer.clear()
                 decompress(pending)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import zlib
+
 import pytest
 
 from tests.support.nntpd import NNTPServer, numbered_articles
-from usenet.nntp.client import NNTPClient, unstuff
+from usenet.nntp.client import INFLATE_STEP, NNTPClient, unstuff
 from usenet.nntp.errors import (
     AccessDenied,
     AuthRequired,
@@ -419,6 +421,32 @@ def test_body_through_compress_deflate_is_the_same():
         with NNTPClient(server.host, server.port, timeout=5) as client:
             assert client.compression_in_use == "deflate"
             assert client.body("<dots@x>", len(DOTTED_BODY)) == DOTTED_BODY
+
+
+def test_one_read_of_compressed_zeros_inflates_a_step_at_a_time(server, connect):
+    """50 MB of zeros deflate to about 50 KB: one read of them grows the buffer by
+    INFLATE_STEP a fill, not by 50 MB at once (the callers' bounds stop it there)."""
+    packer = zlib.compressobj(wbits=-15)
+    bomb = packer.compress(b"\0" * 50_000_000) + packer.flush(zlib.Z_SYNC_FLUSH)
+    assert len(bomb) < 100_000
+    client = connect(compression=False)
+    client._inflater = zlib.decompressobj(-15)  # as after COMPRESS DEFLATE
+    reads = [bomb]
+    client._recv = lambda: reads.pop()  # type: ignore[method-assign]
+    client._fill()
+    assert len(client._buffer) == INFLATE_STEP and reads == []
+    for _ in range(3):  # the rest of that read, before the socket is read again
+        client._fill()
+    assert len(client._buffer) == 4 * INFLATE_STEP
+
+
+def test_a_compressed_body_larger_than_a_step_reads_whole():
+    body = b".a first line\r\n" + (b"z" * 1022 + b"\r\n") * 5_000  # five steps
+    with NNTPServer(offer_deflate=True) as server:
+        server.bodies["<big@x>"] = body
+        with NNTPClient(server.host, server.port, timeout=5) as client:
+            assert client.body("<big@x>", len(body)) == body
+            assert client.body("<big@x>", len(body)) == body  # still in step
 
 
 @pytest.mark.parametrize("size", range(1, 14))
