@@ -12,9 +12,19 @@ from __future__ import annotations
 from typing import Any
 
 from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.settings import api_settings
 
 JSON = "application/json"
 _PLAIN = frozenset({"", "*/*", JSON})
+
+
+def plain_accept(request: Any) -> bool:
+    """Whether `request` (Django's or DRF's) takes JSON as a node asks for it: an
+    Accept of `*/*`, `application/json` or none, and no `?format=`."""
+    meta = request.META
+    return meta.get("HTTP_ACCEPT", "") in _PLAIN and (
+        not meta.get("QUERY_STRING") or api_settings.URL_FORMAT_OVERRIDE not in request.GET
+    )
 
 
 class NodeFirstNegotiation(DefaultContentNegotiation):
@@ -25,8 +35,7 @@ class NodeFirstNegotiation(DefaultContentNegotiation):
             format_suffix is None
             and renderers
             and renderers[0].media_type == JSON
-            and request.META.get("HTTP_ACCEPT", "") in _PLAIN
-            and self.settings.URL_FORMAT_OVERRIDE not in request.query_params
+            and plain_accept(request)
         ):
             return renderers[0], JSON
         return super().select_renderer(request, renderers, format_suffix)
