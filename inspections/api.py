@@ -11,9 +11,9 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from core.api.edge import ERRORS, ErrorOut, node_id, validated, validated_query
-from core.api.node_view import NodeView
 from core.errors import checked_id
 from seeding.api import epoch_action_view
 
@@ -37,7 +37,7 @@ def _inspection(inspection_id: int) -> tuple[int]:
     return (checked_inspection_id(inspection_id),)
 
 
-class InspectionLeaseView(NodeView):
+class InspectionLeaseView(APIView):
     @extend_schema(
         request=None,
         responses={200: InspectionOfferOut, **ERRORS},
@@ -56,7 +56,7 @@ InspectionHeartbeatView = epoch_action_view(
 )
 
 
-class InspectionReportView(NodeView):
+class InspectionReportView(APIView):
     max_body_bytes = MAX_REPORT_BYTES  # core.api.parsers.body_limit
 
     @extend_schema(
@@ -75,7 +75,7 @@ class InspectionReportView(NodeView):
         return Response(ReportOut(applied).data)
 
 
-class InspectionReleaseView(NodeView):
+class InspectionReleaseView(APIView):
     max_body_bytes = MAX_RELEASE_BYTES
 
     @extend_schema(
@@ -93,7 +93,7 @@ class InspectionReleaseView(NodeView):
         return Response(status=204)
 
 
-class InspectionBodyView(NodeView):
+class InspectionBodyView(APIView):
     @extend_schema(
         parameters=[BodyQuery],
         responses={

@@ -20,9 +20,9 @@ from drf_spectacular.utils import (
 )
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from core.api.edge import ERRORS, ErrorOut, node_id, validated, validated_query
-from core.api.node_view import NodeView
 from core.api.parsers import content_length
 from seeding.api import epoch_action_view
 
@@ -40,7 +40,7 @@ from .snapshots import CHUNK_BYTES
 LANE_ERRORS = {**ERRORS, 404: OpenApiResponse(ErrorOut, description="not_found: unknown group")}
 
 
-class GroupLeaseView(NodeView):
+class GroupLeaseView(APIView):
     @extend_schema(
         request=LaneIn, responses={200: LaneOfferOut, **ERRORS}, summary="Lease a group's lane"
     )
@@ -50,7 +50,7 @@ class GroupLeaseView(NodeView):
         return Response(LaneOfferOut(offer).data)
 
 
-class LaneNextView(NodeView):
+class LaneNextView(APIView):
     @extend_schema(
         request=NextIn, responses={200: NextOut, **LANE_ERRORS}, summary="The lane's next range"
     )
@@ -104,7 +104,7 @@ NEXT_PARAM = OpenApiParameter(
 )
 
 
-class LaneSnapshotView(NodeView):
+class LaneSnapshotView(APIView):
     # No parser may read this body: the view streams it itself.
     parser_classes: list[Any] = []
 

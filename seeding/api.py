@@ -18,7 +18,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.api.edge import ERRORS, ErrorOut, node_id, validated, validated_query
-from core.api.node_view import NodeView
 from core.errors import checked_id
 
 from . import relay, services
@@ -36,7 +35,7 @@ def checked_range_id(range_id: int) -> int:
     return checked_id(range_id, "Range")
 
 
-class RangeLeaseView(NodeView):
+class RangeLeaseView(APIView):
     @extend_schema(
         request=None, responses={200: LeaseOfferOut, **ERRORS}, summary="Lease one range"
     )
@@ -45,7 +44,7 @@ class RangeLeaseView(NodeView):
         return Response(LeaseOfferOut(offer).data)
 
 
-class RangeBatchView(NodeView):
+class RangeBatchView(APIView):
     @extend_schema(request=BatchIn, responses={200: BatchOut, **ERRORS}, summary="Report a batch")
     def post(self, request: Request, range_id: int) -> Response:
         data = validated(BatchIn, request)
@@ -61,7 +60,7 @@ class RangeBatchView(NodeView):
         return Response(BatchOut(result).data)
 
 
-class EpochActionView(NodeView):
+class EpochActionView(APIView):
     """POST {epoch} for a held lease the URL names: `act(node, *target(**url), epoch)`, 204."""
 
     act: ClassVar[Callable[..., object]]
@@ -100,7 +99,7 @@ RangeFinishView = epoch_action_view(
 )
 
 
-class RangeReleaseView(NodeView):
+class RangeReleaseView(APIView):
     @extend_schema(request=ReleaseIn, responses={204: None, **ERRORS}, summary="Give a range back")
     def post(self, request: Request, range_id: int) -> Response:
         data = validated(ReleaseIn, request)

@@ -12,19 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from rest_framework.negotiation import DefaultContentNegotiation
-from rest_framework.settings import api_settings
 
 JSON = "application/json"
 _PLAIN = frozenset({"", "*/*", JSON})
-
-
-def plain_accept(request: Any) -> bool:
-    """Whether `request` (Django's or DRF's) takes JSON as a node asks for it: an
-    Accept of `*/*`, `application/json` or none, and no `?format=`."""
-    meta = request.META
-    return meta.get("HTTP_ACCEPT", "") in _PLAIN and (
-        not meta.get("QUERY_STRING") or api_settings.URL_FORMAT_OVERRIDE not in request.GET
-    )
 
 
 class NodeFirstNegotiation(DefaultContentNegotiation):
@@ -35,7 +25,8 @@ class NodeFirstNegotiation(DefaultContentNegotiation):
             format_suffix is None
             and renderers
             and renderers[0].media_type == JSON
-            and plain_accept(request)
+            and request.META.get("HTTP_ACCEPT", "") in _PLAIN
+            and self.settings.URL_FORMAT_OVERRIDE not in request.query_params
         ):
             return renderers[0], JSON
         return super().select_renderer(request, renderers, format_suffix)

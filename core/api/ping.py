@@ -11,9 +11,9 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from core.api.edge import ERRORS
-from core.api.node_view import NodeView
 from core.sql import queries
 
 
@@ -23,7 +23,7 @@ class PingOut(serializers.Serializer):
     time = serializers.IntegerField(help_text="the database's clock, Unix seconds")
 
 
-class PingView(NodeView):
+class PingView(APIView):
     @extend_schema(
         responses={200: PingOut, 401: ERRORS[401], 503: ERRORS[503]},
         summary="Check the token and the coordinator (a no-op)",
