@@ -131,7 +131,8 @@ def assign_releases(
 ) -> list[int | None]:
     """The release id of each of `files` (None: no release), creating releases as needed.
 
-    Finding them, then (for new keys) their advisory locks and creating them,
+    Finding them (and, when all exist, locking them in id order in the same
+    statement), or else (for new keys) their advisory locks and creating them,
     then locking the existing ones in id order, with those another batch made while
     this one waited for their keys (a batch merging into a release it has not
     locked would count twice a cross-posted file a concurrent batch writes). The
@@ -152,12 +153,12 @@ def assign_releases(
         },
     )
     ids: dict[bytes, int] = {bytes(r.key): r.id for r in rows if r.id is not None}
-    existing = list(ids.values())
     missing = [w for k, w in wanted.items() if k not in ids]
-    if missing:
+    if missing:  # find_releases locked nothing: create under the keys' locks, then lock
+        existing = list(ids.values())
         ids.update(_create(group, rule_version, missing, created, existing))
-    if existing:
-        queries.fetchone_bound("lock_releases", {"ids": sorted(set(existing))})
+        if existing:
+            queries.fetchone_bound("lock_releases", {"ids": sorted(set(existing))})
     return [None if key is None else ids[key] for key in keys]
 
 
