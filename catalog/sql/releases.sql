@@ -78,7 +78,7 @@ WITH wanted AS (
 ), locked AS (
     SELECT r.id
       FROM catalog_release AS r
-     WHERE r.id = ANY(%(existing)s::bigint[]) OR r.id IN (SELECT id FROM found)
+     WHERE r.id = ANY(%(existing)s::bigint[] || ARRAY(SELECT id FROM found WHERE id IS NOT NULL))
      ORDER BY r.id
        FOR UPDATE
 )
