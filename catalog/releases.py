@@ -131,10 +131,13 @@ def assign_releases(
     """The release id of each of `files` (None: no release), creating releases as needed.
 
     Finding them (and, when all exist, locking them in id order in the same
-    statement), or else (for new keys, whose advisory locks that statement
-    takes) creating them in a second statement, which also locks the existing
-    ones in id order with those another batch made while this one waited for
-    their keys (a batch merging into a release it has not locked would count
+    statement), or else creating them in a second statement. For that, the
+    first statement locks no release row and takes the missing keys' advisory
+    locks, in key order (one transaction at a time creates a key's release,
+    and no batch holds a release row while it waits for a key); the second,
+    in a new snapshot, creates the releases still missing and locks the
+    existing ones in id order with those another batch made while this one
+    waited (a batch merging into a release it has not locked would count
     twice a cross-posted file a concurrent batch writes). The ids of the
     releases it created are added to `created` (`drop_empty_releases` after
     the merge). Call it inside the batch's transaction, before the merge.

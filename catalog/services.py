@@ -222,9 +222,7 @@ def store_files(
     params["group_id"] = group_id
     params["rule_version"] = rules.version
     result = queries.fetchone_bound("merge_files", params)
-    if result is None:
-        drop_empty_releases(created, ())
-        return 0
+    assert result is not None  # an aggregate: always one row
     drop_empty_releases(created, result.releases or ())
     return int(result.written)
 

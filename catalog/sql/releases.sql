@@ -4,15 +4,10 @@
 -- sql/schema.sql (docs/catalog.md, "Releases").
 
 -- name: find_releases
--- The release of each wanted key whose posting window (widened by a day on
--- each side) overlaps the batch's dates for that key; the earliest such
--- (catalog_release_near, migration 0014). When every key has one (the usual
--- batch) they are locked here too, in id order: the batch's whole release
--- work is this statement. When a key has none no release row is locked
--- (`locked` 0): the missing keys' advisory locks are taken instead, in key
--- order (one transaction at a time creates a key's release; held to
--- commit), so that no batch holds a release row while it waits for one;
--- create_releases then runs under them, in a new snapshot.
+-- Each key's release near the batch's dates (catalog_release_near). All
+-- found: locked here in id order. A key missing: no row locked; the missing
+-- keys' advisory locks are taken, in key order, for create_releases
+-- (catalog/releases.py says why). Kept short: pg_stat_activity shows 1 KB.
 WITH found AS (
     SELECT w.key, catalog_release_near(w.key, w.first, w.last) AS id
       FROM unnest(%(keys)s::bytea[], %(firsts)s::bigint[], %(lasts)s::bigint[])
