@@ -25,7 +25,7 @@ from inspection.errors import (
     YencError,
 )
 
-from .conftest import Par2Fixture, rar, steps_of, yenc_body
+from .conftest import Par2Fixture, lines_run, rar, steps_of, yenc_body
 
 PARSERS: dict[str, tuple[Callable[[bytes], object], type[InspectError], int]] = {
     # name: (parse, its error, the steps it may take per input byte)
@@ -36,6 +36,7 @@ PARSERS: dict[str, tuple[Callable[[bytes], object], type[InspectError], int]] = 
     "yenc-pure": (yenc.decode_pure, YencError, 3),
 }
 SLACK = par2.FAILED_MD5_SLACK + 4096  # what a tiny input may cost
+LINES_SLACK = 2000  # lines of Python a parse runs whatever its input's size
 
 
 def only_its_error(name: str, data: bytes) -> None:
@@ -198,3 +199,6 @@ def test_work_grows_linearly_with_hostile_input(name: str) -> None:
     small, large = steps_of(parse, hostile(64 << 10)), steps_of(parse, hostile(1 << 20))
     assert large <= 17 * max(small, 1) + SLACK
     assert large <= per_byte * len(hostile(1 << 20)) + SLACK
+    # The lines of Python run, which the parser does not count itself.
+    small, large = lines_run(parse, hostile(64 << 10)), lines_run(parse, hostile(1 << 20))
+    assert large <= 17 * max(small, 1) + LINES_SLACK, (small, large)
