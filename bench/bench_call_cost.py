@@ -16,7 +16,9 @@ other load weighs on each alike:
 
 Each row: calls, then the CPU per call of gunicorn's tree (master and
 workers) and of PostgreSQL's tree, from /proc (simulator/fleet.py's
-CpuMeter), over the measured calls only. Then the fit of CPU per batch call
+CpuMeter), over the measured calls only. PostgreSQL is a cluster of the
+bench's own (django_setup.private_cluster: made with initdb under var/,
+stopped and removed at the end), so its tree serves nothing but the bench. Then the fit of CPU per batch call
 over its segments (least squares: the intercept is a batch's fixed cost, the
 slope its cost per segment), beside the same fit for `store_files` called
 in-process on the same files in the same run (this process's CPU and
@@ -139,7 +141,7 @@ def serve(
         **os.environ,
         "EMBEDDED_DATABASE_NAME": DATABASE,
         "PROMETHEUS_MULTIPROC_DIR": str(metrics),
-        "DATA_DIR": str(ROOT / "var"),  # this checkout's database, whichever code serves
+        "DATA_DIR": str(ROOT / "var"),  # the database: EMBEDDED_DATABASE_DIR, the bench's
         **more_env,
     }
     server = subprocess.Popen(
@@ -574,8 +576,8 @@ SELECT calls, total_exec_time + total_plan_time AS ms, rows,
 
 
 def statements_start() -> bool:
-    """pg_stat_statements emptied, when the server loads it (shared_preload_libraries;
-    docs/performance.md says how to turn it on for the embedded server)."""
+    """pg_stat_statements emptied, when the server loads it (the bench's own cluster
+    does: django_setup.load_statement_statistics; a DATABASE_URL server may not)."""
     from django.db import DatabaseError, transaction
 
     try:
@@ -673,7 +675,7 @@ def report(
 def main() -> None:
     args = parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop the server on the way out
-    setup(DATABASE)
+    setup(DATABASE, private=True)  # PostgreSQL's CPU is metered: a cluster of its own
     from simulator.fleet import CpuMeter, table
 
     tokens = load(args.groups, args.ranges_per_group, args.tokens)

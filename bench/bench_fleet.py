@@ -108,12 +108,17 @@ def serve(args: argparse.Namespace, port: int, log: Path) -> subprocess.Popen[by
 
 
 def postmaster_pid() -> int:
+    """The postmaster of this bench's own cluster (django_setup.setup(..., private=True)):
+    its tree is the bench's PostgreSQL work and nobody else's."""
     from django.conf import settings
 
     data = Path(settings.DATABASES["default"].get("EMBEDDED_DIR", ""))
     pidfile = data / "postmaster.pid"
     if not pidfile.exists():
-        raise SystemExit("bench_fleet reads PostgreSQL's CPU from the embedded server's pid file")
+        raise SystemExit(
+            "this bench reads PostgreSQL's CPU from /proc under the postmaster of a cluster of "
+            "its own: run it without DATABASE_URL"
+        )
     return int(pidfile.read_text().split()[0])
 
 
@@ -204,7 +209,7 @@ def goals(results: dict[tuple[str, int], Any], think: float) -> list[str]:
 def main() -> None:
     args = parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop the server on the way out
-    setup(DATABASE)
+    setup(DATABASE, private=True)  # PostgreSQL's CPU is metered: a cluster of its own
     from simulator.fleet import (
         CPU_HEADER,
         ENDPOINT_HEADER,
