@@ -257,30 +257,17 @@ async def finish_unless_finished(fleet: Fleet, i: int, held: Any) -> None:
         await finish(fleet, i, held)
 
 
-def batch_body(fleet: Fleet, i: int, held: Any, segments: int) -> dict[str, Any]:
-    from simulator.fleet import Profile, make_files
-
-    profile = Profile(files=segments // SEGMENTS_PER_FILE, segments=SEGMENTS_PER_FILE)
-    files, articles = make_files(f"cost-{i}", fleet.rng, held["start"], profile)
-    return {
-        "epoch": held["epoch"],
-        "next": held["start"] + articles,
-        "headers": articles,
-        "files": files[:-1],
-        "fragments": files[-1:],
-    }
-
-
 def batch(segments: int, columns: bool = False) -> tuple[Any, Any]:
     """A batch's kind: its files as File objects, or (`columns`) in the columnar form
-    the agent sends (docs/api.md)."""
-    from seed_node.reporting import columnar
+    the agent sends (docs/api.md); the body is the fleet simulator's."""
+    from simulator.fleet import Profile, batch_body, make_files
+
+    profile = Profile(files=segments // SEGMENTS_PER_FILE, segments=SEGMENTS_PER_FILE)
 
     async def prepare(fleet: Fleet, i: int) -> Any:
         held = await lease(fleet, i)
-        body = batch_body(fleet, i, held, segments)
-        if columns:
-            body["files"], body["fragments"] = columnar(body["files"]), columnar(body["fragments"])
+        files, articles = make_files(f"cost-{i}", fleet.rng, held["start"], profile)
+        body = batch_body(files, held["epoch"], held["start"] + articles, articles, columns)
         held["body"] = json.dumps(body).encode()
         return held
 

@@ -3,7 +3,8 @@
 Each node is an asyncio task with one keep-alive connection of its own. It
 leases ranges (or a lane, then ranges through the lane's `next`), reports
 batches of generated yEnc-like files, heartbeats, finishes or releases, and
-honours `Retry-After` and `retry_after` as the reference agent does. The standard
+honours `Retry-After` and `retry_after` as the reference agent does; batches go
+in the columnar form, as the agent sends them (`Profile.columns`). The standard
 library and usenet's number reader only: `manage.py simulate_fleet` runs it against any coordinator,
 `bench/bench_fleet.py` against a `manage.py serve` it starts. Figures and
 method: docs/performance.md, "Fleet simulator".
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+from usenet.batch_columns import columnar
 from usenet.numbers import ascii_digits
 
 T = TypeVar("T")
@@ -188,6 +190,9 @@ class Profile:
     lane_ranges: int = 4  # ranges a lane holder reads before it releases its lane
     release_share: float = 0.05  # ranges released (queued again) instead of finished
     snapshot_bytes: int = 16_384
+    # A batch's files in the columnar form, as the agent sends them (docs/api.md);
+    # False: File objects, for a coordinator from before the columnar form.
+    columns: bool = True
 
 
 TITLES = (
@@ -234,6 +239,19 @@ def make_files(
             }
         )
     return files, article - first
+
+
+def batch_body(
+    files: list[dict[str, Any]], epoch: int, upto: int, articles: int, columns: bool
+) -> dict[str, Any]:
+    """A batch's body: the files, the last of them as a fragment (it may go on past
+    this batch), in the columnar form the agent sends, or as File objects."""
+    done, fragments = files[:-1], files[-1:]
+    if columns:
+        return {"epoch": epoch, "next": upto, "headers": articles,
+                "files": columnar(done), "fragments": columnar(fragments)}  # fmt: skip
+    return {"epoch": epoch, "next": upto, "headers": articles, "files": done,
+            "fragments": fragments}  # fmt: skip
 
 
 class Node:
@@ -364,8 +382,7 @@ class Node:
 
     async def batch(self, path: str, epoch: int, start: int, upto: int) -> bool:
         files, articles = make_files(self.name, self.rng, start, self.profile)
-        body = {"epoch": epoch, "next": upto, "headers": articles, "files": files[:-1]}
-        body["fragments"] = files[-1:]  # the last file may go on past this batch
+        body = batch_body(files, epoch, upto, articles, self.profile.columns)
         while self.running():
             answer = await self.call("batch", "POST", f"{path}/batch", body)
             if answer is None:
