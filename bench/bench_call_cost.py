@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_fleet import free_port, postmaster_pid
-from common import load_groups, sql
+from common import flame_summary, load_groups, py_spy, sql
 from django_setup import ROOT, setup
 
 DATABASE = "bench_call_cost"
@@ -496,60 +496,24 @@ def profile(
     server: subprocess.Popen[bytes],
     seconds: float,
 ) -> None:
-    """py-spy on gunicorn's tree while `kind` runs: top frames, inclusive and self."""
+    """py-spy on gunicorn's tree while `kind` runs: top frames, inclusive and self, of
+    the threads serving a request (the main loop and idle threads left out)."""
     from simulator.fleet import CpuMeter
 
-    spy = shutil.which("py-spy", path=os.path.dirname(sys.executable))
-    if spy is None:
-        raise SystemExit("--profile needs py-spy: .venv/bin/pip install py-spy")
     out = ROOT / "var" / f"bench_call_cost-{kind.name}.txt"
-    recorder = subprocess.Popen(
-        [spy, "record", "--pid", str(server.pid), "--subprocesses", "--format", "raw",
-         "--rate", "200", "--duration", str(int(seconds)), "--output", str(out), "--nonblocking",
-         "--nolineno"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    recorder = py_spy(out, server.pid, "--subprocesses", "--rate", "200",
+                      "--duration", str(int(seconds)))  # fmt: skip
     meter = CpuMeter({"gunicorn": server.pid})
     deadline = time.monotonic() + seconds
     while recorder.poll() is None and time.monotonic() < deadline + 5:
         loop.run_until_complete(window(fleet, kind, 1.0, meter, Tally()))
     recorder.wait(60)
-    print(f"\npy-spy of gunicorn's workers during {kind.name} ({out}):")
-    print(flame_summary(out.read_text()))
+    print(f"\npy-spy of gunicorn's workers during {kind.name} ({out}), samples serving requests:")
+    print(flame_summary(out.read_text(), serving_request))
 
 
-def flame_summary(raw: str, top: int = 20) -> str:
-    """Functions by the share of samples they are on the stack of (inclusive; those
-    on nearly every sample, the request's wrapping down to the middleware, left
-    out), and by the share where they are the innermost (self), from py-spy's
-    collapsed stacks; threads not serving a request left out. py-spy counts a
-    thread waiting in a system call (psycopg's wait for PostgreSQL's answer) as
-    busy."""
-    from usenet.numbers import ascii_digits
-
-    inclusive: Counter[str] = Counter()
-    own: Counter[str] = Counter()
-    total = 0
-    for line in raw.splitlines():
-        stack, _, count = line.rpartition(" ")
-        if not stack or not ascii_digits(count):
-            continue
-        frames = stack.split(";")
-        if not any("handle_request" in f or "get_response" in f for f in frames):
-            continue  # not serving a request: the main loop, idle threads
-        n = int(count)
-        total += n
-        for frame in set(frames):
-            inclusive[frame] += n
-        own[frames[-1]] += n
-    if not total:
-        return "(no samples serving a request)"
-    lines = [f"{total} samples serving requests", "", "| inclusive | frame |", "|---:|---|"]
-    below = [(f, n) for f, n in inclusive.most_common() if n < 0.97 * total]
-    lines += [f"| {n / total:5.1%} | `{f}` |" for f, n in below[:top]]
-    lines += ["", "| self | frame |", "|---:|---|"]
-    lines += [f"| {n / total:5.1%} | `{f}` |" for f, n in own.most_common(top)]
-    return "\n".join(lines)
+def serving_request(frames: list[str]) -> bool:
+    return any("handle_request" in f or "get_response" in f for f in frames)
 
 
 STATEMENTS = """

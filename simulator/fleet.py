@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from usenet.batch_columns import columnar
-from usenet.numbers import ascii_digits
+from usenet.numbers import ascii_digits, whole_number
 
 T = TypeVar("T")
 
@@ -542,11 +542,19 @@ def _ticks(pid: int) -> int:
     try:
         with open(f"/proc/{pid}/stat") as stat:
             fields = stat.read().rsplit(")", 1)[1].split()
-    except OSError:
+    except OSError:  # gone meanwhile
         return 0
     # utime + stime, and cutime + cstime: the reaped children's (a backend that
     # exited leaves the tree, its time stays counted on its parent).
-    return sum(int(f) for f in fields[11:15])
+    return sum(whole_number(f) for f in fields[11:15])
+
+
+def cpu_seconds(*roots: int) -> float:
+    """CPU seconds so far of `roots`, every process below them, and the children
+    they have reaped (/proc/PID/stat)."""
+    import os
+
+    return sum(_ticks(pid) for pid in process_tree(*roots)) / os.sysconf("SC_CLK_TCK")
 
 
 def _machine_busy() -> int:
@@ -574,14 +582,15 @@ def _children() -> dict[int, list[int]]:
     return tree
 
 
-def process_tree(root: int) -> list[int]:
-    """`root` and every process below it."""
-    tree, found, todo = _children(), [], [root]
+def process_tree(*roots: int) -> list[int]:
+    """`roots` and every process below them, each once."""
+    tree, found, todo = _children(), set(), list(roots)
     while todo:
         pid = todo.pop()
-        found.append(pid)
-        todo.extend(tree.get(pid, ()))
-    return found
+        if pid not in found:
+            found.add(pid)
+            todo.extend(tree.get(pid, ()))
+    return sorted(found)
 
 
 class CpuMeter:
