@@ -200,7 +200,7 @@ def main() -> None:
     sys.path.insert(0, str(ROOT / "bench"))
     from django_setup import setup
 
-    setup("bench_e2e_index")
+    setup("bench_e2e_index", private=True)  # PostgreSQL is metered and pinned: its own cluster
     from tests.support.fleet import Fleet, fresh_database
     from tests.support.inn2 import InnServer
 
@@ -302,7 +302,9 @@ def report(
                 print(f"\npy-spy of agent 1's worker thread, {where} ({path}; idle included):")
                 print(flame_summary(path.read_text(), in_worker, top=14))
             for path in sorted(folder.glob("coordinator-*.txt")):
-                print(f"\npy-spy of the coordinator's gunicorn workers, {where} ({path}; on CPU):")
+                print(
+                    f"\npy-spy of the coordinator's gunicorn workers, {where} ({path}; recorded without --idle):"
+                )
                 print(flame_summary(path.read_text(), top=14))
 
 
