@@ -553,6 +553,12 @@ def statements_report(top: int = 15) -> None:
                   "`" + q[:110].replace("|", "\\|") + "`"] for c, ms, r, q in rows]))  # fmt: skip
 
 
+def quotient(a: float, b: float) -> str:
+    """a ÷ b to two places; a dash when b is not above zero (at tiny sizes a CPU
+    figure can be no tick at all, or a fit's slope zero or below)."""
+    return f"{a / b:.2f}" if b > 0 else "- (nothing to divide by: too few CPU ticks)"
+
+
 def report(
     tallies: dict[str, Tally],
     local: dict[int, Tally],
@@ -577,7 +583,7 @@ def report(
     def ratio(a: str, b: str) -> str:
         if a not in tallies or b not in tallies:
             return "-"
-        return f"{per_call(tallies[a], 'gunicorn') / per_call(tallies[b], 'gunicorn'):.2f}"
+        return quotient(per_call(tallies[a], "gunicorn"), per_call(tallies[b], "gunicorn"))
 
     print()
     print(f"ping ÷ bare Django view (coordinator CPU per call): {ratio('ping', 'bare_view')}"
@@ -606,15 +612,16 @@ def report(
     if len(columnar) > 1:
         cols = fit([(s, per_call(t, "gunicorn")) for s, t in columnar])
         print(f"columnar batches through HTTP: fixed {cols[0]:.2f} ms, "
-              f"{cols[1] * 1000:.1f} µs per segment (÷ File objects: {cols[1] / http[1]:.2f})")  # fmt: skip
+              f"{cols[1] * 1000:.1f} µs per segment (÷ File objects: {quotient(cols[1], http[1])})")  # fmt: skip
     print()
     print(f"a batch's fixed cost: {http[0]:.2f} ms (goal ≤ 3 ms)")
-    print(f"per segment, HTTP ÷ store_files in-process: {http[1] / here[1]:.2f} (goal ≤ 2)")
+    print(f"per segment, HTTP ÷ store_files in-process: {quotient(http[1], here[1])} (goal ≤ 2)")
     largest, t = (columnar or batches)[-1]  # the form the agent sends
     cores = os.cpu_count() or 1
+    per_batch = per_call(t, "gunicorn")
+    bound = f"{cores / per_batch * 1000 * largest:,.0f}" if per_batch > 0 else "- (no CPU tick)"
     print(f"saturation bound at {largest:,} segments a batch ({'columnar' if columnar else 'File objects'}): {cores} cores ÷ "
-          f"{per_call(t, 'gunicorn'):.1f} ms = {cores / per_call(t, 'gunicorn') * 1000 * largest:,.0f} "
-          "segments/s (goal ≥ 150,000)")  # fmt: skip
+          f"{per_batch:.1f} ms = {bound} segments/s (goal ≥ 150,000)")  # fmt: skip
     print(f"measured at {largest:,} segments a batch ({args_concurrency} in flight, this client "
           f"on the same cores): {t.calls / t.seconds * largest:,.0f} segments/s")  # fmt: skip
     for s in sizes:
