@@ -6,8 +6,10 @@ gunicorn, embedded PostgreSQL, a database of its own) and lets ``--agents``
 seed-node agents index it, each with one worker and one news-server connection,
 ``--stats`` on. In the same run, as many bare readers (usenet's NNTP client
 reading OVER over the same planned ranges, one process each, lines discarded)
-give the baseline. Prints headers/s of both, their ratio, and where the agents'
-time went (news server, parsing, coordinator). Not a test: docs/performance.md
+give the baseline. Prints headers/s of both, their ratio, the CPU per header
+of each process tree with the cores each run kept busy (the ratio of rates is
+the inverse ratio of CPU per header only when both runs got as many cores),
+and where the agents' time went (news server, parsing, coordinator). Not a test: docs/performance.md
 ("End-to-end indexing on INN2") has the figures.
 
 ``--pinned`` adds, to each repeat, a run with the coordinator (gunicorn) and
@@ -247,7 +249,7 @@ def report(
     )
     print("|---|---|---|---:|---:|---:|")
     totals: dict[str, dict[str, float]] = {}
-    cpu_rows: list[tuple[int, str, list[float]]] = []
+    cpu_rows: list[tuple[int, str, list[float], tuple[float, float]]] = []
     for run in range(1, args.repeat + 1):
         for pinned in (False, True) if args.pinned else (False,):
             placement.apply(pinned)
@@ -275,7 +277,11 @@ def report(
                     coordinator_after - coordinator,
                 )
             ]
-            cpu_rows.append((run, where, per_header))
+            # Cores busy over each run: the rate is the cores it got ÷ its CPU per header,
+            # so agents ÷ bare is their CPU ratio only when both runs got as many.
+            bare_cores = ((news_bare - news) + readers) / bare_seconds
+            agent_cores = sum(per_header[2:]) * headers / 1e6 / agent_seconds
+            cpu_rows.append((run, where, per_header, (bare_cores, agent_cores)))
             print(
                 f"| {run} | {where} | {load:.1f}-{os.getloadavg()[0]:.1f} | {bare_rate:,.0f} "
                 f"| {agent_rate:,.0f} | {agent_rate / bare_rate:.2f} |",
@@ -290,8 +296,12 @@ def report(
         "INN while the agents read | the agents"
         + " | the coordinator (gunicorn and PostgreSQL) while they read"
     )
-    for run, where, figures in cpu_rows:
-        print(f"  run {run}, {where:6}: " + " | ".join(f"{value:6.1f}" for value in figures))
+    for run, where, figures, (bare_cores, agent_cores) in cpu_rows:
+        print(
+            f"  run {run}, {where:6}: "
+            + " | ".join(f"{value:6.1f}" for value in figures)
+            + f"   (cores busy: bare run {bare_cores:.2f}, agents' run {agent_cores:.2f})"
+        )
     for where, spent in totals.items():
         print(f"\nwhere the agents' time went ({where}; all runs, all agents, seconds and share):")
         times(spent)
