@@ -9,9 +9,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from usenet.batch_columns import columnar
+
 # The coordinator's File limits: a file that breaks one would make the whole
 # batch a 400, so the agent leaves it out and counts it.
-from usenet.batch_columns import columnar
 from usenet.limits import (
     MAX_DATE,
     MAX_POSTER,
