@@ -96,17 +96,16 @@ def _wanted(files: Sequence[ReleaseFile]) -> tuple[list[bytes | None], dict[byte
 
 
 def _create(
-    group: str, rule_version: int, missing: list[_Wanted], created: list[int], found: list[int]
+    group: str, rule_version: int, missing: list[_Wanted], existing: list[int], created: list[int]
 ) -> dict[bytes, int]:
-    """Create the releases no batch has made yet, under their keys' advisory locks;
-    the ones another batch made meanwhile are added to `found`, to be locked."""
+    """Create the releases no batch has made yet (find_releases took their keys'
+    advisory locks), using those another batch made meanwhile, and lock the
+    batch's existing releases with those in id order: one statement."""
     missing.sort(key=lambda w: w.key)
-    keys = [w.key for w in missing]
-    queries.fetchone_bound("lock_release_keys", {"keys": keys})
     overrides = category_rules(rule_version)
     fields = [read_name(w.name) for w in missing]
     params = {
-        "keys": keys,
+        "keys": [w.key for w in missing],
         "names": [w.name for w in missing],
         "posters": [w.poster for w in missing],
         "files_expected": [w.files_expected for w in missing],
@@ -118,11 +117,11 @@ def _create(
         ],
         "rule_version": rule_version,
         "group": group,
+        "existing": existing,
         **field_params(fields),
     }
-    rows = queries.fetchall_bound("create_releases", params)
+    rows = [r for r in queries.fetchall_bound("create_releases", params) if r.key is not None]
     created.extend(r.id for r in rows if r.created)
-    found.extend(r.id for r in rows if not r.created)
     return {bytes(r.key): r.id for r in rows}
 
 
@@ -131,13 +130,17 @@ def assign_releases(
 ) -> list[int | None]:
     """The release id of each of `files` (None: no release), creating releases as needed.
 
-    Finding them, then (for new keys) their advisory locks and creating them,
-    then locking the existing ones in id order, with those another batch made while
-    this one waited for their keys (a batch merging into a release it has not
-    locked would count twice a cross-posted file a concurrent batch writes). The
-    ids of the releases it created are added to `created` (`drop_empty_releases`
-    after the merge).
-    Call it inside the batch's transaction, before the merge.
+    Finding them (and, when all exist, locking them in id order in the same
+    statement), or else creating them in a second statement. For that, the
+    first statement locks no release row and takes the missing keys' advisory
+    locks, in key order (one transaction at a time creates a key's release,
+    and no batch holds a release row while it waits for a key); the second,
+    in a new snapshot, creates the releases still missing and locks the
+    existing ones in id order with those another batch made while this one
+    waited (a batch merging into a release it has not locked would count
+    twice a cross-posted file a concurrent batch writes). The ids of the
+    releases it created are added to `created` (`drop_empty_releases` after
+    the merge). Call it inside the batch's transaction, before the merge.
     """
     keys, wanted = _wanted(files)
     if not wanted:
@@ -152,12 +155,9 @@ def assign_releases(
         },
     )
     ids: dict[bytes, int] = {bytes(r.key): r.id for r in rows if r.id is not None}
-    existing = list(ids.values())
     missing = [w for k, w in wanted.items() if k not in ids]
-    if missing:
-        ids.update(_create(group, rule_version, missing, created, existing))
-    if existing:
-        queries.fetchone_bound("lock_releases", {"ids": sorted(set(existing))})
+    if missing:  # find_releases locked no release row, and took the missing keys' locks
+        ids.update(_create(group, rule_version, missing, sorted(ids.values()), created))
     return [None if key is None else ids[key] for key in keys]
 
 
@@ -205,10 +205,13 @@ def recategorize_releases(
     return summary
 
 
-def drop_empty_releases(created: list[int]) -> None:
-    """After the merge: drop the releases this batch created that no file joined."""
-    if created:
-        queries.execute("drop_empty_releases", {"ids": created})
+def drop_empty_releases(created: list[int], joined: Sequence[int]) -> None:
+    """After the merge: drop the releases this batch created that no file joined
+    (`joined`: the releases of the files the merge wrote). Usually every one was
+    joined, and no statement is sent."""
+    empty = set(created).difference(joined)
+    if empty:
+        queries.execute("drop_empty_releases", {"ids": sorted(empty)})
 
 
 __all__ = [

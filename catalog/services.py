@@ -200,8 +200,9 @@ def store_files(
     Returns how many catalog files the batch created or changed (a replayed
     batch: 0). The group's name (part of every key; read here unless the
     caller read it already, as `report_batch` does), the release queries
-    (two to five: `releases.assign_releases`, which sets each file's release
-    in the merge's own INSERT) and the merge. Call it inside a transaction.
+    (one or two: `releases.assign_releases`, which sets each file's release
+    in the merge's own INSERT), the merge, and only when a release it created
+    got no file, `drop_empty_releases`. Call it inside a transaction.
     """
     if not files and not fragments:
         return 0
@@ -221,8 +222,9 @@ def store_files(
     params["group_id"] = group_id
     params["rule_version"] = rules.version
     result = queries.fetchone_bound("merge_files", params)
-    drop_empty_releases(created)
-    return int(result.written) if result else 0
+    assert result is not None  # an aggregate: always one row
+    drop_empty_releases(created, result.releases or ())
+    return int(result.written)
 
 
 # --- rule sets ----------------------------------------------------------------

@@ -151,9 +151,11 @@ WITH incoming AS (
         OR NOT (excluded.message_ids || excluded.conflict_ids) <@ (f.message_ids || f.conflict_ids)
         OR excluded.date < f.date
         OR (excluded.parts[1], excluded.subject) < (f.parts[1], f.subject)
-    RETURNING 1
+    RETURNING release_id
 )
-SELECT count(*) AS written FROM written;
+-- The releases of the files written: a release the batch created that none
+-- joined is dropped after (drop_empty_releases), with no statement otherwise.
+SELECT count(*) AS written, array_agg(DISTINCT release_id) AS releases FROM written;
 
 -- name: files_by_message_id
 -- The GIN index answers the hash; the text re-check drops hash collisions.

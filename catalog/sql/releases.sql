@@ -4,26 +4,41 @@
 -- sql/schema.sql (docs/catalog.md, "Releases").
 
 -- name: find_releases
--- The release of each wanted key whose posting window (widened by a day on
--- each side) overlaps the batch's dates for that key; the earliest such
--- (catalog_release_near, migration 0014).
-SELECT w.key, catalog_release_near(w.key, w.first, w.last) AS id
-  FROM unnest(%(keys)s::bytea[], %(firsts)s::bigint[], %(lasts)s::bigint[]) AS w(key, first, last);
-
--- name: lock_release_keys
--- Before creating releases: one transaction at a time creates a key's
--- release (held to commit; taken in key order so batches cannot deadlock).
-SELECT count(pg_advisory_xact_lock(('x' || encode(substr(s.k, 1, 8), 'hex'))::bit(64)::bigint))
-       AS locked
-  FROM (SELECT k FROM unnest(%(keys)s::bytea[]) AS k ORDER BY k) AS s;
+-- Each key's release near the batch's dates (catalog_release_near). All
+-- found: locked here in id order. A key missing: no row locked; the missing
+-- keys' advisory locks are taken, in key order, for create_releases
+-- (catalog/releases.py says why). Kept short: pg_stat_activity shows 1 KB.
+WITH found AS (
+    SELECT w.key, catalog_release_near(w.key, w.first, w.last) AS id
+      FROM unnest(%(keys)s::bytea[], %(firsts)s::bigint[], %(lasts)s::bigint[])
+           AS w(key, first, last)
+), locked AS (
+    SELECT r.id
+      FROM catalog_release AS r
+     WHERE r.id IN (SELECT id FROM found)
+       AND NOT EXISTS (SELECT FROM found WHERE id IS NULL)
+     ORDER BY r.id
+       FOR UPDATE
+), keyed AS (
+    SELECT count(pg_advisory_xact_lock(('x' || encode(substr(s.key, 1, 8), 'hex'))::bit(64)::bigint))
+           AS keys
+      FROM (SELECT key FROM found WHERE id IS NULL ORDER BY key) AS s
+)
+SELECT key, id, (SELECT count(*) FROM locked) AS locked, (SELECT keys FROM keyed) AS keyed
+  FROM found;
 
 -- name: create_releases
--- Under the keys' locks, in a new snapshot: a release another batch created
--- meanwhile is found and used; the others are created empty (the triggers
--- add the files as the merge writes them). Its group and dates are set here
--- already, so the triggers' update changes no indexed column and stays HOT;
--- so are its name's fields (catalog.release_fields; per-release arrays come
--- as smallint[] literals) and the category decided from them.
+-- Under the keys' advisory locks (find_releases took them), in a new
+-- snapshot: a release another batch created meanwhile is found and used;
+-- the others are created empty (the triggers add the files as the merge
+-- writes them). Its group and dates are set here already, so the triggers'
+-- update changes no indexed column and stays HOT; so are its name's fields
+-- (catalog.release_fields; per-release arrays come as smallint[] literals)
+-- and the category decided from them. The batch's existing releases
+-- (`existing`, found before) and those found here are locked in id order in
+-- the same statement, before the merge: the triggers then update them in
+-- whatever order, and two batches sharing releases wait for each other
+-- instead of deadlocking.
 WITH wanted AS (
     SELECT * FROM unnest(%(keys)s::bytea[], %(names)s::text[], %(posters)s::text[],
                          %(files_expected)s::int[], %(firsts)s::bigint[], %(lasts)s::bigint[],
@@ -55,26 +70,24 @@ WITH wanted AS (
      WHERE id IS NULL
      ORDER BY key
     RETURNING key, id
+), locked AS (
+    SELECT r.id
+      FROM catalog_release AS r
+     WHERE r.id = ANY(%(existing)s::bigint[] || ARRAY(SELECT id FROM found WHERE id IS NOT NULL))
+     ORDER BY r.id
+       FOR UPDATE
 )
 SELECT key, id, false AS created FROM found WHERE id IS NOT NULL
 UNION ALL
-SELECT key, id, true FROM created;
+SELECT key, id, true FROM created
+UNION ALL  -- always run, so the lock is taken whatever the other rows: (no key, count locked)
+SELECT NULL, count(*), NULL FROM locked;
 
 -- name: drop_empty_releases
 -- After the merge: a release this batch created that no file joined (its
 -- files were all stored before with no release and the batch replayed
 -- them, so the merge wrote nothing) is not kept.
 DELETE FROM catalog_release WHERE id = ANY(%(ids)s::bigint[]) AND files_seen = 0;
-
--- name: lock_releases
--- The batch's releases, locked in id order before its files are merged: the
--- triggers then update them in whatever order, and two batches sharing
--- releases wait for each other instead of deadlocking (the advisory locks
--- of new keys come before, and no batch holds a release row while waiting
--- for one).
-SELECT count(*) AS locked
-  FROM (SELECT id FROM catalog_release WHERE id = ANY(%(ids)s::bigint[]) ORDER BY id FOR UPDATE)
-       AS l;
 
 -- name: releases_to_recategorize
 -- The next releases decided under an older rule set (keyset by id).

@@ -81,14 +81,15 @@ def test_the_batch_endpoint_runs_a_fixed_number_of_queries(
     many = [report(f"m{i}.rar", range(1, 21), total=20) for i in range(200)]
     # No token lookup: it is kept since the first call (TOKEN_CACHE_SECONDS).
     # Savepoint + release, the range update (which reads the group's name too),
-    # the merge; and the releases: finding them, for new ones their keys' locks
-    # and creating them, locking the existing ones, dropping new ones no file
-    # joined (docs/catalog.md, "Releases").
-    with django_assert_num_queries(8):
+    # the merge; and the releases: finding them (and locking them when all
+    # exist, or else taking the new keys' locks), then for new ones creating
+    # them and locking the existing ones in one statement (docs/catalog.md,
+    # "Releases"). Every new release gets a file: none to drop.
+    with django_assert_num_queries(6):
         assert batch(node, lease, small, next_id=1020)["stored"] == 1
-    with django_assert_num_queries(9):
+    with django_assert_num_queries(6):
         assert batch(node, lease, many, fragments=small, next_id=1030)["stored"] == 200
-    with django_assert_num_queries(6):  # every release exists
+    with django_assert_num_queries(5):  # every release exists: found and locked at once
         assert batch(node, lease, many, next_id=1040)["stored"] == 0
 
 

@@ -212,6 +212,37 @@ def test_batches_creating_the_same_releases_at_once_make_each_one_once():
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_batch_creating_releases_also_locks_the_existing_ones_it_merges_into():
+    # The statement that creates the new releases locks the batch's existing
+    # ones (here: a replay of an old release, so no file write locks it).
+    group = GroupFactory()
+    old = release_files("Old.Set.2019.1080p.x264-GRP")
+    store(group, *old)
+    existing = Release.objects.get()
+    locked_elsewhere: list[bool] = []
+
+    def try_to_lock():
+        try:
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT id FROM catalog_release WHERE id = %s FOR UPDATE SKIP LOCKED",
+                    [existing.id],
+                )
+                locked_elsewhere.append(cursor.fetchone() is None)
+        finally:
+            connections.close_all()
+
+    with transaction.atomic():
+        new = release_files("New.Set.2020.720p.x264-GRP")
+        store(group, *old, *new)
+        other = threading.Thread(target=try_to_lock, daemon=True)
+        other.start()
+        other.join(30)
+    assert locked_elsewhere == [True]
+    assert Release.objects.count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
 def test_pruning_skips_files_whose_release_a_batch_holds_instead_of_waiting(backdate_files):
     group = GroupFactory()
     files = release_files()
