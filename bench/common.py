@@ -90,7 +90,8 @@ def flame_summary(
         stack, _, count = line.rpartition(" ")
         if not stack or not ascii_digits(count):
             continue
-        frames = [function(frame) for frame in stack.split(";")]
+        # --subprocesses puts a process frame (its pid and whole command line) first
+        frames = [function(f) for f in stack.split(";") if not f.startswith("process ")]
         if not select(frames):
             continue
         n = int(count)
