@@ -16,7 +16,9 @@ other load weighs on each alike:
 
 Each row: calls, then the CPU per call of gunicorn's tree (master and
 workers) and of PostgreSQL's tree, from /proc (simulator/fleet.py's
-CpuMeter), over the measured calls only. Then the fit of CPU per batch call
+CpuMeter), over the measured calls only. PostgreSQL is a cluster of the
+bench's own (django_setup.private_cluster: made with initdb under var/,
+stopped and removed at the end), so its tree serves nothing but the bench. Then the fit of CPU per batch call
 over its segments (least squares: the intercept is a batch's fixed cost, the
 slope its cost per segment), beside the same fit for `store_files` called
 in-process on the same files in the same run (this process's CPU and
@@ -47,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_fleet import free_port, postmaster_pid
-from common import load_groups, sql
+from common import flame_summary, load_groups, py_spy, sql
 from django_setup import ROOT, setup
 
 DATABASE = "bench_call_cost"
@@ -139,7 +141,7 @@ def serve(
         **os.environ,
         "EMBEDDED_DATABASE_NAME": DATABASE,
         "PROMETHEUS_MULTIPROC_DIR": str(metrics),
-        "DATA_DIR": str(ROOT / "var"),  # this checkout's database, whichever code serves
+        "DATA_DIR": str(ROOT / "var"),  # the database: EMBEDDED_DATABASE_DIR, the bench's
         **more_env,
     }
     server = subprocess.Popen(
@@ -255,30 +257,17 @@ async def finish_unless_finished(fleet: Fleet, i: int, held: Any) -> None:
         await finish(fleet, i, held)
 
 
-def batch_body(fleet: Fleet, i: int, held: Any, segments: int) -> dict[str, Any]:
-    from simulator.fleet import Profile, make_files
-
-    profile = Profile(files=segments // SEGMENTS_PER_FILE, segments=SEGMENTS_PER_FILE)
-    files, articles = make_files(f"cost-{i}", fleet.rng, held["start"], profile)
-    return {
-        "epoch": held["epoch"],
-        "next": held["start"] + articles,
-        "headers": articles,
-        "files": files[:-1],
-        "fragments": files[-1:],
-    }
-
-
 def batch(segments: int, columns: bool = False) -> tuple[Any, Any]:
     """A batch's kind: its files as File objects, or (`columns`) in the columnar form
-    the agent sends (docs/api.md)."""
-    from seed_node.reporting import columnar
+    the agent sends (docs/api.md); the body is the fleet simulator's."""
+    from simulator.fleet import Profile, batch_body, make_files
+
+    profile = Profile(files=segments // SEGMENTS_PER_FILE, segments=SEGMENTS_PER_FILE)
 
     async def prepare(fleet: Fleet, i: int) -> Any:
         held = await lease(fleet, i)
-        body = batch_body(fleet, i, held, segments)
-        if columns:
-            body["files"], body["fragments"] = columnar(body["files"]), columnar(body["fragments"])
+        files, articles = make_files(f"cost-{i}", fleet.rng, held["start"], profile)
+        body = batch_body(files, held["epoch"], held["start"] + articles, articles, columns)
         held["body"] = json.dumps(body).encode()
         return held
 
@@ -507,60 +496,24 @@ def profile(
     server: subprocess.Popen[bytes],
     seconds: float,
 ) -> None:
-    """py-spy on gunicorn's tree while `kind` runs: top frames, inclusive and self."""
+    """py-spy on gunicorn's tree while `kind` runs: top frames, inclusive and self, of
+    the threads serving a request (the main loop and idle threads left out)."""
     from simulator.fleet import CpuMeter
 
-    spy = shutil.which("py-spy", path=os.path.dirname(sys.executable))
-    if spy is None:
-        raise SystemExit("--profile needs py-spy: .venv/bin/pip install py-spy")
     out = ROOT / "var" / f"bench_call_cost-{kind.name}.txt"
-    recorder = subprocess.Popen(
-        [spy, "record", "--pid", str(server.pid), "--subprocesses", "--format", "raw",
-         "--rate", "200", "--duration", str(int(seconds)), "--output", str(out), "--nonblocking",
-         "--nolineno"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    recorder = py_spy(out, server.pid, "--subprocesses", "--rate", "200",
+                      "--duration", str(int(seconds)))  # fmt: skip
     meter = CpuMeter({"gunicorn": server.pid})
     deadline = time.monotonic() + seconds
     while recorder.poll() is None and time.monotonic() < deadline + 5:
         loop.run_until_complete(window(fleet, kind, 1.0, meter, Tally()))
     recorder.wait(60)
-    print(f"\npy-spy of gunicorn's workers during {kind.name} ({out}):")
-    print(flame_summary(out.read_text()))
+    print(f"\npy-spy of gunicorn's workers during {kind.name} ({out}), samples serving requests:")
+    print(flame_summary(out.read_text(), serving_request))
 
 
-def flame_summary(raw: str, top: int = 20) -> str:
-    """Functions by the share of samples they are on the stack of (inclusive; those
-    on nearly every sample, the request's wrapping down to the middleware, left
-    out), and by the share where they are the innermost (self), from py-spy's
-    collapsed stacks; threads not serving a request left out. py-spy counts a
-    thread waiting in a system call (psycopg's wait for PostgreSQL's answer) as
-    busy."""
-    from usenet.numbers import ascii_digits
-
-    inclusive: Counter[str] = Counter()
-    own: Counter[str] = Counter()
-    total = 0
-    for line in raw.splitlines():
-        stack, _, count = line.rpartition(" ")
-        if not stack or not ascii_digits(count):
-            continue
-        frames = stack.split(";")
-        if not any("handle_request" in f or "get_response" in f for f in frames):
-            continue  # not serving a request: the main loop, idle threads
-        n = int(count)
-        total += n
-        for frame in set(frames):
-            inclusive[frame] += n
-        own[frames[-1]] += n
-    if not total:
-        return "(no samples serving a request)"
-    lines = [f"{total} samples serving requests", "", "| inclusive | frame |", "|---:|---|"]
-    below = [(f, n) for f, n in inclusive.most_common() if n < 0.97 * total]
-    lines += [f"| {n / total:5.1%} | `{f}` |" for f, n in below[:top]]
-    lines += ["", "| self | frame |", "|---:|---|"]
-    lines += [f"| {n / total:5.1%} | `{f}` |" for f, n in own.most_common(top)]
-    return "\n".join(lines)
+def serving_request(frames: list[str]) -> bool:
+    return any("handle_request" in f or "get_response" in f for f in frames)
 
 
 STATEMENTS = """
@@ -574,8 +527,8 @@ SELECT calls, total_exec_time + total_plan_time AS ms, rows,
 
 
 def statements_start() -> bool:
-    """pg_stat_statements emptied, when the server loads it (shared_preload_libraries;
-    docs/performance.md says how to turn it on for the embedded server)."""
+    """pg_stat_statements emptied, when the server loads it (the bench's own cluster
+    does: django_setup.load_statement_statistics; a DATABASE_URL server may not)."""
     from django.db import DatabaseError, transaction
 
     try:
@@ -598,6 +551,12 @@ def statements_report(top: int = 15) -> None:
     print(table(["calls", "ms", "share of these", "ms/call", "rows", "statement"],
                 [[f"{c:,}", f"{ms:,.0f}", f"{ms / total:.1%}", f"{ms / max(c, 1):.3f}", f"{r:,}",
                   "`" + q[:110].replace("|", "\\|") + "`"] for c, ms, r, q in rows]))  # fmt: skip
+
+
+def quotient(a: float, b: float) -> str:
+    """a ÷ b to two places; a dash when b is not above zero (at tiny sizes a CPU
+    figure can be no tick at all, or a fit's slope zero or below)."""
+    return f"{a / b:.2f}" if b > 0 else "- (nothing to divide by: too few CPU ticks)"
 
 
 def report(
@@ -624,7 +583,7 @@ def report(
     def ratio(a: str, b: str) -> str:
         if a not in tallies or b not in tallies:
             return "-"
-        return f"{per_call(tallies[a], 'gunicorn') / per_call(tallies[b], 'gunicorn'):.2f}"
+        return quotient(per_call(tallies[a], "gunicorn"), per_call(tallies[b], "gunicorn"))
 
     print()
     print(f"ping ÷ bare Django view (coordinator CPU per call): {ratio('ping', 'bare_view')}"
@@ -653,15 +612,16 @@ def report(
     if len(columnar) > 1:
         cols = fit([(s, per_call(t, "gunicorn")) for s, t in columnar])
         print(f"columnar batches through HTTP: fixed {cols[0]:.2f} ms, "
-              f"{cols[1] * 1000:.1f} µs per segment (÷ File objects: {cols[1] / http[1]:.2f})")  # fmt: skip
+              f"{cols[1] * 1000:.1f} µs per segment (÷ File objects: {quotient(cols[1], http[1])})")  # fmt: skip
     print()
     print(f"a batch's fixed cost: {http[0]:.2f} ms (goal ≤ 3 ms)")
-    print(f"per segment, HTTP ÷ store_files in-process: {http[1] / here[1]:.2f} (goal ≤ 2)")
+    print(f"per segment, HTTP ÷ store_files in-process: {quotient(http[1], here[1])} (goal ≤ 2)")
     largest, t = (columnar or batches)[-1]  # the form the agent sends
     cores = os.cpu_count() or 1
+    per_batch = per_call(t, "gunicorn")
+    bound = f"{cores / per_batch * 1000 * largest:,.0f}" if per_batch > 0 else "- (no CPU tick)"
     print(f"saturation bound at {largest:,} segments a batch ({'columnar' if columnar else 'File objects'}): {cores} cores ÷ "
-          f"{per_call(t, 'gunicorn'):.1f} ms = {cores / per_call(t, 'gunicorn') * 1000 * largest:,.0f} "
-          "segments/s (goal ≥ 150,000)")  # fmt: skip
+          f"{per_batch:.1f} ms = {bound} segments/s (goal ≥ 150,000)")  # fmt: skip
     print(f"measured at {largest:,} segments a batch ({args_concurrency} in flight, this client "
           f"on the same cores): {t.calls / t.seconds * largest:,.0f} segments/s")  # fmt: skip
     for s in sizes:
@@ -673,7 +633,7 @@ def report(
 def main() -> None:
     args = parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop the server on the way out
-    setup(DATABASE)
+    setup(DATABASE, private=True)  # PostgreSQL's CPU is metered: a cluster of its own
     from simulator.fleet import CpuMeter, table
 
     tokens = load(args.groups, args.ranges_per_group, args.tokens)

@@ -6,8 +6,10 @@ gunicorn, embedded PostgreSQL, a database of its own) and lets ``--agents``
 seed-node agents index it, each with one worker and one news-server connection,
 ``--stats`` on. In the same run, as many bare readers (usenet's NNTP client
 reading OVER over the same planned ranges, one process each, lines discarded)
-give the baseline. Prints headers/s of both, their ratio, and where the agents'
-time went (news server, parsing, coordinator). Not a test: docs/performance.md
+give the baseline. Prints headers/s of both, their ratio, the CPU per header
+of each process tree with the cores each run kept busy (the ratio of rates is
+the inverse ratio of CPU per header only when both runs got as many cores),
+and where the agents' time went (news server, parsing, coordinator). Not a test: docs/performance.md
 ("End-to-end indexing on INN2") has the figures.
 
 ``--pinned`` adds, to each repeat, a run with the coordinator (gunicorn) and
@@ -31,16 +33,14 @@ import multiprocessing
 import os
 import re
 import resource
-import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from common import size_parser
+from common import flame_summary, py_spy, size_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -99,99 +99,13 @@ def run_bare(url: str, spans: list[tuple[int, int]], readers: int) -> tuple[floa
     return time.perf_counter() - started, total
 
 
-def py_spy(output: Path, pid: int, *options: str) -> subprocess.Popen[bytes]:
-    """py-spy sampling ``pid`` at 100 Hz into ``output`` (raw, collapsed stacks)."""
-    spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
-    command = [spy, "record", "--format", "raw", "--nonblocking", "-o", str(output)]
-    return subprocess.Popen(
-        [*command, "--pid", str(pid), *options],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-
-
-def stacks(path: Path) -> list[tuple[list[str], int]]:
-    """The collapsed stacks of a py-spy raw file: (frames outermost first, samples)."""
-    found = []
-    for line in path.read_text().splitlines():
-        frames, _, count = line.rpartition(" ")
-        found.append((frames.split(";"), int(count)))
-    return found
-
-
-def function(frame: str) -> str:
-    """A py-spy frame without its line: ``name (path:line)`` becomes ``name (path)``."""
-    name, _, place = frame.partition(" (")
-    return f"{name} ({place.rpartition(':')[0]})" if place else frame
-
-
-def profile_summary(path: Path, title: str, *, thread: str | None = None, top: int = 14) -> None:
-    """The functions of the project with the most samples under them (inclusive), and
-    the leaf functions with the most (own time), as shares of ``thread``'s samples."""
-    sampled = [
-        (frames, n) for frames, n in stacks(path) if not thread or thread in ";".join(frames)
-    ]
-    total = sum(n for _, n in sampled) or 1
-    inclusive: dict[str, int] = {}
-    own: dict[str, int] = {}
-    for frames, n in sampled:
-        functions = [function(frame) for frame in frames]
-        for name in set(functions):
-            if "seed_node/" in name or "usenet/" in name or "/catalog/" in name:
-                inclusive[name] = inclusive.get(name, 0) + n
-        own[functions[-1]] = own.get(functions[-1], 0) + n
-    print(f"\n{title}: {total:,} samples at 100 Hz ({path.name})")
-    for label, table in (("under (inclusive)", inclusive), ("own time (leaf)", own)):
-        print(f"  {label}:")
-        for frame, n in sorted(table.items(), key=lambda item: -item[1])[:top]:
-            print(f"    {100 * n / total:5.1f}%  {frame[:110]}")
-
-
-def process_tree(roots: set[int]) -> set[int]:
-    """The processes ``roots`` and every descendant of them, from /proc."""
-    from usenet.numbers import ascii_digits, whole_number
-
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not ascii_digits(entry.name):
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:  # gone meanwhile
-            continue
-        parent = whole_number(stat.rpartition(")")[2].split()[1])
-        children.setdefault(parent, []).append(whole_number(entry.name))
-    found, todo = set(), list(roots)
-    while todo:
-        pid = todo.pop()
-        if pid not in found:
-            found.add(pid)
-            todo.extend(children.get(pid, ()))
-    return found
-
-
-def cpu_seconds(pids: set[int]) -> float:
-    """CPU time of ``pids`` and of their children they have reaped (``/proc/PID/stat``)."""
-    from usenet.numbers import whole_number
-
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-        except OSError:  # gone meanwhile
-            continue
-        total += sum(whole_number(field) for field in fields[11:15])  # utime..cstime
-    return total / ticks
-
-
 def children_cpu() -> float:
     """CPU time of this process's reaped children (agents, bare readers, py-spy)."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
 
-def pin(pids: set[int], cpus: set[int]) -> None:
+def pin(pids: list[int], cpus: set[int]) -> None:
     """Every thread of ``pids`` onto ``cpus`` (children forked later inherit it)."""
     for pid in pids:
         for task in Path(f"/proc/{pid}/task").glob("*"):
@@ -218,14 +132,17 @@ class Placement:
 
     def cpu(self) -> tuple[float, float]:
         """CPU seconds so far of the news server's processes and of the coordinator's."""
-        news = cpu_seconds(process_tree(self.news_roots()))
-        return news, cpu_seconds(process_tree(self.coordinator_roots()))
+        from simulator.fleet import cpu_seconds
+
+        return cpu_seconds(*self.news_roots()), cpu_seconds(*self.coordinator_roots())
 
     def apply(self, pinned: bool) -> None:
         everywhere = set(self.cpus)
         coordinator, news = ({self.cpus[0]}, {self.cpus[-1]}) if pinned else (everywhere,) * 2
-        pin(process_tree(self.coordinator_roots()), coordinator)
-        pin(process_tree(self.news_roots()), news)
+        from simulator.fleet import process_tree
+
+        pin(process_tree(*self.coordinator_roots()), coordinator)
+        pin(process_tree(*self.news_roots()), news)
         os.sched_setaffinity(0, news)  # the agents and bare readers it starts inherit it
 
 
@@ -285,7 +202,7 @@ def main() -> None:
     sys.path.insert(0, str(ROOT / "bench"))
     from django_setup import setup
 
-    setup("bench_e2e_index")
+    setup("bench_e2e_index", private=True)  # PostgreSQL is metered and pinned: its own cluster
     from tests.support.fleet import Fleet, fresh_database
     from tests.support.inn2 import InnServer
 
@@ -332,7 +249,7 @@ def report(
     )
     print("|---|---|---|---:|---:|---:|")
     totals: dict[str, dict[str, float]] = {}
-    cpu_rows: list[tuple[int, str, list[float]]] = []
+    cpu_rows: list[tuple[int, str, list[float], tuple[float, float]]] = []
     for run in range(1, args.repeat + 1):
         for pinned in (False, True) if args.pinned else (False,):
             placement.apply(pinned)
@@ -360,7 +277,11 @@ def report(
                     coordinator_after - coordinator,
                 )
             ]
-            cpu_rows.append((run, where, per_header))
+            # Cores busy over each run: the rate is the cores it got ÷ its CPU per header,
+            # so agents ÷ bare is their CPU ratio only when both runs got as many.
+            bare_cores = ((news_bare - news) + readers) / bare_seconds
+            agent_cores = sum(per_header[2:]) * headers / 1e6 / agent_seconds
+            cpu_rows.append((run, where, per_header, (bare_cores, agent_cores)))
             print(
                 f"| {run} | {where} | {load:.1f}-{os.getloadavg()[0]:.1f} | {bare_rate:,.0f} "
                 f"| {agent_rate:,.0f} | {agent_rate / bare_rate:.2f} |",
@@ -375,8 +296,12 @@ def report(
         "INN while the agents read | the agents"
         + " | the coordinator (gunicorn and PostgreSQL) while they read"
     )
-    for run, where, figures in cpu_rows:
-        print(f"  run {run}, {where:6}: " + " | ".join(f"{value:6.1f}" for value in figures))
+    for run, where, figures, (bare_cores, agent_cores) in cpu_rows:
+        print(
+            f"  run {run}, {where:6}: "
+            + " | ".join(f"{value:6.1f}" for value in figures)
+            + f"   (cores busy: bare run {bare_cores:.2f}, agents' run {agent_cores:.2f})"
+        )
     for where, spent in totals.items():
         print(f"\nwhere the agents' time went ({where}; all runs, all agents, seconds and share):")
         times(spent)
@@ -384,9 +309,18 @@ def report(
         for where in totals:
             folder = args.profile / where.replace(" ", "-")
             for path in sorted(folder.glob("agent-*.txt")):
-                profile_summary(path, f"agent 1's worker thread, {where}", thread="worker.py")
+                print(f"\npy-spy of agent 1's worker thread, {where} ({path}; idle included):")
+                print(flame_summary(path.read_text(), in_worker, top=14))
             for path in sorted(folder.glob("coordinator-*.txt")):
-                profile_summary(path, f"the coordinator's gunicorn workers, {where}")
+                print(
+                    f"\npy-spy of the coordinator's gunicorn workers, {where} ({path}; recorded without --idle):"
+                )
+                print(flame_summary(path.read_text(), top=14))
+
+
+def in_worker(frames: list[str]) -> bool:
+    """A sample of the agent's worker thread (seed_node/worker.py), not its reporter's."""
+    return any("worker.py" in frame for frame in frames)
 
 
 def times(totals: dict[str, float]) -> None:

@@ -58,6 +58,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=2, help="alternating windows per kind")
     parser.add_argument("--files", type=int, default=20, help="files per batch")
     parser.add_argument("--segments", type=int, default=25, help="segments per file")
+    parser.add_argument(
+        "--file-objects",
+        action="store_true",
+        help="batches as File objects, not the agent's columns",
+    )
     return parser.parse_args()
 
 
@@ -108,12 +113,17 @@ def serve(args: argparse.Namespace, port: int, log: Path) -> subprocess.Popen[by
 
 
 def postmaster_pid() -> int:
+    """The postmaster of this bench's own cluster (django_setup.setup(..., private=True)):
+    its tree is the bench's PostgreSQL work and nobody else's."""
     from django.conf import settings
 
     data = Path(settings.DATABASES["default"].get("EMBEDDED_DIR", ""))
     pidfile = data / "postmaster.pid"
     if not pidfile.exists():
-        raise SystemExit("bench_fleet reads PostgreSQL's CPU from the embedded server's pid file")
+        raise SystemExit(
+            "this bench reads PostgreSQL's CPU from /proc under the postmaster of a cluster of "
+            "its own: run it without DATABASE_URL"
+        )
     return int(pidfile.read_text().split()[0])
 
 
@@ -123,7 +133,10 @@ def measure(
     """One window of `nodes` nodes; its stats and the cores each process tree used."""
     from simulator.fleet import Profile, run_blocking, run_fleet
 
-    profile = Profile(think=kw.pop("think", 0.0), files=args.files, segments=args.segments)
+    profile = Profile(
+        think=kw.pop("think", 0.0), files=args.files, segments=args.segments,
+        columns=not args.file_objects,
+    )  # fmt: skip
     # Nodes start spread over a second or more, then the queue fills before the window
     # opens: with 1,000 nodes and no pause a call waits seconds in gunicorn's queue.
     ramp = min(5.0, 0.5 + nodes / 250) + nodes / 100
@@ -204,7 +217,7 @@ def goals(results: dict[tuple[str, int], Any], think: float) -> list[str]:
 def main() -> None:
     args = parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop the server on the way out
-    setup(DATABASE)
+    setup(DATABASE, private=True)  # PostgreSQL's CPU is metered: a cluster of its own
     from simulator.fleet import (
         CPU_HEADER,
         ENDPOINT_HEADER,
@@ -218,7 +231,9 @@ def main() -> None:
     tokens = load(args.groups, args.ranges_per_group, max(args.nodes + args.think_nodes))
     print(
         f"{args.groups} groups x {args.ranges_per_group} ranges of {RANGE_SIZE} articles; "
-        f"batches of {args.files} files x {args.segments} segments; {args.rounds} rounds "
+        f"batches of {args.files} files x {args.segments} segments "
+        f"({'File objects' if args.file_objects else 'columnar, as the agent sends'}); "
+        f"{args.rounds} rounds "
         f"of {args.seconds:g} s per kind, alternating",
         flush=True,
     )

@@ -1,10 +1,12 @@
 """Latency of a group lease (lease + release of a lane) at 10,000 groups and a million ranges.
 
 Baseline: a bare indexed single-row SELECT on seed_range, in the same run; the
-range claim is timed too, with no lanes held and with 16. Method and figures:
-docs/performance.md.
+range claim is timed too, with no lanes held and with 16, alternating over
+--rounds rounds, and the ratio of the two printed with its spread over the
+rounds. Method and figures: docs/performance.md.
 
 Run: .venv/bin/python bench/bench_group_lease.py [--groups 10000] [--ranges 1000000] [--runs 2000]
+     [--rounds 4]
 """
 
 from __future__ import annotations
@@ -72,6 +74,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--groups", type=int, default=10_000)
     parser.add_argument("--ranges", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=2000)
+    parser.add_argument(
+        "--rounds", type=int, default=4, help="alternating rounds of the range claim's two kinds"
+    )
     return parser.parse_args()
 
 
@@ -154,10 +159,18 @@ class Calls:
         assert offer.lease is not None
         seeding.release_range(self.node, offer.lease.id, offer.lease.epoch, uncounted=True)
 
-    def hold_lanes(self) -> None:
-        """Nodes 1..16 each hold a history lane."""
+    def hold_lanes(self) -> list[tuple[int, int, int]]:
+        """Nodes 1..16 each hold a history lane: (node, group, epoch) of each."""
+        held = []
         for holder in self.nodes[1:]:
-            assert services.lease_lane(holder, "history").lease is not None
+            lease = services.lease_lane(holder, "history").lease
+            assert lease is not None
+            held.append((holder, lease.group.id, lease.epoch))
+        return held
+
+    def free_lanes(self, held: list[tuple[int, int, int]]) -> None:
+        for holder, group, epoch in held:
+            services.release_lane(holder, group, "history", epoch)
 
 
 def measure_lanes(calls: Calls, runs: int) -> float:
@@ -178,17 +191,36 @@ def measure_lanes(calls: Calls, runs: int) -> float:
 def vacuumed_claims(calls: Calls, runs: int) -> list[float]:
     """Range claim + release timings, after a vacuum, a warm-up and a vacuum."""
     execute("VACUUM seed_range")
-    timed(calls.claim_release, runs // 4)
+    timed(calls.claim_release, max(runs // 4, 1))
     execute("VACUUM seed_range")
     return timed(calls.claim_release, runs)
 
 
-def measure_claims(calls: Calls, runs: int, baseline: float) -> None:
-    """The range claim before and after 16 history lanes are held (its NOT
-    EXISTS probe on group_lane)."""
-    describe("range claim + release, no lanes held", vacuumed_claims(calls, runs), baseline)
-    calls.hold_lanes()
-    describe("range claim + release, 16 lanes held", vacuumed_claims(calls, runs), baseline)
+def measure_claims(calls: Calls, runs: int, rounds: int, baseline: float) -> None:
+    """The range claim with no lanes held and with 16 history lanes held (its NOT
+    EXISTS probe on group_lane), alternating over `rounds` rounds (in turn first and
+    second, so that drift and the machine's other load weigh on both alike); the
+    ratio of their medians, and its spread over the rounds."""
+    window = max(runs // rounds, 1)
+    samples: dict[bool, list[float]] = {False: [], True: []}
+    ratios = []
+    for round_ in range(rounds):
+        medians = {}
+        for lanes in (False, True) if round_ % 2 == 0 else (True, False):
+            held = calls.hold_lanes() if lanes else []
+            timings = vacuumed_claims(calls, window)
+            calls.free_lanes(held)
+            samples[lanes] += timings
+            medians[lanes] = statistics.median(timings)
+        ratios.append(medians[True] / medians[False])
+    describe("range claim + release, no lanes held", samples[False], baseline)
+    describe("range claim + release, 16 lanes held", samples[True], baseline)
+    ratio = statistics.median(samples[True]) / statistics.median(samples[False])
+    print(
+        f"range claim, 16 lanes held ÷ none held (medians of {rounds} alternating rounds "
+        f"of {window:,} claims each): {ratio:.2f}; per round {min(ratios):.2f} to {max(ratios):.2f} "
+        f"({', '.join(f'{r:.2f}' for r in ratios)}) (goal ≤ 2)"
+    )
 
 
 def main() -> None:
@@ -196,7 +228,7 @@ def main() -> None:
     load_groups(args.groups, args.ranges)
     calls = Calls(args.ranges, args.runs)
     baseline = measure_lanes(calls, args.runs)
-    measure_claims(calls, args.runs, baseline)
+    measure_claims(calls, args.runs, args.rounds, baseline)
 
 
 if __name__ == "__main__":

@@ -423,7 +423,7 @@ def coordinator_cost(options: argparse.Namespace) -> None:
     from common import sql
     from django_setup import setup
 
-    setup(COST_DATABASE)
+    setup(COST_DATABASE, private=True)  # PostgreSQL's CPU is metered: a cluster of its own
     from catalog.services import store_files
     from indexer.models import Group
     from indexer.services import issue_token

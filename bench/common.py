@@ -1,9 +1,15 @@
 """Helpers several benchmarks share: their sizes' options, SQL on Django's connection,
-groups to load, a logged-in staff client."""
+groups to load, a logged-in staff client, py-spy's recording and its summary."""
 
 from __future__ import annotations
 
 import argparse
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 LOAD_GROUPS = (
@@ -46,3 +52,67 @@ def staff_client() -> Any:
     client = Client()
     client.force_login(user)
     return client
+
+
+def py_spy(output: Path, pid: int, *options: str) -> subprocess.Popen[bytes]:
+    """py-spy recording `pid` into `output` as raw (collapsed) stacks, not stopping the
+    process; `options` as py-spy's (--rate, --duration, --subprocesses, --idle …).
+    It writes what it sampled when its duration ends or on SIGINT."""
+    spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
+    if spy is None:
+        raise SystemExit("profiling needs py-spy: .venv/bin/pip install py-spy")
+    command = [spy, "record", "--format", "raw", "--nonblocking", "--output", str(output)]
+    return subprocess.Popen(
+        [*command, "--pid", str(pid), *options],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def flame_summary(
+    raw: str, select: Callable[[list[str]], bool] = lambda _frames: True, top: int = 20
+) -> str:
+    """From py-spy's raw stacks: the functions by the share of the selected samples
+    they are on the stack of (inclusive; those on nearly every sample, the wrapping
+    all of them share, left out), and by the share where they are the innermost
+    (self), as Markdown tables. A frame's line number is dropped (a function counts
+    once however many of its lines were sampled). `select` keeps a sample by its
+    frames, outermost first (e.g. threads serving a request). py-spy counts a thread
+    waiting in a system call (psycopg's wait for PostgreSQL's answer, a read from
+    the news server) as busy unless recorded without --idle: read the shares
+    beside CPU figures."""
+    from usenet.numbers import ascii_digits
+
+    inclusive: Counter[str] = Counter()
+    own: Counter[str] = Counter()
+    total = 0
+    for line in raw.splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not ascii_digits(count):
+            continue
+        # --subprocesses puts a process frame (its pid and whole command line) first
+        frames = [function(f) for f in stack.split(";") if not f.startswith("process ")]
+        if not select(frames):
+            continue
+        n = int(count)
+        total += n
+        for frame in set(frames):
+            inclusive[frame] += n
+        own[frames[-1]] += n
+    if not total:
+        return "(no samples selected)"
+    lines = [f"{total:,} samples", "", "| inclusive | function |", "|---:|---|"]
+    below = [(f, n) for f, n in inclusive.most_common() if n < 0.97 * total]
+    lines += [f"| {n / total:5.1%} | `{f}` |" for f, n in below[:top]]
+    lines += ["", "| self | function |", "|---:|---|"]
+    lines += [f"| {n / total:5.1%} | `{f}` |" for f, n in own.most_common(top)]
+    return "\n".join(lines)
+
+
+def function(frame: str) -> str:
+    """A py-spy frame without its line: `name (path:line)` becomes `name (path)`."""
+    from usenet.numbers import ascii_digits
+
+    name, _, place = frame.partition(" (")
+    where, colon, line = place.rstrip(")").rpartition(":")
+    return f"{name} ({where})" if colon and ascii_digits(line) else frame

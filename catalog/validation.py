@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from core.errors import Invalid
+from usenet.batch_columns import COLUMNS, COUNT_COLUMN, FILE_COLUMNS, SEGMENT_COLUMNS
 from usenet.limits import (
     MAX_ARTICLE,
     MAX_DATE,
@@ -123,9 +124,7 @@ def validate_files(value: Any, field: str, limit: int) -> list[FileReport]:
 
 # --- the columnar form: one array per field ------------------------------------
 
-FILE_FIELDS = ("subject", "poster", "date", "total", "segments")
-SEGMENT_FIELDS = ("part", "article", "message_id", "bytes")
-COLUMNS = FILE_FIELDS + SEGMENT_FIELDS
+FILE_FIELDS = (*FILE_COLUMNS, COUNT_COLUMN)  # one value per file
 
 
 def _column(value: dict[str, Any], field: str, key: str) -> list[Any]:
@@ -191,7 +190,7 @@ def validate_columns(value: dict[str, Any], field: str, limit: int) -> list[File
     if not _whole_numbers(counts, 1, MAX_TOTAL):
         _first_refused(counts, f"{field}.segments", 1, MAX_TOTAL)
     segments = sum(counts)
-    for key in SEGMENT_FIELDS:
+    for key in SEGMENT_COLUMNS:
         if len(columns[key]) != segments:
             raise Invalid(
                 f"{field}.{key}: holds {len(columns[key])} values; the files' segment "

@@ -9,6 +9,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from usenet.batch_columns import columnar
+
 # The coordinator's File limits: a file that breaks one would make the whole
 # batch a 400, so the agent leaves it out and counts it.
 from usenet.limits import (
@@ -149,23 +151,6 @@ def refuses_columns(exc: CoordinatorError) -> bool:
         and "list" in sentence
         and "column" not in sentence
     )
-
-
-FILE_FIELDS = ("subject", "poster", "date", "total")
-SEGMENT_FIELDS = ("part", "article", "message_id", "bytes")
-
-
-def columnar(files: list[dict[str, Any]]) -> dict[str, list[Any]]:
-    """Files in a batch's columnar form (docs/api.md): a list per File field, the
-    count of each file's segments, then a list per segment field with every
-    file's segments end to end. The coordinator decodes and checks it in about a
-    third of the CPU File objects take (docs/performance.md)."""
-    columns = {key: [item[key] for item in files] for key in FILE_FIELDS}
-    columns["segments"] = [len(item["segments"]) for item in files]
-    segments = [segment for item in files for segment in item["segments"]]
-    for index, key in enumerate(SEGMENT_FIELDS):
-        columns[key] = [segment[index] for segment in segments]
-    return columns
 
 
 def reportable(files: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:

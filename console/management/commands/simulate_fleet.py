@@ -63,6 +63,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "--ping", action="store_true", help="first the no-op (GET /api/v1/ping)"
         )
+        parser.add_argument(
+            "--file-objects", action="store_true",
+            help="batches as File objects, not columnar (a coordinator from before the columnar form)",
+        )  # fmt: skip
         parser.add_argument("--timeout", type=float, default=60.0, help="a call's timeout")
         parser.add_argument(
             "--pid", type=int, action="append", default=[],
@@ -77,7 +81,9 @@ class Command(BaseCommand):
             raise CommandError("Give node tokens with --token or --tokens FILE.")
         if options["nodes"] < 1 or options["seconds"] <= 0:
             raise CommandError("--nodes must be at least 1 and --seconds above 0.")
-        profile = Profile(**{name: options[name] for name in PROFILE_OPTIONS})
+        profile = Profile(
+            **{name: options[name] for name in PROFILE_OPTIONS}, columns=not options["file_objects"]
+        )
         kinds = ["ping", "mix"] if options["ping"] else ["mix"]
         rows, endpoints = [], []
         for kind in kinds:
