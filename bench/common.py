@@ -77,10 +77,10 @@ def flame_summary(
     all of them share, left out), and by the share where they are the innermost
     (self), as Markdown tables. A frame's line number is dropped (a function counts
     once however many of its lines were sampled). `select` keeps a sample by its
-    frames, outermost first (e.g. threads serving a request). py-spy counts a thread
-    waiting in a system call (psycopg's wait for PostgreSQL's answer, a read from
-    the news server) as busy unless recorded without --idle: read the shares
-    beside CPU figures."""
+    frames, outermost first (e.g. threads serving a request). Recorded without
+    --idle, py-spy leaves out a thread the kernel has asleep (psycopg blocked on
+    PostgreSQL's answer, a read from the news server): a share is of the time
+    threads were running or runnable. Read the shares beside CPU figures."""
     from usenet.numbers import ascii_digits
 
     inclusive: Counter[str] = Counter()
