@@ -7,9 +7,17 @@ from typing import Any
 
 import pytest
 from django.db import connection
+from hypothesis import settings
 
 from tests.support.factories import NodeFactory
 from tests.support.nodes import NodeClient
+
+# No property test has a wall-clock deadline (hypothesis's default is 200 ms an
+# example): a deadline is a timed assertion, and on a loaded machine one slow
+# example (a pause of the collector, a busy core) failed a test whose every
+# example was right. Speed is measured in bench/, linearity by CPU cost.
+settings.register_profile("project", deadline=None)
+settings.load_profile("project")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

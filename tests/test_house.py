@@ -12,6 +12,7 @@ from pathlib import Path
 
 import grimp
 from django.apps import apps
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_SHARE = 0.20  # of the source lines, for any one top-level package
@@ -89,3 +90,9 @@ def models_built_by_hand() -> set[str]:
 def test_the_tests_build_the_models_through_their_factories():
     # tests/support/factories.py has one for each model a test builds.
     assert models_built_by_hand() == set()
+
+
+def test_no_property_test_has_a_wall_clock_deadline():
+    """Hypothesis fails an example that takes over 200 ms by default: a timed assertion
+    that a loaded machine trips (tests/conftest.py loads a profile without one)."""
+    assert settings.default.deadline is None

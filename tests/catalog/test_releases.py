@@ -10,6 +10,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
 from django.db import connection, connections, transaction
 
 from catalog.models import CatalogFile, Release
@@ -311,3 +312,21 @@ def test_files_stored_before_releases_join_one_when_a_batch_adds_to_them():
     store(group, *[replace(f, segments=f.segments[1:]) for f in files])
     release = Release.objects.get()
     assert (release.files_seen, release.segments_present, release.segments_expected) == (5, 10, 10)
+
+
+@pytest.mark.parametrize(
+    "command, args",
+    [
+        ("recategorize", ["--batch-size", "0"]),
+        ("recategorize", ["--batch-size", "-5"]),
+        ("recategorize", ["--rule-version", "0"]),
+        ("recount_releases", ["--batch-size", "0"]),
+        ("recount_releases", ["--after", "-1"]),
+        ("parse_release_names", ["--batch-size", "x"]),
+        ("parse_release_names", ["--after", "-3"]),
+    ],
+)
+def test_the_release_batch_commands_refuse_options_that_make_no_sense(command, args):
+    """A batch size under 1 or a negative resume point is an operator's slip, said as such."""
+    with pytest.raises(CommandError, match="invalid"):
+        call_command(command, *args, stdout=StringIO(), stderr=StringIO())

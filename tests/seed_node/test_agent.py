@@ -75,6 +75,21 @@ def one_lane(*ranges: tuple[int, int]) -> dict[str, Callable[[Any], Answer]]:
     return {"/groups/lease": lease, f"{LANE}/next": next_range}
 
 
+def read_news(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    *args: str,
+    articles: dict[int, Article] | None = None,
+    control: Control | None = None,
+) -> int:
+    """Run the agent against a news server holding `articles` (binary_articles()) in
+    alt.binaries.x; its exit status."""
+    with NNTPServer() as news:
+        news.add_group("alt.binaries.x", binary_articles() if articles is None else articles)
+        url = f"nntp://{news.host}:{news.port}"
+        return run_agent(coordinator, token_file, "--news-server", url, *args, control=control)
+
+
 def run_agent(
     coordinator: ScriptedCoordinator, token_file: Path, *args: str, control: Control | None = None
 ) -> int:
@@ -142,18 +157,9 @@ def test_an_unavailable_coordinator_is_asked_again(
 def test_a_range_is_read_reported_in_batches_and_finished(
     coordinator: ScriptedCoordinator, token_file: Path
 ) -> None:
-    with NNTPServer() as news:
-        news.add_group("alt.binaries.x", binary_articles())
-        coordinator.routes["/ranges/lease"] = one_lease(1, 400)
-        coordinator.routes["*"] = lambda _: (200, {"next": 0, "stored": 0})
-        status = run_agent(
-            coordinator,
-            token_file,
-            "--news-server",
-            f"nntp://{news.host}:{news.port}",
-            "--batch-headers",
-            "50",
-        )
+    coordinator.routes["/ranges/lease"] = one_lease(1, 400)
+    coordinator.routes["*"] = lambda _: (200, {"next": 0, "stored": 0})
+    status = read_news(coordinator, token_file, "--batch-headers", "50")
     assert status == 0
     batches = coordinator.posted("/ranges/7/batch")
     assert len(batches) > 3
@@ -180,27 +186,13 @@ def test_a_batch_never_skips_a_segment_still_held_open(
     coordinator: ScriptedCoordinator, token_file: Path
 ) -> None:
     """A node killed after any batch loses nothing: below `next`, every segment was reported."""
-    with NNTPServer() as news:
-        news.add_group("alt.binaries.x", binary_articles())
-        coordinator.routes["/ranges/lease"] = one_lease(1, 400)
-        coordinator.routes["*"] = lambda _: (200, {"next": 0, "stored": 0})
-        status = run_agent(
-            coordinator,
-            token_file,
-            "--news-server",
-            f"nntp://{news.host}:{news.port}",
-            "--batch-headers",
-            "10",
-        )
+    coordinator.routes["/ranges/lease"] = one_lease(1, 400)
+    coordinator.routes["*"] = lambda _: (200, {"next": 0, "stored": 0})
+    status = read_news(coordinator, token_file, "--batch-headers", "10")
     assert status == 0
     batches = coordinator.posted("/ranges/7/batch")
     assert len(batches) > 5 and batches[-1]["next"] == 401
-    reported: set[int] = set()
-    binary = {n for n, a in binary_articles().items() if "yEnc" in a.subject}
-    for batch in batches:
-        for item in batch["files"] + batch["fragments"]:
-            reported.update(segment[1] for segment in item["segments"])
-        assert {n for n in binary if n < batch["next"]} <= reported
+    reported_segments_stay_below_next(batches)
 
 
 @pytest.mark.slow
@@ -221,18 +213,9 @@ def test_an_unreachable_news_server_releases_the_range_uncounted(
 def test_a_lost_lease_is_dropped_and_another_leased(
     coordinator: ScriptedCoordinator, token_file: Path
 ) -> None:
-    with NNTPServer() as news:
-        news.add_group("alt.binaries.x", binary_articles())
-        coordinator.routes["/ranges/lease"] = one_lease(1, 400)
-        coordinator.routes["*"] = lambda _: (409, {"error": "lease_lost", "detail": "gone"})
-        status = run_agent(
-            coordinator,
-            token_file,
-            "--news-server",
-            f"nntp://{news.host}:{news.port}",
-            "--batch-headers",
-            "50",
-        )
+    coordinator.routes["/ranges/lease"] = one_lease(1, 400)
+    coordinator.routes["*"] = lambda _: (409, {"error": "lease_lost", "detail": "gone"})
+    status = read_news(coordinator, token_file, "--batch-headers", "50")
     assert status == 0
     assert not coordinator.posted("/ranges/7/finish")
     assert not coordinator.posted("/ranges/7/release")
@@ -272,17 +255,9 @@ def test_a_range_lost_on_its_last_batch_after_a_stop_is_dropped_cleanly(
     coordinator: ScriptedCoordinator, token_file: Path
 ) -> None:
     control = Control()
-    with NNTPServer() as news:
-        news.add_group("alt.binaries.x", binary_articles())
-        coordinator.routes["/ranges/lease"] = stopping(control, one_lease(1, 400))
-        coordinator.routes["*"] = lambda _: LOST
-        status = run_agent(
-            coordinator,
-            token_file,
-            "--news-server",
-            f"nntp://{news.host}:{news.port}",
-            control=control,
-        )
+    coordinator.routes["/ranges/lease"] = stopping(control, one_lease(1, 400))
+    coordinator.routes["*"] = lambda _: LOST
+    status = read_news(coordinator, token_file, control=control)
     assert status == 0
     assert coordinator.posted("/ranges/7/batch")  # the drained window went out, and got 409
     assert not coordinator.posted("/ranges/7/release")
@@ -293,20 +268,10 @@ def test_a_lane_range_lost_on_its_last_batch_after_a_stop_is_dropped_cleanly(
     coordinator: ScriptedCoordinator, token_file: Path
 ) -> None:
     control = Control()
-    with NNTPServer() as news:
-        news.add_group("alt.binaries.x", binary_articles())
-        coordinator.routes.update(one_lane((1, 400)))
-        coordinator.routes[f"{LANE}/next"] = stopping(control, coordinator.routes[f"{LANE}/next"])
-        coordinator.routes["*"] = lambda _: LOST  # the snapshot too: the window is drained
-        status = run_agent(
-            coordinator,
-            token_file,
-            "--mode",
-            "window",
-            "--news-server",
-            f"nntp://{news.host}:{news.port}",
-            control=control,
-        )
+    coordinator.routes.update(one_lane((1, 400)))
+    coordinator.routes[f"{LANE}/next"] = stopping(control, coordinator.routes[f"{LANE}/next"])
+    coordinator.routes["*"] = lambda _: LOST  # the snapshot too: the window is drained
+    status = read_news(coordinator, token_file, "--mode", "window", control=control)
     assert status == 0
     assert coordinator.posted("/ranges/7/batch")
     assert not coordinator.posted("/ranges/7/release")
@@ -317,9 +282,18 @@ def reported_segments_stay_below_next(batches: list[dict[str, Any]]) -> None:
     reported: set[int] = set()
     binary = {n for n, a in binary_articles().items() if "yEnc" in a.subject}
     for batch in batches:
-        for item in batch["files"] + batch["fragments"]:
-            reported.update(segment[1] for segment in item["segments"])
+        reported.update(reported_articles([batch]))
         assert {n for n in binary if n < batch["next"]} <= reported, batch["next"]
+
+
+def reported_articles(batches: list[dict[str, Any]]) -> list[int]:
+    """The article numbers of every segment the batches report, sorted (repeats kept)."""
+    return sorted(
+        segment[1]
+        for batch in batches
+        for item in batch["files"] + batch["fragments"]
+        for segment in item["segments"]
+    )
 
 
 @pytest.mark.slow
@@ -330,20 +304,9 @@ def test_a_lane_batch_never_skips_a_segment_still_held_open(
 
     That may be a range lease, which never sees the lane's snapshot.
     """
-    with NNTPServer() as news:
-        news.add_group("alt.binaries.x", binary_articles())
-        coordinator.routes.update(one_lane((1, 400)))
-        coordinator.routes["*"] = lambda _: (200, {"next": 0, "stored": 0})
-        status = run_agent(
-            coordinator,
-            token_file,
-            "--mode",
-            "window",
-            "--news-server",
-            f"nntp://{news.host}:{news.port}",
-            "--batch-headers",
-            "10",
-        )
+    coordinator.routes.update(one_lane((1, 400)))
+    coordinator.routes["*"] = lambda _: (200, {"next": 0, "stored": 0})
+    status = read_news(coordinator, token_file, "--mode", "window", "--batch-headers", "10")
     assert status == 0
     batches = coordinator.posted("/ranges/7/batch")
     assert len(batches) > 5 and batches[-1]["next"] == 401
@@ -356,24 +319,14 @@ def test_a_stopped_lane_snapshots_its_window_where_its_batches_reached(
     coordinator: ScriptedCoordinator, token_file: Path
 ) -> None:
     control = Control()
-    with NNTPServer() as news:
-        news.add_group("alt.binaries.x", binary_articles())
-        coordinator.routes.update(one_lane((1, 400)))
-        coordinator.routes["/ranges/7/batch"] = stopping(
-            control, lambda _: (200, {"next": 0, "stored": 0})
-        )
-        coordinator.routes["*"] = lambda _: (204, None)
-        status = run_agent(
-            coordinator,
-            token_file,
-            "--mode",
-            "window",
-            "--news-server",
-            f"nntp://{news.host}:{news.port}",
-            "--batch-headers",
-            "10",
-            control=control,
-        )
+    coordinator.routes.update(one_lane((1, 400)))
+    coordinator.routes["/ranges/7/batch"] = stopping(
+        control, lambda _: (200, {"next": 0, "stored": 0})
+    )
+    coordinator.routes["*"] = lambda _: (204, None)
+    status = read_news(
+        coordinator, token_file, "--mode", "window", "--batch-headers", "10", control=control
+    )
     assert status == 0
     batches = coordinator.posted("/ranges/7/batch")
     reported_segments_stay_below_next(batches)
@@ -400,25 +353,16 @@ def test_a_segment_the_coordinator_would_refuse_is_left_out_not_the_range(
 ) -> None:
     articles = binary_articles()
     articles[3].bytes = 2**31  # over MAX_SEGMENT_BYTES: one such segment made a batch a 400
-    with NNTPServer() as news:
-        news.add_group("alt.binaries.x", articles)
-        coordinator.routes["/ranges/lease"] = one_lease(1, 400)
-        coordinator.routes["/ranges/7/batch"] = checked_batch
-        coordinator.routes["*"] = lambda _: (204, None)
-        status = run_agent(
-            coordinator, token_file, "--news-server", f"nntp://{news.host}:{news.port}"
-        )
+    coordinator.routes["/ranges/lease"] = one_lease(1, 400)
+    coordinator.routes["/ranges/7/batch"] = checked_batch
+    coordinator.routes["*"] = lambda _: (204, None)
+    status = read_news(coordinator, token_file, articles=articles)
     assert status == 0
     assert not coordinator.posted("/ranges/7/release")
     assert coordinator.posted("/ranges/7/finish") == [{"epoch": 3}]
-    reported = [
-        segment[1]
-        for batch in coordinator.posted("/ranges/7/batch")
-        for item in batch["files"] + batch["fragments"]
-        for segment in item["segments"]
-    ]
+    reported = reported_articles(coordinator.posted("/ranges/7/batch"))
     binary = [n for n, a in articles.items() if "yEnc" in a.subject]
-    assert sorted(reported) == [n for n in binary if n != 3]
+    assert reported == [n for n in binary if n != 3]
 
 
 @pytest.mark.slow
@@ -428,19 +372,10 @@ def test_files_beyond_the_batch_limit_go_out_in_further_batches(
     # The same small limit on both sides: the coordinator refuses a batch over it.
     monkeypatch.setattr("seed_node.reading.MAX_FILES_PER_BATCH", 2)
     monkeypatch.setattr("catalog.serializers.MAX_FILES_PER_BATCH", 2)
-    with NNTPServer() as news:
-        news.add_group("alt.binaries.x", binary_articles())
-        coordinator.routes["/ranges/lease"] = one_lease(1, 400)
-        coordinator.routes["/ranges/7/batch"] = checked_batch
-        coordinator.routes["*"] = lambda _: (204, None)
-        status = run_agent(
-            coordinator,
-            token_file,
-            "--news-server",
-            f"nntp://{news.host}:{news.port}",
-            "--batch-headers",
-            "100",
-        )
+    coordinator.routes["/ranges/lease"] = one_lease(1, 400)
+    coordinator.routes["/ranges/7/batch"] = checked_batch
+    coordinator.routes["*"] = lambda _: (204, None)
+    status = read_news(coordinator, token_file, "--batch-headers", "100")
     assert status == 0
     assert not coordinator.posted("/ranges/7/release")
     assert coordinator.posted("/ranges/7/finish") == [{"epoch": 3}]
@@ -452,12 +387,7 @@ def test_files_beyond_the_batch_limit_go_out_in_further_batches(
     # A batch that did not move `next` counts no headers: only the last of a split does.
     assert all(b["headers"] == 0 for b, after in zip(batches[1:], nexts[:-1]) if b["next"] == after)
     reported_segments_stay_below_next(batches)
-    segments = sorted(
-        segment[1]
-        for batch in batches
-        for item in batch["files"] + batch["fragments"]
-        for segment in item["segments"]
-    )
+    segments = reported_articles(batches)
     assert segments == [n for n, a in binary_articles().items() if "yEnc" in a.subject]
 
 
@@ -468,25 +398,16 @@ def test_a_batch_is_capped_by_bytes_not_only_by_file_count(
     # A drained window of large files would be one body over the coordinator's limit.
     limit = 3000
     monkeypatch.setattr("seed_node.reading.MAX_BATCH_BYTES", limit)
-    with NNTPServer() as news:
-        news.add_group("alt.binaries.x", binary_articles())
-        coordinator.routes["/ranges/lease"] = one_lease(1, 400)
-        coordinator.routes["/ranges/7/batch"] = checked_batch
-        coordinator.routes["*"] = lambda _: (204, None)
-        status = run_agent(
-            coordinator, token_file, "--news-server", f"nntp://{news.host}:{news.port}"
-        )
+    coordinator.routes["/ranges/lease"] = one_lease(1, 400)
+    coordinator.routes["/ranges/7/batch"] = checked_batch
+    coordinator.routes["*"] = lambda _: (204, None)
+    status = read_news(coordinator, token_file)
     assert status == 0
     batches = coordinator.posted("/ranges/7/batch")
     assert len(batches) > 1
     assert all(len(json.dumps(b, separators=(",", ":"))) <= limit for b in batches)
     assert sum(batch["headers"] for batch in batches) == len(binary_articles())
-    segments = sorted(
-        segment[1]
-        for batch in batches
-        for item in batch["files"] + batch["fragments"]
-        for segment in item["segments"]
-    )
+    segments = reported_articles(batches)
     assert segments == [n for n, a in binary_articles().items() if "yEnc" in a.subject]
 
 

@@ -10,36 +10,20 @@ stopped, and a second run finds nothing to do.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
-
 from catalog.release_fields import ParseSummary, parse_release_names
-from core.progress import ProgressBar
+from core.commands import ReleaseBatchCommand
 
 
-class Command(BaseCommand):
+class Command(ReleaseBatchCommand):
     help = "Read the name fields (and category) of releases read under an older parser."
 
-    def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--batch-size", type=int, default=1000, help="releases per transaction")
-        parser.add_argument(
-            "--after", type=int, default=0, help="start after this release id (to resume a run)"
-        )
+    def run(self, options: dict[str, Any], progress: Callable[[Any], None]) -> ParseSummary:
+        return parse_release_names(options["batch_size"], progress, after=options["after"])
 
-    def handle(self, *args: Any, **options: Any) -> str:
-        bar = ProgressBar(self.stderr._out, unit="releases")
-
-        def progress(summary: ParseSummary) -> None:
-            bar.total = summary.total
-            bar.update(summary.releases)
-
-        try:
-            summary = parse_release_names(
-                max(1, options["batch_size"]), progress, after=max(0, options["after"])
-            )
-        finally:
-            bar.finish()
+    def describe(self, summary: ParseSummary) -> str:
         return (
             f"{summary.releases:,} releases read under parser v{summary.fields_version}"
             f" ({summary.recategorized:,} changed category under rule set"

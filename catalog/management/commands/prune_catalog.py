@@ -7,36 +7,15 @@ summary.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from catalog.services import PruneSummary, prune_incomplete_files
+from core.commands import non_negative_float, positive_float, positive_int
 from core.errors import DomainError
 from core.progress import ProgressBar
 from core.tables import format_table
-
-
-def positive_float(text: str) -> float:
-    value = float(text)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(text)
-    return value
-
-
-def non_negative_float(text: str) -> float:
-    value = float(text)
-    if not (math.isfinite(value) and value >= 0):
-        raise ValueError(text)
-    return value
-
-
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise ValueError(text)
-    return value
 
 
 def describe(summary: PruneSummary) -> str:

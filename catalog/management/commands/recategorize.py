@@ -8,35 +8,30 @@ decided under, so an interrupted run continues where it stopped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 
 from catalog.releases import RecategorizeSummary, recategorize_releases
 from catalog.rulesets import current_rules
-from core.progress import ProgressBar
+from core.commands import ReleaseBatchCommand, positive_int
 
 
-class Command(BaseCommand):
+class Command(ReleaseBatchCommand):
     help = "Recategorize the releases decided under an older rule set version."
+    resumable = False  # each release records its version: a second run resumes by itself
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--batch-size", type=int, default=1000, help="releases per transaction")
+        super().add_arguments(parser)
         parser.add_argument(
-            "--rule-version", dest="rule_version", type=int, default=None,
+            "--rule-version", dest="rule_version", type=positive_int, default=None,
             help="the rule set version to decide under (default: the one in force)",
         )  # fmt: skip
 
-    def handle(self, *args: Any, **options: Any) -> str:
+    def run(self, options: dict[str, Any], progress: Callable[[Any], None]) -> RecategorizeSummary:
         version = options["rule_version"] or current_rules().version
-        bar = ProgressBar(self.stderr._out, unit="releases")
+        return recategorize_releases(version, options["batch_size"], progress)
 
-        def progress(summary: RecategorizeSummary) -> None:
-            bar.total = summary.total
-            bar.update(summary.releases)
-
-        try:
-            summary = recategorize_releases(version, max(1, options["batch_size"]), progress)
-        finally:
-            bar.finish()
-        return f"{summary.releases:,} releases recategorized under rule set v{version}."
+    def describe(self, summary: RecategorizeSummary) -> str:
+        return f"{summary.releases:,} releases recategorized under rule set v{summary.version}."

@@ -11,36 +11,20 @@ right are not written. `listed` follows the true totals (docs/catalog.md,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
-
 from catalog.release_counts import RecountSummary, recount_releases
-from core.progress import ProgressBar
+from core.commands import ReleaseBatchCommand
 
 
-class Command(BaseCommand):
+class Command(ReleaseBatchCommand):
     help = "Count every release again from its files (a cross-posted file once)."
 
-    def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--batch-size", type=int, default=1000, help="releases per transaction")
-        parser.add_argument(
-            "--after", type=int, default=0, help="start after this release id (to resume a run)"
-        )
+    def run(self, options: dict[str, Any], progress: Callable[[Any], None]) -> RecountSummary:
+        return recount_releases(options["batch_size"], progress, after=options["after"])
 
-    def handle(self, *args: Any, **options: Any) -> str:
-        bar = ProgressBar(self.stderr._out, unit="releases")
-
-        def progress(summary: RecountSummary) -> None:
-            bar.total = summary.total
-            bar.update(summary.releases)
-
-        try:
-            summary = recount_releases(
-                max(1, options["batch_size"]), progress, after=max(0, options["after"])
-            )
-        finally:
-            bar.finish()
+    def describe(self, summary: RecountSummary) -> str:
         return (
             f"{summary.releases:,} releases counted: {summary.changed:,} corrected,"
             f" {summary.listed:,} listed, {summary.unlisted:,} no longer listed."
