@@ -43,7 +43,7 @@ lint: $(PARSER)
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy coordinator console newznab leases inspections seeding catalog indexer core usenet inspection seed_node simulator
 
-# bench_issue27.py runs bench_call_cost.py, then bench_fleet.py at 64 nodes, and the goals' lines.
+# bench_issue27.py runs bench_call_cost.py, bench_fleet.py at 64 nodes, bench_e2e_index.py, and the goals' lines.
 bench: $(PARSER)
 	$(PY) bench/bench_lease.py
 	$(PY) bench/bench_aggregate.py

@@ -34,6 +34,7 @@ import os
 import re
 import resource
 import signal
+import statistics
 import sys
 import tempfile
 import time
@@ -250,6 +251,7 @@ def report(
     print("|---|---|---|---:|---:|---:|")
     totals: dict[str, dict[str, float]] = {}
     cpu_rows: list[tuple[int, str, list[float], tuple[float, float]]] = []
+    ratios: dict[str, list[float]] = {}
     for run in range(1, args.repeat + 1):
         for pinned in (False, True) if args.pinned else (False,):
             placement.apply(pinned)
@@ -287,6 +289,7 @@ def report(
                 f"| {agent_rate:,.0f} | {agent_rate / bare_rate:.2f} |",
                 flush=True,
             )
+            ratios.setdefault(where, []).append(agent_rate / bare_rate)
             for label, value in stats.items():
                 kind = totals.setdefault(where, {})
                 kind[label] = kind.get(label, 0.0) + value
@@ -305,6 +308,14 @@ def report(
     for where, spent in totals.items():
         print(f"\nwhere the agents' time went ({where}; all runs, all agents, seconds and share):")
         times(spent)
+    print()
+    for where, found in ratios.items():
+        print(
+            f"{args.agents} agents ÷ {args.agents} bare OVER readers, {where}: "
+            f"median {statistics.median(found):.2f} of runs "
+            + ", ".join(f"{ratio:.2f}" for ratio in found)
+            + " (goal ≥ 0.7)"
+        )
     if args.profile:
         for where in totals:
             folder = args.profile / where.replace(" ", "-")

@@ -73,6 +73,7 @@ SMOKE: dict[str, list[str]] = {
         *("--fleet-groups", "10", "--fleet-ranges-per-group", "10"),
         *("--seconds", "0.1", "--rounds", "1", "--tokens", "3", "--repeat", "2"),
         *("--sizes", "50", "100", "--groups", "10", "--ranges-per-group", "10"),
+        *("--e2e-articles", "2000", "--e2e-range-size", "500", "--e2e-repeat", "1"),
     ],
 }
 
