@@ -26,18 +26,59 @@ import random
 import time
 
 from bench_call_cost import fit
+from bench_fleet import postmaster_pid
 from common import load_groups, sql
 from django_setup import setup
 
 DATABASE = "bench_batch_fixed"
 SEGMENTS_PER_FILE = 25
 PLANS = """
-SELECT coalesce(sum(total_exec_time), 0), coalesce(sum(total_plan_time), 0),
-       coalesce(sum(plans), 0)
+SELECT coalesce(sum(total_exec_time) FILTER (WHERE toplevel), 0),
+       coalesce(sum(total_plan_time) FILTER (WHERE toplevel), 0),
+       coalesce(sum(plans) FILTER (WHERE toplevel), 0),
+       coalesce(sum(total_plan_time) FILTER (WHERE NOT toplevel), 0),
+       coalesce(sum(plans) FILTER (WHERE NOT toplevel), 0)
   FROM pg_stat_statements
- WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND toplevel
+ WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
    AND query NOT LIKE '%%pg_stat_statements%%'
 """
+
+VACUUMS = """
+SELECT relname, autovacuum_count + autoanalyze_count FROM pg_stat_user_tables
+"""
+
+
+def cpu_ticks(root: int) -> int:
+    """CPU ticks of PostgreSQL's tree: the backend, its parallel workers, the I/O
+    workers, the WAL writer, autovacuum, and the children the postmaster reaped."""
+    from simulator.fleet import _ticks, process_tree
+
+    return sum(_ticks(p) for p in process_tree(root))
+
+
+def tree_by_kind(root: int) -> dict[str, int]:
+    """CPU ticks of PostgreSQL's processes by kind (their title: `walwriter`,
+    `autovacuum launcher`, `io worker`, a backend of a database...)."""
+    from collections import Counter
+
+    from simulator.fleet import _ticks, process_tree
+
+    found: Counter[str] = Counter()
+    for pid in process_tree(root):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                title = cmdline.read().replace(b"\0", b" ").decode(errors="replace").strip()
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if pid == root:
+            found["exited"] += int(fields[13]) + int(fields[14])
+            found["postmaster"] += int(fields[11]) + int(fields[12])
+            continue
+        kind = title.removeprefix("postgres: ").split(" ")
+        found[" ".join(kind[:2]) if kind[0] != "io" else "io workers"] += _ticks(pid)
+    return found
 
 
 def backend_ticks(pid: int) -> int:
@@ -76,9 +117,11 @@ def main() -> None:
     node = Node.objects.create(name="fixed")
     connection.ensure_connection()
     pid = sql("SELECT pg_backend_pid()")[0][0]
+    postgres = postmaster_pid()
     hz = os.sysconf("SC_CLK_TCK")
     rng = random.Random(27)
-    # (mode, size) -> [batches, this process's s, backend ticks, exec ms, plan ms, plans]
+    # (mode, size) -> [batches, this process's s, backend ticks, PostgreSQL's tree ticks,
+    # exec ms, plan ms, plans, nested statements' plan ms and plans]
     totals: dict[tuple[str, int], list[float]] = {}
     print(f"load: {' '.join(f'{x:.2f}' for x in os.getloadavg())} (uptime); "
           f"{args.rounds} rounds of {args.batches} batches a size and mode", flush=True)  # fmt: skip
@@ -90,18 +133,23 @@ def main() -> None:
         files, articles = make_files("fixed", rng, lease.start, profile)
         reports = validate_files(files, "files", len(files))
         before = sql(PLANS)[0] if measured else None
-        cpu, ticks = time.process_time(), backend_ticks(pid)
+        cpu, ticks, tree = time.process_time(), backend_ticks(pid), cpu_ticks(postgres)
         services.report_batch(node.id, lease.id, lease.epoch, lease.start + articles, articles,
                               reports[:-1], reports[-1:])  # fmt: skip
         cpu, ticks = time.process_time() - cpu, backend_ticks(pid) - ticks
+        tree = cpu_ticks(postgres) - tree
         if measured:
             after = sql(PLANS)[0]
-            row = totals.setdefault((mode, size), [0.0] * 6)
+            row = totals.setdefault((mode, size), [0.0] * 9)
             moved = [float(a) - float(b) for a, b in zip(after, before, strict=True)]
-            for i, value in enumerate([1, cpu, ticks, *moved]):
+            for i, value in enumerate([1, cpu, ticks, tree, *moved]):
                 row[i] += value
         services.finish_range(node.id, lease.id, lease.epoch)
 
+    connection.close()  # the migrations' backend exits before the run is metered
+    pid = sql("SELECT pg_backend_pid()")[0][0]
+    vacuums_before = dict(sql(VACUUMS))
+    kinds_before = tree_by_kind(postgres)
     cold: list[tuple[float, float]] = []  # a new connection's first batch: process s, ticks
     for round_ in range(args.rounds):
         for _ in range(args.batches // 4 + 1):
@@ -131,12 +179,26 @@ def main() -> None:
     print(f"\na new connection's first batch of {min(args.sizes):,} segments ({len(cold)} "
           f"connections): this process {sum(c for c, _ in cold) / len(cold) * 1000:.1f} ms CPU, "
           f"its backend {sum(t for _, t in cold) / len(cold) / hz * 1000:.1f} ms")  # fmt: skip
-    names = ["this process CPU", "backend CPU", "statements' execution", "planning", "plans"]
+    kinds_after = tree_by_kind(postgres)
+    print(
+        "\nPostgreSQL's CPU over the run by process (s; `exited`: the children the postmaster"
+        " reaped, autovacuum workers and the bench's closed connections among them):"
+    )
+    print(table(["process", "CPU s"],
+                [[k, f"{(kinds_after.get(k, 0) - kinds_before.get(k, 0)) / hz:.2f}"]
+                 for k in sorted(kinds_after)]))  # fmt: skip
+    vacuums = [(name, n - vacuums_before.get(name, 0)) for name, n in sql(VACUUMS)]
+    print("autovacuum and autoanalyze runs over the run: " + ", ".join(
+        f"{name} {n}" for name, n in sorted(vacuums, key=lambda v: -v[1]) if n))  # fmt: skip
+    names = ["this process CPU", "backend CPU", "PostgreSQL's tree CPU",
+             "statements' execution", "planning", "plans", "nested: planning",
+             "nested: plans"]  # fmt: skip
     for mode in args.modes:
         rows, points = [], []
         for size in args.sizes:
-            n, cpu, ticks, exec_ms, plan_ms, plans = totals[(mode, size)]
-            values = [cpu * 1000 / n, ticks / hz * 1000 / n, exec_ms / n, plan_ms / n, plans / n]
+            n, cpu, ticks, tree, *statements = totals[(mode, size)]
+            values = [cpu * 1000 / n, ticks / hz * 1000 / n, tree / hz * 1000 / n,
+                      *(v / n for v in statements)]  # fmt: skip
             points.append((size, values))
             rows.append([f"{size:,}", *(f"{v:.2f}" for v in values)])
         fits = [fit([(s, v[i]) for s, v in points]) for i in range(len(names))]
