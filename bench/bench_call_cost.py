@@ -23,7 +23,10 @@ over its segments (least squares: the intercept is a batch's fixed cost, the
 slope its cost per segment), beside the same fit for `store_files` called
 in-process on the same files in the same run (this process's CPU and
 PostgreSQL's). --profile KIND records the gunicorn workers with py-spy while
-that kind runs and prints the top frames. Method and figures:
+that kind runs and prints the top frames. With pg_stat_statements loaded (the
+bench's own cluster loads it), each batch size's statements per call are printed
+too (execution, planning, plans, JIT; nested ones apart) beside PostgreSQL's CPU
+split into the backends and the rest of its tree. Method and figures:
 docs/performance.md, "The coordinator's cost per call".
 
 Run: .venv/bin/python bench/bench_call_cost.py [--seconds 4] [--rounds 2]
