@@ -56,6 +56,7 @@ bench: $(PARSER)
 	$(PY) bench/bench_names.py
 	$(PY) bench/bench_inspect.py
 	$(PY) bench/bench_issue27.py
+	$(PY) bench/bench_batch_fixed.py
 	$(PY) bench/bench_search.py --releases 1000000
 
 ## Write docs/settings.md and .env.example from coordinator/settings.toml (a test fails while either is stale).

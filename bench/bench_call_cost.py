@@ -23,7 +23,10 @@ over its segments (least squares: the intercept is a batch's fixed cost, the
 slope its cost per segment), beside the same fit for `store_files` called
 in-process on the same files in the same run (this process's CPU and
 PostgreSQL's). --profile KIND records the gunicorn workers with py-spy while
-that kind runs and prints the top frames. Method and figures:
+that kind runs and prints the top frames. With pg_stat_statements loaded (the
+bench's own cluster loads it), each batch size's statements per call are printed
+too (execution, planning, plans, JIT; nested ones apart) beside PostgreSQL's CPU
+split into the backends and the rest of its tree. Method and figures:
 docs/performance.md, "The coordinator's cost per call".
 
 Run: .venv/bin/python bench/bench_call_cost.py [--seconds 4] [--rounds 2]
@@ -378,24 +381,84 @@ def kinds(args: argparse.Namespace) -> list[Kind]:
 # --- measuring ----------------------------------------------------------------------
 
 
+# Per statement: calls, execution ms, planning ms, JIT ms (its four steps), plans made.
+StatementTimes = dict[tuple[int, bool], list[float]]
+STATEMENT_TIMES = """
+SELECT queryid, toplevel, calls, total_exec_time, total_plan_time,
+       jit_generation_time + jit_inlining_time + jit_optimization_time + jit_emission_time,
+       plans, regexp_replace(left(query, 300), '\\s+', ' ', 'g')
+  FROM pg_stat_statements
+ WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+   AND query NOT LIKE '%pg_stat_statements%'
+"""
+
+
+class StatementMeter:
+    """pg_stat_statements of the bench's database, read on a connection of its own (the
+    windows run in the event loop, where Django's connection may not be used)."""
+
+    def __init__(self) -> None:
+        import psycopg
+        from django.db import connection
+
+        params = connection.get_connection_params()
+        keep = {"host", "port", "user", "password", "dbname"}
+        self.conn = psycopg.connect(**{k: v for k, v in params.items() if k in keep},
+                                    autocommit=True)  # fmt: skip
+        self.texts: dict[tuple[int, bool], str] = {}
+
+    def read(self) -> StatementTimes:
+        found: StatementTimes = {}
+        for queryid, toplevel, *times, query in self.conn.execute(STATEMENT_TIMES):
+            found[(queryid, toplevel)] = [float(t) for t in times]
+            self.texts.setdefault((queryid, toplevel), query)
+        return found
+
+
 @dataclass
 class Tally:
     calls: int = 0
     seconds: float = 0.0
     ticks: Counter[str] | None = None
+    statements: StatementTimes | None = None  # summed over the measured steps
 
     def add(self, calls: int, seconds: float, ticks: dict[str, int]) -> None:
         self.calls += calls
         self.seconds += seconds
         self.ticks = (self.ticks or Counter()) + Counter(ticks)
 
+    def add_statements(self, before: StatementTimes, after: StatementTimes) -> None:
+        summed = self.statements if self.statements is not None else {}
+        for key, times in after.items():
+            was = before.get(key, [0.0] * len(times))
+            moved = [a - b for a, b in zip(times, was, strict=True)]
+            if moved[0] > 0:
+                summed[key] = [a + b for a, b in zip(summed.get(key, [0.0] * len(times)), moved, strict=True)]  # fmt: skip
+        self.statements = summed
+
+    def statement_ms(self, toplevel: bool = True) -> tuple[float, float, float]:
+        """Per call: execution, planning and JIT ms of the top-level (or nested)
+        statements."""
+        rows = [t for (_, top), t in (self.statements or {}).items() if top == toplevel]
+        n = max(self.calls, 1)
+        return tuple(sum(t[i] for t in rows) / n for i in (1, 2, 3))  # type: ignore[return-value]
+
     def ms_per_call(self, tree: str, hz: int) -> float:
         return (self.ticks or Counter())[tree] / hz / max(self.calls, 1) * 1000
 
 
-async def window(fleet: Fleet, kind: Kind, seconds: float, meter: Any, tally: Tally) -> None:
+async def window(
+    fleet: Fleet,
+    kind: Kind,
+    seconds: float,
+    meter: Any,
+    tally: Tally,
+    statements: StatementMeter | None = None,
+) -> None:
     """Phases of every node's measured step (meter running), each between its untimed
-    preparation and clean-up, until `seconds` of measured time have passed."""
+    preparation and clean-up, until `seconds` of measured time have passed; with
+    `statements`, pg_stat_statements read before and after each measured step (outside
+    the meter) and the difference added to the tally's."""
     spent = 0.0
     nodes = len(fleet.conns)
     while spent < seconds:
@@ -403,13 +466,49 @@ async def window(fleet: Fleet, kind: Kind, seconds: float, meter: Any, tally: Ta
             states = await fleet.each(lambda i, _s: kind.prepare(fleet, i), [None] * nodes)  # type: ignore[misc]
         else:
             states = [None] * nodes
+        first = statements.read() if statements is not None else {}
         before, started = meter.sample(), time.monotonic()
         calls = await fleet.each(lambda i, s: kind.measured(fleet, i, s), states)
         after, elapsed = meter.sample(), time.monotonic() - started
+        if statements is not None:
+            tally.add_statements(first, statements.read())
         spent += elapsed
         tally.add(sum(calls), elapsed, {k: after[k] - before[k] for k in after})
         if kind.cleanup is not None:
             await fleet.each(lambda i, s: kind.cleanup(fleet, i, s), states)  # type: ignore[misc]
+
+
+def backend_meter(roots: dict[str, int]) -> Any:
+    """CpuMeter over `roots` that also counts, as "backends", the PostgreSQL processes
+    serving this bench's database (their title names it); the rest of PostgreSQL's
+    tree is its background work (WAL writer, checkpointer, autovacuum). A backend that
+    exits (a connection closed after DB_CONN_MAX_AGE) takes its CPU to the
+    postmaster's reaped children, counted as background: "backend_exits" counts them,
+    and a window with one has its backends' share too low."""
+    from simulator.fleet import CpuMeter, _ticks, process_tree
+
+    class BackendMeter(CpuMeter):
+        live: set[int] = set()
+        exits = 0
+
+        def sample(self) -> dict[str, int]:
+            ticks = super().sample()
+            backends = [p for p in process_tree(self.roots["postgres"]) if is_backend(p)]
+            self.exits += len(self.live - set(backends))
+            self.live = set(backends)
+            ticks["backends"] = sum(_ticks(p) for p in backends)
+            ticks["backend_exits"] = self.exits
+            return ticks
+
+    return BackendMeter(roots)
+
+
+def is_backend(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            return f" {DATABASE} ".encode() in cmdline.read()
+    except OSError:  # gone meanwhile
+        return False
 
 
 def fit(points: list[tuple[float, float]]) -> tuple[float, float]:
@@ -520,7 +619,7 @@ STATEMENTS = """
 SELECT calls, total_exec_time + total_plan_time AS ms, rows,
        regexp_replace(left(query, 400), '\\s+', ' ', 'g') AS query
   FROM pg_stat_statements
- WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+ WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND toplevel
  ORDER BY total_exec_time + total_plan_time DESC
  LIMIT %(top)s
 """
@@ -551,6 +650,52 @@ def statements_report(top: int = 15) -> None:
     print(table(["calls", "ms", "share of these", "ms/call", "rows", "statement"],
                 [[f"{c:,}", f"{ms:,.0f}", f"{ms / total:.1%}", f"{ms / max(c, 1):.3f}", f"{r:,}",
                   "`" + q[:110].replace("|", "\\|") + "`"] for c, ms, r, q in rows]))  # fmt: skip
+
+
+def statements_by_size(
+    tallies: dict[str, Tally], sizes: list[int], hz: int, texts: dict[tuple[int, bool], str]
+) -> None:
+    """Where PostgreSQL's CPU per batch goes, by size: its backends' and its background
+    processes' CPU beside the time pg_stat_statements gives the statements (execution,
+    planning, JIT; its times are wall clock, waits for a CPU or a lock included), the
+    same fitted over the sizes (the fixed part of each), and each batch size's
+    statements per batch call. A nested statement (a trigger's, a function's) is
+    counted inside its top-level statement's time too."""
+    from simulator.fleet import table
+
+    for form in ("batch", "columns"):
+        found = [(size, tallies[f"{form}_{size}"]) for size in sizes if f"{form}_{size}" in tallies]
+        if not found or not all(t.statements for _, t in found):
+            continue
+        columns = {
+            "backends' CPU": lambda t: t.ms_per_call("backends", hz),
+            "background CPU": lambda t: t.ms_per_call("postgres", hz) - t.ms_per_call("backends", hz),
+            "statements: execution": lambda t: t.statement_ms()[0],
+            "planning": lambda t: t.statement_ms()[1],
+            "JIT": lambda t: t.statement_ms()[2],
+            "the rest of the backends' CPU": lambda t: t.ms_per_call("backends", hz) - sum(t.statement_ms()),
+            "backends exited": lambda t: (t.ticks or Counter())["backend_exits"],
+        }  # fmt: skip
+        rows = [[f"{size:,}", *(f"{f(t):.2f}" for f in columns.values())] for size, t in found]
+        if len(found) > 1:
+            fits = [fit([(size, f(t)) for size, t in found]) for f in columns.values()]
+            rows.append(["fixed (fit)", *(f"{a:.2f}" for a, _ in fits)])
+            rows.append(["µs per segment (fit)", *(f"{b * 1000:.2f}" for _, b in fits)])
+        print(f"\nPostgreSQL per {form} call, ms (CPU from /proc; statements' times from "
+              "pg_stat_statements, top level, wall clock):")  # fmt: skip
+        print(table(["segments", *columns], rows))
+        for size, t in found:
+            n = max(t.calls, 1)
+            ranked = sorted((t.statements or {}).items(), key=lambda kv: -(kv[1][1] + kv[1][2]))
+            print(f"\n{form}_{size}: pg_stat_statements per batch call ({t.calls} calls; "
+                  "nested: run by a trigger or a function, inside a top-level one's time):")  # fmt: skip
+            print(table(
+                ["level", "calls", "plans", "execution ms", "planning ms", "JIT ms", "statement"],
+                [["top" if top else "nested", f"{v[0] / n:.2f}", f"{v[4] / n:.2f}",
+                  f"{v[1] / n:.3f}", f"{v[2] / n:.3f}", f"{v[3] / n:.3f}",
+                  "`" + texts.get((qid, top), "?")[:100].replace("|", "\\|") + "`"]
+                 for (qid, top), v in ranked[:14]],
+            ))  # fmt: skip
 
 
 def quotient(a: float, b: float) -> str:
@@ -614,7 +759,10 @@ def report(
         print(f"columnar batches through HTTP: fixed {cols[0]:.2f} ms, "
               f"{cols[1] * 1000:.1f} µs per segment (÷ File objects: {quotient(cols[1], http[1])})")  # fmt: skip
     print()
-    print(f"a batch's fixed cost: {http[0]:.2f} ms (goal ≤ 3 ms)")
+    backends = fit([(s, t.ms_per_call("backends", hz)) for s, t in batches])
+    print(f"a batch's fixed cost: {http[0]:.2f} ms: gunicorn {web[0]:.2f}, PostgreSQL "
+          f"{db[0]:.2f} (its backends {backends[0]:.2f}, its background work "
+          f"{db[0] - backends[0]:.2f}) (goal ≤ 3 ms)")  # fmt: skip
     print(f"per segment, HTTP ÷ store_files in-process: {quotient(http[1], here[1])} (goal ≤ 2)")
     largest, t = (columnar or batches)[-1]  # the form the agent sends
     cores = os.cpu_count() or 1
@@ -634,7 +782,7 @@ def main() -> None:
     args = parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop the server on the way out
     setup(DATABASE, private=True)  # PostgreSQL's CPU is metered: a cluster of its own
-    from simulator.fleet import CpuMeter, table
+    from simulator.fleet import table
 
     tokens = load(args.groups, args.ranges_per_group, args.tokens)
     statements = statements_start()
@@ -646,7 +794,8 @@ def main() -> None:
     server = serve(args, port, ROOT / "var" / "bench_call_cost-serve.log", {})
     servers = [server]
     roots = {"postgres": postmaster_pid(), "client": os.getpid()}
-    meter = CpuMeter({"gunicorn": server.pid, **roots})
+    meter = backend_meter({"gunicorn": server.pid, **roots})
+    statement_meter = StatementMeter() if statements else None
     # One loop for the whole run, its connections kept alive across windows; it is not
     # running between them, so Django may be called there (in_process).
     loop = asyncio.new_event_loop()
@@ -662,7 +811,7 @@ def main() -> None:
         log = ROOT / "var" / "bench_call_cost-serve-other.log"
         servers.append(serve(args, port, log, more, args.other_root or ROOT))
         other = (Fleet(f"http://127.0.0.1:{port}", tokens, args.concurrency),
-                 CpuMeter({"gunicorn": servers[-1].pid, **roots}))  # fmt: skip
+                 backend_meter({"gunicorn": servers[-1].pid, **roots}))  # fmt: skip
         tallies.update({f"{k} ({label})": Tally() for k in args.other_kinds})
     local: dict[int, Tally] = {s: Tally() for s in args.sizes}
     try:
@@ -672,7 +821,8 @@ def main() -> None:
                 if other is not None and kind.name in args.other_kinds:
                     runs.append((f"{kind.name} ({label})", *other))
                 for name, on, metered in runs:
-                    loop.run_until_complete(window(on, kind, args.seconds, metered, tallies[name]))
+                    loop.run_until_complete(window(on, kind, args.seconds, metered, tallies[name],
+                                                   statement_meter))  # fmt: skip
                     print(f"round {round_ + 1} {name}: {tallies[name].calls} calls", flush=True)
             for size, t in in_process(args.sizes, args.seconds, meter).items():
                 local[size].add(t.calls, t.seconds, dict(t.ticks or {}))
@@ -689,6 +839,8 @@ def main() -> None:
     report(tallies, local, args.sizes, meter.hz, args.concurrency)
     print(f"\nIn this process, a body of {max(args.sizes):,} segments, CPU ms (before the run):")
     print(table(["step", "ms"], breakdown))
+    if statement_meter is not None:
+        statements_by_size(tallies, args.sizes, meter.hz, statement_meter.texts)
     if statements:
         statements_report()
 

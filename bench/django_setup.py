@@ -66,8 +66,9 @@ def _discard_cluster(directory: Path) -> None:
 
 
 def load_statement_statistics() -> None:
-    """pg_stat_statements loaded in the private cluster (it needs a restart): the
-    bench's statements, by time, are then printed at its end."""
+    """pg_stat_statements loaded in the private cluster (it needs a restart), timing
+    planning as well as execution and the nested statements too: the bench's
+    statements, by time, are then printed at its end."""
     from django.db import connection
     from psycopg import sql as psql
 
@@ -75,12 +76,19 @@ def load_statement_statistics() -> None:
     from core.sql import queries
 
     directory = Path(connection.settings_dict["EMBEDDED_DIR"])
+    # Planning is timed too, and the statements that triggers and functions run are
+    # kept beside the top-level ones (`toplevel` tells them apart).
+    settings = {
+        "shared_preload_libraries": "pg_stat_statements",
+        "pg_stat_statements.track_planning": "on",
+        "pg_stat_statements.track": "all",
+    }
     with connection.cursor() as cursor:
-        statement = psql.SQL(queries["set_server_setting"]).format(
-            name=psql.Identifier("shared_preload_libraries"),
-            value=psql.Literal("pg_stat_statements"),
-        )
-        cursor.execute(statement.as_string(cursor.connection))
+        for name, value in settings.items():
+            statement = psql.SQL(queries["set_server_setting"]).format(
+                name=psql.Identifier(name), value=psql.Literal(value)
+            )
+            cursor.execute(statement.as_string(cursor.connection))
     connection.close()
     # The restart keeps the options the server was started with (its socket directory).
     control(directory, ["-w", "-m", "fast", "-l", str(directory / "log"), "restart"])

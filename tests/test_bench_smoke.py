@@ -68,6 +68,7 @@ SMOKE: dict[str, list[str]] = {
     ],
     # --rebuild: the load runs each time (a kept dataset would skip it).
     "bench_search.py": ["--releases", "2000", "--queries", "3", "--explain", "1", "--rebuild"],
+    "bench_batch_fixed.py": ["--sizes", "50", "100", "--batches", "2", "--rounds", "1"],
     "bench_issue27.py": [
         *("--fleet-seconds", "0.5", "--fleet-nodes", "4", "--fleet-rounds", "1"),
         *("--fleet-groups", "10", "--fleet-ranges-per-group", "10"),
