@@ -38,10 +38,10 @@ class UsageError(Exception):
 
 # Collections of the youngest generation: one per this many new objects, not
 # Python's 700. A worker makes several small objects a header (a line's fields, a
-# segment) that mostly live until their batch: at 700 the collector ran every
-# 150 headers and took 1-1.7 us of an agent's 15 a header (docs/performance.md).
-# The generations above keep their ratios, so memory in cycles is freed as before
-# in count of collections, only later in objects made.
+# segment) that mostly live until their batch: at 700 the collector ran 350 times
+# in 200,000 headers and took 1-1.7 us of an agent's 15 a header, at 10,000 19
+# times (docs/performance.md, "The agent's CPU per header"). The older
+# generations keep their thresholds, counted in collections of the one below.
 COLLECT_EVERY = 10_000
 
 
