@@ -52,6 +52,7 @@ bench: $(PARSER)
 	$(PY) bench/bench_dashboard.py
 	$(PY) bench/bench_catalog.py
 	$(PY) bench/bench_agent.py
+	$(PY) bench/bench_reading_cpu.py
 	$(PY) bench/bench_held_lane.py
 	$(PY) bench/bench_names.py
 	$(PY) bench/bench_inspect.py

@@ -19,6 +19,7 @@ from typing import Any
 
 from .assembly import (
     UsageError,
+    collect_less_often,
     configure_logging,
     install_signal_handlers,
     log_progress,
@@ -236,6 +237,7 @@ def run(args: argparse.Namespace, control: Control) -> int:
         code = run_processes(args, token, control)
         log.info("seed-node: stopped (exit %s)", code)
         return code
+    collect_less_often()
     stats = Stats()
     articles = open_articles(args, source, coordinator, settings)
     worker = make_worker(args, 1, coordinator, Context(source, settings, control, stats, articles))

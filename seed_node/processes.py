@@ -133,6 +133,7 @@ def worker_process(
     control = Control()
     assembly.install_signal_handlers(control, signals=(signal.SIGTERM,))
     assembly.configure_logging(args.log_level)
+    assembly.collect_less_often()
     threading.Thread(target=_watch_parent, args=(control,), name="parent", daemon=True).start()
     settings = assembly.settings_from(args)
     coordinator = assembly.make_coordinator(args, token, settings, control)

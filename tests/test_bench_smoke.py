@@ -48,6 +48,7 @@ SMOKE: dict[str, list[str]] = {
         "--leases",
         "1",
     ],
+    "bench_reading_cpu.py": ["--headers", "2000", "--rounds", "1", "--passes", "1"],
     "bench_held_lane.py": ["--ranges", "2000", "--leases", "3"],
     "bench_names.py": ["--repeat", "1", "--max-size", "1000"],
     "bench_inspect.py": [

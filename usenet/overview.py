@@ -91,6 +91,13 @@ _DATE = re.compile(
     r"([0-9]{1,2}):([0-9]{2})(?::([0-9]{2}))?(?:\.[0-9]+)?"
     r"\s*(?:([+-])([0-9]{2}):?([0-9]{2})|([A-Za-z]+))?"
 )
+# The form nearly every post's date has, "Mon, 02 Jan 2006 15:04:05 +0000": read
+# first, by a pattern of fixed shape that matches in half the time of _DATE (nearly
+# every line's date is new to the cache), with the groups _DATE would give it.
+_USUAL_DATE = re.compile(
+    r"[A-Za-z]{3}, ([0-9]{2}) ([A-Za-z]{3}) ([0-9]{4}) ([0-9]{2}):([0-9]{2}):([0-9]{2}) "
+    r"([+-])([0-9]{2})([0-9]{2})"
+)
 _MONTHS = {
     name: number
     for number, name in enumerate(
@@ -139,6 +146,21 @@ def parse_date(text: str) -> int | None:
 
 
 def _parse_date_uncached(text: str) -> int | None:
+    usual = _USUAL_DATE.match(text)
+    if usual is not None:
+        day, month, year, hour, minute, second, sign, zone_hours, zone_minutes = usual.groups()
+        days = _days_since_epoch(day, month, year)
+        hours, minutes, seconds = int(hour), int(minute), int(second)
+        if days is None or hours > 23 or minutes > 59 or seconds > 60:
+            return None
+        offset = int(zone_hours) * 3600 + int(zone_minutes) * 60
+        if sign == "-":
+            offset = -offset
+        return days * 86400 + hours * 3600 + minutes * 60 + seconds - offset
+    return _parse_date_by_pattern(text)
+
+
+def _parse_date_by_pattern(text: str) -> int | None:
     match = _DATE.match(text)
     if match is None:
         return _parse_date_fallback(text)

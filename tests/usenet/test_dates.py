@@ -73,3 +73,23 @@ def test_a_date_in_other_digits_is_no_date(text):
 def test_a_zone_in_other_digits_is_no_offset():
     # The zone is optional (a trailing comment is ignored): UTC, not +02:00.
     assert parse_date("Mon, 02 Jan 2006 15:04:05 +\u0660\u0662\u0660\u0660") == BASE
+
+
+# The usual form with each position drawn from what could sit there, and a little more.
+_USUAL_POSITIONS = [
+    "MSx\u00e9", "oau", "nt", ",;", " -",
+    "0123\u0661", "0129", " -", "JFDx", "aeE\u00e9", "nbcq", " .",
+    "12", "09", "09", "069", " ", "0129", "0359", ":", "05", "09", ":", "056", "09", " ",
+    "+-G", "01", "05", "03", "09",
+]  # fmt: skip
+
+
+@given(
+    st.tuples(*(st.sampled_from(characters) for characters in _USUAL_POSITIONS)),
+    st.sampled_from(["", " (UTC)", "0", "x", " "]),
+)
+def test_the_usual_form_reads_as_the_general_pattern_reads_it(characters, tail):
+    from usenet.overview import _parse_date_by_pattern, _parse_date_uncached
+
+    text = "".join(characters) + tail
+    assert _parse_date_uncached(text) == _parse_date_by_pattern(text), text
