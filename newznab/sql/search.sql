@@ -102,7 +102,8 @@ WITH hits AS MATERIALIZED (
                                       files_expected, segments_present,
                                       segments_expected))
        AND (%(passworded)s OR NOT passworded)
-       AND (%(categories)s::int[] IS NULL OR category + 0 = ANY(%(categories)s::int[]))
+       AND (%(categories)s::int[] IS NULL OR category = ANY(%(categories)s::int[]))
+       AND (%(weeks)s::int[] IS NULL OR newznab_week(posted) = ANY(%(weeks)s::int[]))
        AND groups @> %(groups)s::text[]
        AND (%(season)s::text IS NULL
             OR newznab_season(search_vector) = ANY(ARRAY[%(season)s::text, '*']))
@@ -118,6 +119,11 @@ SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected,
              LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id) ON true
  ORDER BY page.posted DESC, page.id DESC;
 
+
+-- name: newest_posted
+-- The newest posting date (the date index's first entry): a newest window's
+-- last week (selectors.window_weeks).
+SELECT max(posted) AS posted FROM catalog_release;
 
 -- name: title_bound
 -- A word search whose words are a title (selectors.title_bound): the posted
