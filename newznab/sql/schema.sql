@@ -55,3 +55,13 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
                'àáâãäåāăąçćčďèéêëēėęěìíîïīįłñńňòóôõöøōőřśšşťùúûüūůűųýÿźžż',
                'aaaaaaaaacccdeeeeeeeeiiiiiilnnnoooooooorssstuuuuuuuuyyzzz'), ' ', ''), '')
 $$;
+
+-- The week a release was posted in (weeks since 1970-01-01, a Thursday), the
+-- first column of the words' GIN index (catalog_release_words_idx, migration
+-- 0010): a word search in a newest window asks the index for the window's
+-- weeks (selectors.window_weeks), and the index skips the rows of every
+-- other week. Immutable: an epoch is the same in every time zone.
+CREATE OR REPLACE FUNCTION newznab_week(posted timestamptz) RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT floor(extract(epoch FROM posted) / 604800)::integer
+$$;

@@ -77,9 +77,13 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.files_expected,
 -- from walking the posted index for a term it thinks common. The total is
 -- exact here and capped at %(total_cap)s. The index is asked only the
 -- uncommon terms (index_tsquery); the whole query is tested on each
--- candidate's stored tsvector (the `|| ''` keeps it out of the index scan),
--- and the categories too (`+ 0`: a bitmap of half the table would cost more
--- than it saves). A season pack gives %(season)s ('s02'): the season index
+-- candidate's stored tsvector (the `|| ''` keeps it out of the index scan).
+-- The words' index (migration 0010) is asked the categories with them
+-- (`category + 0`, its column: never the btree category indexes, whose
+-- bitmap of half the table would cost more than it saves) and, for a newest
+-- window, its weeks (%(weeks)s, selectors.window_weeks; NULL: every week):
+-- it skips through the words' posting lists to the rows of those weeks and
+-- categories. A season pack gives %(season)s ('s02'): the season index
 -- (newznab_season, migration 0004) then gives the window's rows of that
 -- season, ANDed with the words' bitmap (NULL: the clause is folded away),
 -- or alone when the words are common (index_tsquery '': folded away too).
@@ -103,6 +107,7 @@ WITH hits AS MATERIALIZED (
                                       segments_expected))
        AND (%(passworded)s OR NOT passworded)
        AND (%(categories)s::int[] IS NULL OR category + 0 = ANY(%(categories)s::int[]))
+       AND (%(weeks)s::int[] IS NULL OR newznab_week(posted) = ANY(%(weeks)s::int[]))
        AND groups @> %(groups)s::text[]
        AND (%(season)s::text IS NULL
             OR newznab_season(search_vector) = ANY(ARRAY[%(season)s::text, '*']))
@@ -118,6 +123,11 @@ SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected,
              LEFT JOIN newznab_release_grabs AS g ON g.release_id = r.id) ON true
  ORDER BY page.posted DESC, page.id DESC;
 
+
+-- name: newest_posted
+-- The newest posting date (the date index's first entry): a newest window's
+-- last week (selectors.window_weeks).
+SELECT max(posted) AS posted FROM catalog_release;
 
 -- name: title_bound
 -- A word search whose words are a title (selectors.title_bound): the posted

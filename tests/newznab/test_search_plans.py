@@ -4,7 +4,7 @@ sort of every match, whatever the words' frequencies say."""
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -132,7 +132,7 @@ def index_condition(query: SearchQuery) -> str:
         cursor.execute("SET LOCAL enable_seqscan = off")  # a large table's plan
         cursor.execute("EXPLAIN (VERBOSE) " + queries["search_matches"], params)
         lines = [row[0] for row in cursor.fetchall()]
-    scan = next(i for i, line in enumerate(lines) if "catalog_release_search_idx" in line)
+    scan = next(i for i, line in enumerate(lines) if "catalog_release_words_idx" in line)
     condition = lines[scan + 1]
     plan = next(p.group(1) for p in [re.search(r"\((InitPlan \d+)\)", condition)] if p)
     given = lines[next(i for i, line in enumerate(lines) if line.strip() == plan) + 2]
@@ -297,3 +297,106 @@ def test_a_season_pack_finds_a_name_of_two_seasons(
     assert page.plan.startswith("season walk") == bool(season_walk_max_rows)
     assert page.releases[0].name == "Omega.S01E09.S02E01.720p-GRP"
     assert [row.id for row in page.releases] == expected(query)
+
+
+@pytest.mark.parametrize(
+    "when",
+    [
+        datetime(1970, 1, 1, tzinfo=UTC),
+        datetime(1969, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC),
+        datetime(2026, 12, 3, tzinfo=UTC),  # a Thursday: a week begins
+        datetime(2026, 12, 2, 23, 59, 59, 999_999, tzinfo=UTC),
+        datetime(2026, 12, 7, 19, 40, tzinfo=UTC),
+        datetime(2026, 12, 3, 1, 30, tzinfo=timezone(timedelta(hours=5))),
+    ],
+)
+def test_the_week_of_a_date_is_the_databases(when: datetime) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT newznab_week(%s)", [when])
+        assert cursor.fetchone()[0] == selectors.week_of(when)
+
+
+@pytest.fixture
+def weeks_of_releases() -> None:
+    # 600 releases, one every six hours (21 weeks) up to now, and one dated 60
+    # weeks ahead; "alpha" in half, "omega" in one in forty, "gamma delta" in one
+    # in ten; 2040 or 5040.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            INSERT INTO catalog_release (key, name, poster, posted, last_posted, size,
+                files_seen, segments_present, segments_expected, has_par2, has_nfo, category,
+                category_version, groups, listed)
+            SELECT decode(md5('w' || n), 'hex'),
+                   concat_ws('.', CASE WHEN n % 2 = 0 THEN 'Alpha' END,
+                             CASE WHEN n % 40 = 7 THEN 'Omega' END,
+                             CASE WHEN n % 10 = 3 THEN 'Gamma.Delta' END,
+                             'Show', '720p-GRP'),
+                   'p', posted, posted, n, 1, 1, 1, true, false,
+                   CASE WHEN n % 3 = 0 THEN 5040 ELSE 2040 END, 1, ARRAY['alt.binaries.x'], true
+              FROM generate_series(1, 601) AS n,
+                   LATERAL (SELECT CASE WHEN n = 601 THEN now() + interval '60 weeks'
+                                        ELSE now() - make_interval(hours => 6 * (600 - n))
+                                   END AS posted) AS p
+            """
+        )
+        cursor.execute("ANALYZE catalog_release")
+
+
+WEEK_QUERIES = [
+    SearchQuery(words="alpha", limit=10),
+    SearchQuery(words="alpha show", limit=20, offset=150),
+    SearchQuery(words="gamma delta", limit=5, offset=3),
+    SearchQuery(words="omega", limit=10),
+    SearchQuery(words="alpha", categories=[5040], limit=10, offset=40),
+    SearchQuery(words="omega", categories=[5040], limit=10),
+    SearchQuery(words="nothing", limit=10),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("query", WEEK_QUERIES, ids=[q.tsquery() for q in WEEK_QUERIES])
+def test_a_window_asked_by_its_weeks_holds_the_matches_it_holds_without_them(
+    weeks_of_releases: None, query: SearchQuery
+) -> None:
+    # The words' index asked the window's weeks (the fast path) or not: the same
+    # matches, every one of the window, for windows of a day to the whole table
+    # but the release dated ahead (WINDOW_WEEKS_MAX weeks), which the fast path
+    # holds too.
+    stats = selectors.term_stats()
+    params = {**selectors._params(query, query.tsquery()),
+              "index_tsquery": selectors.index_tsquery(query, stats),
+              "limit": 1_000, "offset": 0}  # fmt: skip
+    now = datetime.now(UTC)
+    for days in (1, 6, 7, 13, 50, 140, 148):
+        since = now - timedelta(days=days, hours=days)
+        weeks = list(range(selectors.week_of(since), selectors.week_of(now) + 62))
+        fast = queries.fetchall("search_matches", {**params, "since": since, "weeks": weeks})
+        slow = queries.fetchall("search_matches", {**params, "since": since, "weeks": None})
+        assert [(r.id, r.total) for r in fast] == [(r.id, r.total) for r in slow]
+        assert slow[0].total == len([r for r in slow if r.id is not None])
+    # The search itself, with every window asked its weeks: the full sort's page.
+    for weeks_max in (0, 1_000):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(selectors, "WALK_MAX_ROWS", 0)
+            patch.setattr(selectors, "WEEKS_ENTRY_SHARE", 0.0)
+            patch.setattr(selectors, "WINDOW_WEEKS_MAX", weeks_max)
+            assert [row.id for row in search(query).releases] == expected(query)
+
+
+@pytest.mark.slow
+def test_a_windows_weeks_run_from_its_first_to_the_week_after_the_newest(
+    weeks_of_releases: None,
+) -> None:
+    since = datetime.now(UTC) - timedelta(days=20)
+    # A release dated 60 weeks ahead: a window to it is more than WINDOW_WEEKS_MAX
+    # weeks, asked without them (every week), never without that release.
+    assert selectors.window_weeks(since) is None
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM catalog_release WHERE posted > now()")
+    # The week after this one too: a release posted while the search runs.
+    now = datetime.now(UTC)
+    assert selectors.window_weeks(since) == list(
+        range(selectors.week_of(since), selectors.week_of(now) + 2)
+    )
+    assert selectors.window_weeks(selectors.BEGINNING) is None  # the whole table
