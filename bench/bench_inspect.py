@@ -395,7 +395,7 @@ def scripted_coordinator(
         data = {"id": number, "epoch": 1, "release": number, "group": FLEET_GROUP}
         return 200, {"lease": {**data, "articles": named}, "retry_after": None, "paused": None}
 
-    scripted = ScriptedCoordinator()
+    scripted = ScriptedCoordinator(keep_alive=True)  # as gunicorn keeps them (WEB_KEEPALIVE)
     scripted.routes["/inspections/lease"] = lease
     scripted.routes["*"] = lambda _body: (200, {"release": {"id": 1, "name": "x"}})
     urls.put(scripted.url)
