@@ -495,14 +495,12 @@ class Coordinator:
             kept = self._local.kept = _Kept(index, self._connect(self._hosts[index]))
             with self._open_lock:
                 self._open.add(kept.connection)
-            # A thread that ends takes its kept connection with it.
-            kept.close = weakref.finalize(kept, self._forget, kept.connection)
+            # A thread that ends (or a client dropped) takes its kept connection
+            # with it; the callback holds no reference to this client.
+            kept.close = weakref.finalize(
+                kept, _forget, self._open, self._open_lock, kept.connection
+            )
         return kept
-
-    def _forget(self, connection: http.client.HTTPConnection) -> None:
-        with self._open_lock:
-            self._open.discard(connection)
-        connection.close()
 
     def _drop_kept(self) -> None:
         kept: _Kept | None = getattr(self._local, "kept", None)
@@ -523,6 +521,16 @@ class Coordinator:
                 else:
                     self._drop_kept()
             response.close()
+
+
+def _forget(
+    open_connections: set[http.client.HTTPConnection],
+    lock: threading.Lock,
+    connection: http.client.HTTPConnection,
+) -> None:
+    with lock:
+        open_connections.discard(connection)
+    connection.close()
 
 
 def _with_query(path: str, query: Mapping[str, Any] | None) -> str:

@@ -8,6 +8,7 @@ called on again at once on a new one: no backoff, no failover.
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import threading
@@ -171,3 +172,12 @@ def test_a_thread_that_ends_closes_its_connection(server: KeptServer) -> None:
     assert server.accepted == 2
     coordinator.close()
     server.wait_ended(2)
+
+
+def test_a_client_dropped_closes_its_connection(server: KeptServer) -> None:
+    coordinator = Coordinator(server.url, "token", timeout=10)
+    coordinator.post("/one")
+    assert server.accepted == 1
+    del coordinator
+    gc.collect()
+    server.wait_ended(1)
