@@ -11,7 +11,8 @@ whose work grew faster than its input would fall towards 0.
 Fleet: --releases obfuscated releases (tests/support/inspect_posts.py: a
 par2 index by par2cmdline, an nfo, a zip) posted to a private INN2; one
 ``--mode inspect`` worker (one news-server connection) inspects them all
-against a scripted coordinator on loopback (lease, report), beside a bare
+against a scripted coordinator on loopback (lease, report; HTTP/1.1, its
+connections kept, as the coordinator's gunicorn keeps them), beside a bare
 reader that only fetches BODY of the same articles over one connection of the
 same client, read the way the node reads them (as on the wire, with a
 deadline), COMPRESS the same for both (--compress), in the same run.
