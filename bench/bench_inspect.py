@@ -37,6 +37,7 @@ import math
 import multiprocessing
 import os
 import random
+import resource
 import shutil
 import statistics
 import struct
@@ -263,14 +264,22 @@ def fleet(options: argparse.Namespace) -> None:
                 runs.append((bare, node))
                 count = len(leases) * passes
                 ms = {
-                    key: node[2][key] / count * 1000 for key in ("news_seconds", "inspect_seconds")
+                    key: node[2][key] / count * 1000
+                    for key in (
+                        "news_seconds",
+                        "inspect_seconds",
+                        "cpu_seconds",
+                        "coordinator_cpu_seconds",
+                    )
                 }
                 print(
                     f"  {label:<30} round {round_number + 1}:"
                     f" bare {count / bare[0]:>7.1f} releases/s ({bare[0] / count * 1000:.2f} ms),"
                     f" node {count / node[0]:>7.1f} ({node[0] / count * 1000:.2f} ms: fetching"
                     f" {ms['news_seconds']:.2f}, parsing {ms['inspect_seconds']:.2f}),"
-                    f" node / bare {bare[0] / node[0]:.2f}x; load {load()}"
+                    f" node / bare {bare[0] / node[0]:.2f}x; CPU a release: bare"
+                    f" {bare[2]['cpu_seconds'] / count * 1000:.2f} ms, node {ms['cpu_seconds']:.2f}"
+                    f" + coordinator {ms['coordinator_cpu_seconds']:.2f}; load {load()}"
                 )
             rows.append((label, runs))
     print(
@@ -288,6 +297,18 @@ def fleet(options: argparse.Namespace) -> None:
                 f" ({min(rates):>7.1f}-{max(rates):<7.1f})"
                 f" {fetched / seconds / 1e6:>6.1f} {fetched / count:>13.0f}"
             )
+        cpu = {
+            who: statistics.median(run[index][2][key] for run in runs) / count * 1000
+            for who, index, key in (
+                ("bare", 0, "cpu_seconds"),
+                ("node", 1, "cpu_seconds"),
+                ("coordinator", 1, "coordinator_cpu_seconds"),
+            )
+        }
+        print(
+            f"  {label:<30} CPU ms a release (medians): bare reader {cpu['bare']:.2f},"
+            f" node {cpu['node']:.2f}, its scripted coordinator {cpu['coordinator']:.2f}"
+        )
         ratios = [bare[0] / node[0] for bare, node in runs]
         print(
             f"  {label:<30} node / bare reader: median {statistics.median(ratios):.2f}x"
@@ -323,14 +344,15 @@ def bare_reader(
 
     fetched = 0
     with NNTPClient(inn.host, inn.port, timeout=30, compression=compression) as client:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         for named in leases:
             for item in named:
                 for message_id in item["message_ids"]:
                     deadline = time.monotonic() + 60
                     body = client.body(message_id, yenc.MAX_BODY, deadline, stuffed=True)
                     fetched += len(body)
-        return time.perf_counter() - started, fetched, {}
+        seconds = time.perf_counter() - started
+        return seconds, fetched, {"cpu_seconds": time.process_time() - cpu}
 
 
 def inspecting_node(
@@ -354,6 +376,7 @@ def inspecting_node(
     child = processes.Process(
         target=scripted_coordinator, args=(leases, urls, done, stop), daemon=True
     )
+    children_cpu = _children_cpu()
     child.start()
     config = NewsServerConfig.from_url(
         f"{inn.url}/?connections=1&timeout=30&compression={int(compression)}"
@@ -366,9 +389,10 @@ def inspecting_node(
         articles = NewsServerArticles(pool, settings.fetch_seconds)
         context = Context(NewsServerSource(pool), settings, Control(), stats, articles)
         worker = InspectWorker("bench", Coordinator(url, "sn_bench"), context)
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         worker.run()
         seconds = time.perf_counter() - started
+        cpu = time.process_time() - cpu
     finally:
         pool.close()
         stop.set()
@@ -376,8 +400,18 @@ def inspecting_node(
     child.join(60)
     if reports != len(leases) or not whole:
         raise SystemExit("the node did not report every release whole")
-    counters = stats.everything()
+    counters = {
+        **stats.everything(),
+        "cpu_seconds": cpu,  # the node's process, every thread
+        "coordinator_cpu_seconds": _children_cpu() - children_cpu,
+    }
     return seconds, int(counters["article_bytes"]), counters
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's children that have ended (the scripted coordinator)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def scripted_coordinator(
