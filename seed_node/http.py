@@ -121,7 +121,7 @@ class _Kept:
         self.index = index
         self.connection = connection
         self.answer: http.client.HTTPResponse | None = None
-        self.close: Callable[[], Any] = lambda: None  # set by Coordinator._keep
+        self.close: Callable[[], Any] = lambda: None  # set by Coordinator._kept
 
 
 def parse_coordinator_urls(urls: str | Sequence[str]) -> list[str]:
@@ -427,30 +427,25 @@ class Coordinator:
             except BaseException:
                 connection.close()
                 raise
-        kept = self._kept(index)
-        reused = kept.connection.sock is not None  # else the request connects afresh
-        try:
-            kept.answer = self._request(kept.connection, host, method, path, body, headers)
-            return kept.answer
-        except _STALE as exc:
-            self._drop_kept()
-            if not reused:
+        while True:  # twice at most: the second time on a new connection
+            kept = self._kept(index)
+            reused = kept.connection.sock is not None  # else the request connects afresh
+            try:
+                kept.answer = self._request(kept.connection, host, method, path, body, headers)
+                return kept.answer
+            except _STALE as exc:
+                self._drop_kept()
+                if not reused:
+                    raise
+                # Closed while idle, most likely before the request reached a worker
+                # (and every call is safe to send twice: see post). Call again at once
+                # on a new connection: the host has not failed, so no backoff, no failover.
+                log.debug(
+                    "%s %s: the kept connection was closed (%r); calling again", method, path, exc
+                )
+            except BaseException:
+                self._drop_kept()
                 raise
-            # Closed while idle: the request reached no worker. Call again at once
-            # on a new connection; the host has not failed, so no backoff, no failover.
-            log.debug(
-                "%s %s: the kept connection was closed (%r); calling again", method, path, exc
-            )
-        except BaseException:
-            self._drop_kept()
-            raise
-        kept = self._kept(index)
-        try:
-            kept.answer = self._request(kept.connection, host, method, path, body, headers)
-            return kept.answer
-        except BaseException:
-            self._drop_kept()
-            raise
 
     def _connect(self, host: _Host) -> http.client.HTTPConnection:
         if host.https:
