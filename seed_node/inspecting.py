@@ -191,9 +191,9 @@ def fetch_report(
     pending = PendingReport(lease.epoch, [], [], stats, stuffed)
     for wanted in lease.articles:
         if wanted.role == "nfo":
-            result = _inspect_nfo(wanted, fetch, pending.missing, stats, stuffed)
-            if result is not None:
-                pending.parts.append(result)
+            joined = _join_nfo(wanted, fetch, pending.missing, stats, stuffed)
+            if joined is not None:
+                pending.parts.append(joined)
             continue
         (message_id,) = wanted.message_ids  # one first segment (InspectLease checks it)
         try:
@@ -209,7 +209,7 @@ def _missing(wanted: Wanted, message_id: str, exc: ArticleMissing) -> dict[str, 
     return {"role": wanted.role, "message_id": message_id, "error": str(exc)[:300]}
 
 
-def _inspect_nfo(
+def _join_nfo(
     wanted: Wanted,
     fetch: Fetch,
     missing: list[dict[str, str]],
