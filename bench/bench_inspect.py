@@ -19,8 +19,9 @@ deadline), COMPRESS the same for both (--compress), in the same run.
 A run reads the releases as many times as makes the bare reader's run last
 --fleet-seconds; --rounds rounds each run the bare reader and the node, which
 goes first swapping each round; each round's releases per second and ratio
-are printed with the load average, then the median and the spread (goal: the
-node at >= 0.7x the bare reader). The figures are in docs/performance.md
+are printed with the load average and the CPU a release (the bare reader's, the
+node's process's, the scripted coordinator's), then the median and the spread
+(goal: the node at >= 0.7x the bare reader). The figures are in docs/performance.md
 ("Inspection parsers", "Inspecting nodes").
 
 Run: ``.venv/bin/python bench/bench_inspect.py [--max-size 10000000] [--seconds 0.3]
