@@ -11,15 +11,17 @@ whose work grew faster than its input would fall towards 0.
 Fleet: --releases obfuscated releases (tests/support/inspect_posts.py: a
 par2 index by par2cmdline, an nfo, a zip) posted to a private INN2; one
 ``--mode inspect`` worker (one news-server connection) inspects them all
-against a scripted coordinator on loopback (lease, report), beside a bare
+against a scripted coordinator on loopback (lease, report; HTTP/1.1, its
+connections kept, as the coordinator's gunicorn keeps them), beside a bare
 reader that only fetches BODY of the same articles over one connection of the
 same client, read the way the node reads them (as on the wire, with a
 deadline), COMPRESS the same for both (--compress), in the same run.
 A run reads the releases as many times as makes the bare reader's run last
 --fleet-seconds; --rounds rounds each run the bare reader and the node, which
 goes first swapping each round; each round's releases per second and ratio
-are printed with the load average, then the median and the spread (goal: the
-node at >= 0.7x the bare reader). The figures are in docs/performance.md
+are printed with the load average and the CPU a release (the bare reader's, the
+node's process's, the scripted coordinator's), then the median and the spread
+(goal: the node at >= 0.7x the bare reader). The figures are in docs/performance.md
 ("Inspection parsers", "Inspecting nodes").
 
 Run: ``.venv/bin/python bench/bench_inspect.py [--max-size 10000000] [--seconds 0.3]
@@ -36,6 +38,7 @@ import math
 import multiprocessing
 import os
 import random
+import resource
 import shutil
 import statistics
 import struct
@@ -262,14 +265,22 @@ def fleet(options: argparse.Namespace) -> None:
                 runs.append((bare, node))
                 count = len(leases) * passes
                 ms = {
-                    key: node[2][key] / count * 1000 for key in ("news_seconds", "inspect_seconds")
+                    key: node[2][key] / count * 1000
+                    for key in (
+                        "news_seconds",
+                        "inspect_seconds",
+                        "cpu_seconds",
+                        "coordinator_cpu_seconds",
+                    )
                 }
                 print(
                     f"  {label:<30} round {round_number + 1}:"
                     f" bare {count / bare[0]:>7.1f} releases/s ({bare[0] / count * 1000:.2f} ms),"
                     f" node {count / node[0]:>7.1f} ({node[0] / count * 1000:.2f} ms: fetching"
                     f" {ms['news_seconds']:.2f}, parsing {ms['inspect_seconds']:.2f}),"
-                    f" node / bare {bare[0] / node[0]:.2f}x; load {load()}"
+                    f" node / bare {bare[0] / node[0]:.2f}x; CPU a release: bare"
+                    f" {bare[2]['cpu_seconds'] / count * 1000:.2f} ms, node {ms['cpu_seconds']:.2f}"
+                    f" + coordinator {ms['coordinator_cpu_seconds']:.2f}; load {load()}"
                 )
             rows.append((label, runs))
     print(
@@ -287,6 +298,18 @@ def fleet(options: argparse.Namespace) -> None:
                 f" ({min(rates):>7.1f}-{max(rates):<7.1f})"
                 f" {fetched / seconds / 1e6:>6.1f} {fetched / count:>13.0f}"
             )
+        cpu = {
+            who: statistics.median(run[index][2][key] for run in runs) / count * 1000
+            for who, index, key in (
+                ("bare", 0, "cpu_seconds"),
+                ("node", 1, "cpu_seconds"),
+                ("coordinator", 1, "coordinator_cpu_seconds"),
+            )
+        }
+        print(
+            f"  {label:<30} CPU ms a release (medians): bare reader {cpu['bare']:.2f},"
+            f" node {cpu['node']:.2f}, its scripted coordinator {cpu['coordinator']:.2f}"
+        )
         ratios = [bare[0] / node[0] for bare, node in runs]
         print(
             f"  {label:<30} node / bare reader: median {statistics.median(ratios):.2f}x"
@@ -322,14 +345,15 @@ def bare_reader(
 
     fetched = 0
     with NNTPClient(inn.host, inn.port, timeout=30, compression=compression) as client:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         for named in leases:
             for item in named:
                 for message_id in item["message_ids"]:
                     deadline = time.monotonic() + 60
                     body = client.body(message_id, yenc.MAX_BODY, deadline, stuffed=True)
                     fetched += len(body)
-        return time.perf_counter() - started, fetched, {}
+        seconds = time.perf_counter() - started
+        return seconds, fetched, {"cpu_seconds": time.process_time() - cpu}
 
 
 def inspecting_node(
@@ -353,6 +377,7 @@ def inspecting_node(
     child = processes.Process(
         target=scripted_coordinator, args=(leases, urls, done, stop), daemon=True
     )
+    children_cpu = _children_cpu()
     child.start()
     config = NewsServerConfig.from_url(
         f"{inn.url}/?connections=1&timeout=30&compression={int(compression)}"
@@ -365,9 +390,10 @@ def inspecting_node(
         articles = NewsServerArticles(pool, settings.fetch_seconds)
         context = Context(NewsServerSource(pool), settings, Control(), stats, articles)
         worker = InspectWorker("bench", Coordinator(url, "sn_bench"), context)
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         worker.run()
         seconds = time.perf_counter() - started
+        cpu = time.process_time() - cpu
     finally:
         pool.close()
         stop.set()
@@ -375,8 +401,18 @@ def inspecting_node(
     child.join(60)
     if reports != len(leases) or not whole:
         raise SystemExit("the node did not report every release whole")
-    counters = stats.everything()
+    counters = {
+        **stats.everything(),
+        "cpu_seconds": cpu,  # the node's process, every thread
+        "coordinator_cpu_seconds": _children_cpu() - children_cpu,
+    }
     return seconds, int(counters["article_bytes"]), counters
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's children that have ended (the scripted coordinator)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def scripted_coordinator(
@@ -395,7 +431,7 @@ def scripted_coordinator(
         data = {"id": number, "epoch": 1, "release": number, "group": FLEET_GROUP}
         return 200, {"lease": {**data, "articles": named}, "retry_after": None, "paused": None}
 
-    scripted = ScriptedCoordinator()
+    scripted = ScriptedCoordinator(keep_alive=True)  # as gunicorn keeps them (WEB_KEEPALIVE)
     scripted.routes["/inspections/lease"] = lease
     scripted.routes["*"] = lambda _body: (200, {"release": {"id": 1, "name": "x"}})
     urls.put(scripted.url)

@@ -45,6 +45,7 @@ __all__ = [
     "ZipError",
     "inspect_article",
     "inspect_nfo",
+    "join_nfo",
 ]
 
 ROLES = ("par2", "nfo", "archive")
@@ -145,7 +146,34 @@ def inspect_nfo(
     bodies: Iterable[bytes], max_bytes: int = nfo.MAX_NFO, *, stuffed: bool = False
 ) -> InspectResult:
     """What an nfo posted in one or more articles shows: each body decoded, the data
-    joined in order up to `max_bytes`, then parsed; one result with role "nfo".
+    joined in order up to `max_bytes`, then parsed; one result with role "nfo"
+    (``join_nfo``, then its ``parse``)."""
+    return join_nfo(bodies, max_bytes, stuffed=stuffed).parse()
+
+
+@dataclass
+class JoinedNfo:
+    """An nfo's articles decoded and joined (``join_nfo``), not yet parsed: the node
+    parses it on another thread than the one that fetches."""
+
+    result: InspectResult  # the first segment's yEnc facts, the join's errors
+    data: bytes
+    segments: int
+
+    def parse(self) -> InspectResult:
+        """The result, with what the joined text shows (once; never raises)."""
+        if self.segments:
+            _nfo(self.result, self.data)
+            if self.segments > 1:
+                self.result.notes.append(f"joined from {self.segments} articles")
+        return self.result
+
+
+def join_nfo(
+    bodies: Iterable[bytes], max_bytes: int = nfo.MAX_NFO, *, stuffed: bool = False
+) -> JoinedNfo:
+    """An nfo posted in one or more articles: each body decoded, the data joined in
+    order up to `max_bytes`; ``JoinedNfo.parse`` parses it.
 
     `bodies` is consumed lazily and no further once `max_bytes` are joined (the
     node fetches each segment as it is asked for). A first body without =ybegin is
@@ -186,11 +214,7 @@ def inspect_nfo(
         segments = number
         if len(joined) >= max_bytes:
             break
-    if segments:
-        _nfo(result, bytes(joined))
-        if segments > 1:
-            result.notes.append(f"joined from {segments} articles")
-    return result
+    return JoinedNfo(result, bytes(joined), segments)
 
 
 def _yenc_facts(part: yenc.YencPart) -> dict[str, Any]:

@@ -234,6 +234,7 @@ def run(args: argparse.Namespace, control: Control) -> int:
     )
     if args.workers > 1:
         source.close()
+        coordinator.close()
         code = run_processes(args, token, control)
         log.info("seed-node: stopped (exit %s)", code)
         return code
@@ -245,6 +246,7 @@ def run(args: argparse.Namespace, control: Control) -> int:
     thread.start()
     report_progress([thread], stats, args.log_interval)
     source.close()
+    coordinator.close()
     log.info("seed-node: stopped (exit %s); %s", control.exit_code, stats.snapshot())
     if args.stats:
         log_timing(stats)

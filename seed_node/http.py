@@ -6,6 +6,12 @@ workers act on (docs/seed-node.md, "Retries"). Given several coordinator
 URLs (hosts sharing one database), a call that finds its host unreachable or
 answering 502/503/504 moves on to the next host at once, and backs off only
 once every host has failed in a row (docs/several-hosts.md).
+
+JSON calls go on a connection each thread keeps open to its host (HTTP/1.1
+keep-alive), so a call costs no TCP connect and no new request to the
+coordinator's workers; a kept connection the coordinator closed while it was
+idle is called on again at once on a new one. Streams (GETs the caller reads,
+PUTs of files) go on a connection of their own, closed with them.
 """
 
 from __future__ import annotations
@@ -16,7 +22,8 @@ import logging
 import random
 import ssl
 import threading
-from collections.abc import Mapping, Sequence
+import weakref
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +36,10 @@ RETRY_STATUSES = frozenset({429, 502, 503, 504})
 # The host (or the proxy in front of it) is down or overloaded: another host may answer.
 FAILOVER_STATUSES = frozenset({502, 503, 504})
 _BODY_LIMIT = 64 * 1024  # of an error body we read for its detail
+# What a kept connection raises when the coordinator closed it while it was idle
+# (its keep-alive ran out, or a worker restarted): the request never reached a
+# worker. RemoteDisconnected is both a BadStatusLine and a ConnectionResetError.
+_STALE = (http.client.BadStatusLine, BrokenPipeError, ConnectionResetError, ConnectionAbortedError)
 
 
 class CoordinatorError(Exception):
@@ -103,6 +114,16 @@ class _Host:
     prefix: str
 
 
+class _Kept:
+    """A thread's kept connection: to which host, and the answer on it not yet read."""
+
+    def __init__(self, index: int, connection: http.client.HTTPConnection) -> None:
+        self.index = index
+        self.connection = connection
+        self.answer: http.client.HTTPResponse | None = None
+        self.close: Callable[[], Any] = lambda: None  # set by Coordinator._kept
+
+
 def parse_coordinator_urls(urls: str | Sequence[str]) -> list[str]:
     """Coordinator URLs from a comma-separated string or a list of them (each may hold commas)."""
     items = [urls] if isinstance(urls, str) else list(urls)
@@ -151,6 +172,17 @@ class Coordinator:
         self._ssl = (
             ssl.create_default_context() if any(host.https for host in self._hosts) else None
         )
+        self._local = threading.local()  # .kept: this thread's _Kept, or None
+        self._open: set[http.client.HTTPConnection] = set()  # every thread's, for close()
+        self._open_lock = threading.Lock()
+
+    def close(self) -> None:
+        """Close every thread's kept connection (the node is stopping); a later call
+        connects again."""
+        with self._open_lock:
+            connections = list(self._open)
+        for connection in connections:
+            connection.close()
 
     @property
     def base_url(self) -> str:
@@ -192,9 +224,10 @@ class Coordinator:
                 payload,
                 {"Content-Type": "application/json"},
                 busy_attempts=busy_attempts,
+                keep=True,
             )
             try:
-                return _read_json(response)
+                return _decode_json(response, self._drain(response))
             except (OSError, http.client.HTTPException) as exc:
                 # The answer broke off: the call may or may not have taken effect.
                 # Calling again is safe (batches, heartbeats and finish are
@@ -232,8 +265,7 @@ class Coordinator:
         if response.status not in (302, 303, 307):
             return response
         location = response.getheader("Location") or ""
-        response.read(_BODY_LIMIT)
-        response.close()
+        self._drain(response, _BODY_LIMIT)
         parts = urlsplit(location)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise Rejected(response.status, "redirect", f"not a download URL: {location[:200]!r}")
@@ -310,7 +342,11 @@ class Coordinator:
         headers: Mapping[str, str] | None = None,
         busy_attempts: int | None = None,
         unavailable_attempts: int | None = None,
+        *,
+        keep: bool = False,
     ) -> http.client.HTTPResponse:
+        """The first answer below 400 (the caller reads it; with ``keep``, through
+        `_drain`, so that its connection serves the next call), after retries."""
         backoff = Backoff(cap=self.max_backoff)
         failed_in_row = 0  # hosts that failed this call since it last moved on
         busy = 0  # 429s in a row
@@ -321,7 +357,7 @@ class Coordinator:
             index = self._current
             host = self._hosts[index]
             try:
-                response = self._send(host, method, path, body, headers or {})
+                response = self._send(index, method, path, body, headers or {}, keep=keep)
             except (OSError, http.client.HTTPException) as exc:
                 failed_in_row += 1
                 delay = self._delay_after_failure(index, failed_in_row, backoff, None)
@@ -336,22 +372,21 @@ class Coordinator:
             else:
                 if response.status < 400:
                     return response
+                raw = self._drain(response, _BODY_LIMIT)
                 if response.status not in RETRY_STATUSES:
-                    raise _error_for(response)
+                    raise _error_for(response, raw)
                 busy = busy + 1 if response.status == 429 else 0
                 if busy_attempts is not None and busy >= busy_attempts:
-                    raise _error_for(response)
+                    raise _error_for(response, raw)
                 unavailable = unavailable + 1 if response.status in FAILOVER_STATUSES else 0
                 if unavailable_attempts is not None and unavailable >= unavailable_attempts:
-                    raise _error_for(response)
+                    raise _error_for(response, raw)
                 retry_after = _retry_after(response)
                 if response.status in FAILOVER_STATUSES:
                     failed_in_row += 1
                     delay = self._delay_after_failure(index, failed_in_row, backoff, retry_after)
                 else:
                     delay = retry_after or backoff.next_delay()
-                response.read(_BODY_LIMIT)
-                response.close()
                 log.warning(
                     "%s %s: coordinator %s unavailable (%s); retrying in %.1fs",
                     method,
@@ -374,45 +409,130 @@ class Coordinator:
 
     def _send(
         self,
+        index: int,
+        method: str,
+        path: str,
+        body: bytes | Path | None,
+        headers: Mapping[str, str],
+        *,
+        keep: bool,
+    ) -> http.client.HTTPResponse:
+        """One request to host `index`: on this thread's kept connection (``keep``)
+        or on one of its own, which the response closes once read."""
+        host = self._hosts[index]
+        if not keep:
+            connection = self._connect(host)
+            try:
+                return self._request(connection, host, method, path, body, headers)
+            except BaseException:
+                connection.close()
+                raise
+        while True:  # twice at most: the second time on a new connection
+            kept = self._kept(index)
+            reused = kept.connection.sock is not None  # else the request connects afresh
+            try:
+                kept.answer = self._request(kept.connection, host, method, path, body, headers)
+                return kept.answer
+            except _STALE as exc:
+                self._drop_kept()
+                if not reused:
+                    raise
+                # Closed while idle, most likely before the request reached a worker
+                # (and every call is safe to send twice: see post). Call again at once
+                # on a new connection: the host has not failed, so no backoff, no failover.
+                log.debug(
+                    "%s %s: the kept connection was closed (%r); calling again", method, path, exc
+                )
+            except BaseException:
+                self._drop_kept()
+                raise
+
+    def _connect(self, host: _Host) -> http.client.HTTPConnection:
+        if host.https:
+            return http.client.HTTPSConnection(
+                host.host, host.port, timeout=self.timeout, context=self._ssl
+            )
+        return http.client.HTTPConnection(host.host, host.port, timeout=self.timeout)
+
+    def _request(
+        self,
+        connection: http.client.HTTPConnection,
         host: _Host,
         method: str,
         path: str,
         body: bytes | Path | None,
         headers: Mapping[str, str],
     ) -> http.client.HTTPResponse:
-        connection: http.client.HTTPConnection
-        if host.https:
-            connection = http.client.HTTPSConnection(
-                host.host, host.port, timeout=self.timeout, context=self._ssl
-            )
-        else:
-            connection = http.client.HTTPConnection(host.host, host.port, timeout=self.timeout)
         all_headers = {
             "Authorization": f"Bearer {self._token}",
             "Accept": "application/json",
             "User-Agent": "seed-node/1",
             **headers,
         }
+        if isinstance(body, Path):
+            with body.open("rb") as stream:
+                connection.request(method, host.prefix + path, stream, all_headers)
+        else:
+            connection.request(method, host.prefix + path, body, all_headers)
+        return connection.getresponse()
+
+    # --- kept connections -------------------------------------------------------
+
+    def _kept(self, index: int) -> _Kept:
+        """This thread's kept connection to host `index`; a new one when it has none,
+        when it has one to another host (calls failed over), or when the last answer
+        on it was not read to its end (its rest would be read as the next answer)."""
+        kept: _Kept | None = getattr(self._local, "kept", None)
+        if kept is not None and (kept.index != index or kept.answer is not None):
+            self._drop_kept()
+            kept = None
+        if kept is None:
+            kept = self._local.kept = _Kept(index, self._connect(self._hosts[index]))
+            with self._open_lock:
+                self._open.add(kept.connection)
+            # A thread that ends (or a client dropped) takes its kept connection
+            # with it; the callback holds no reference to this client.
+            kept.close = weakref.finalize(
+                kept, _forget, self._open, self._open_lock, kept.connection
+            )
+        return kept
+
+    def _drop_kept(self) -> None:
+        kept: _Kept | None = getattr(self._local, "kept", None)
+        self._local.kept = None
+        if kept is not None:
+            kept.close()
+
+    def _drain(self, response: http.client.HTTPResponse, limit: int | None = None) -> bytes:
+        """Read an answer (up to `limit` bytes) and close it. Its kept connection
+        serves the next call only when the answer was read to its end."""
         try:
-            if isinstance(body, Path):
-                with body.open("rb") as stream:
-                    connection.request(method, host.prefix + path, stream, all_headers)
-            else:
-                connection.request(method, host.prefix + path, body, all_headers)
-            # The response keeps the socket; closing the response closes it.
-            return connection.getresponse()
-        except BaseException:
-            connection.close()
-            raise
+            return response.read() if limit is None else response.read(limit)
+        finally:
+            kept: _Kept | None = getattr(self._local, "kept", None)
+            if kept is not None and kept.answer is response:
+                if response.isclosed():  # http.client closes an answer read to its end
+                    kept.answer = None
+                else:
+                    self._drop_kept()
+            response.close()
+
+
+def _forget(
+    open_connections: set[http.client.HTTPConnection],
+    lock: threading.Lock,
+    connection: http.client.HTTPConnection,
+) -> None:
+    with lock:
+        open_connections.discard(connection)
+    connection.close()
 
 
 def _with_query(path: str, query: Mapping[str, Any] | None) -> str:
     return f"{path}?{urlencode(query)}" if query else path
 
 
-def _read_json(response: http.client.HTTPResponse) -> Any:
-    with response:
-        data = response.read()
+def _decode_json(response: http.client.HTTPResponse, data: bytes) -> Any:
     if response.status == 204 or not data:
         return None
     return json.loads(data)
@@ -426,9 +546,7 @@ def _retry_after(response: http.client.HTTPResponse) -> float | None:
         return None
 
 
-def _error_for(response: http.client.HTTPResponse) -> CoordinatorError:
-    with response:
-        raw = response.read(_BODY_LIMIT)
+def _error_for(response: http.client.HTTPResponse, raw: bytes) -> CoordinatorError:
     try:
         payload = json.loads(raw)
         code, detail = str(payload.get("error", "")), str(payload.get("detail", ""))

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard, cast
 
 import inspection
-from inspection import InspectResult, inspect_article, inspect_nfo, nfo, yenc
+from inspection import JoinedNfo, inspect_article, join_nfo, nfo, yenc
 
 from .articles import ArticleMissing, ArticleSource
 from .control import EXIT_OK, EXIT_UNAUTHENTICATED, Context, Stats
@@ -154,16 +154,16 @@ def build_report(lease: InspectLease, fetch: Fetch, stats: Stats | None = None) 
 
 @dataclass
 class PendingReport:
-    """An inspection's bodies fetched, its par2 and archive bodies not yet parsed.
+    """An inspection's bodies fetched, not yet parsed.
 
     ``report()`` parses them (on the reporter thread in ``--mode inspect``, while
     the worker fetches the next inspection's bodies) and gives the report body.
-    The nfo is inspected as its segments are fetched (they are fetched only as
-    far as they are joined), so it is already a result here.
+    The nfo's segments are decoded and joined as they are fetched (they are
+    fetched only as far as they are joined): its text is here, to parse.
     """
 
     epoch: int
-    parts: list[tuple[str, bytes] | InspectResult]  # in the lease's order
+    parts: list[tuple[str, bytes] | JoinedNfo]  # in the lease's order
     missing: list[dict[str, str]]
     stats: Stats | None = None
     stuffed: bool = False  # the bodies are as on the wire
@@ -175,7 +175,7 @@ class PendingReport:
             if isinstance(part, tuple):
                 result = inspect_article(*part, stuffed=self.stuffed)
             else:
-                result = part
+                result = part.parse()
             results.append(result.to_json())
         if self.stats is not None:
             self.stats.add(inspect_seconds=time.perf_counter() - started)
@@ -186,14 +186,14 @@ def fetch_report(
     lease: InspectLease, fetch: Fetch, stats: Stats | None = None, *, stuffed: bool = False
 ) -> PendingReport:
     """Each role's articles fetched (as ``build_report``; as on the wire, dot-stuffed,
-    when `stuffed`), the nfo inspected, the par2 and archive bodies kept for
-    ``PendingReport.report`` to parse."""
+    when `stuffed`), the nfo's joined, the bodies kept for ``PendingReport.report``
+    to parse."""
     pending = PendingReport(lease.epoch, [], [], stats, stuffed)
     for wanted in lease.articles:
         if wanted.role == "nfo":
-            result = _inspect_nfo(wanted, fetch, pending.missing, stats, stuffed)
-            if result is not None:
-                pending.parts.append(result)
+            joined = _join_nfo(wanted, fetch, pending.missing, stats, stuffed)
+            if joined is not None:
+                pending.parts.append(joined)
             continue
         (message_id,) = wanted.message_ids  # one first segment (InspectLease checks it)
         try:
@@ -209,14 +209,14 @@ def _missing(wanted: Wanted, message_id: str, exc: ArticleMissing) -> dict[str, 
     return {"role": wanted.role, "message_id": message_id, "error": str(exc)[:300]}
 
 
-def _inspect_nfo(
+def _join_nfo(
     wanted: Wanted,
     fetch: Fetch,
     missing: list[dict[str, str]],
     stats: Stats | None,
     stuffed: bool,
-) -> InspectResult | None:
-    """The nfo's segments fetched as ``inspect_nfo`` joins them, and its result (None
+) -> JoinedNfo | None:
+    """The nfo's segments fetched as ``join_nfo`` joins them, and what it joined (None
     when not even the first could be had)."""
     cap = wanted.fetch_cap()
     fetched = 0
@@ -237,7 +237,7 @@ def _inspect_nfo(
             yield body
 
     started = time.perf_counter()
-    result = inspect_nfo(bodies(), wanted.nfo_cap(), stuffed=stuffed)
+    result = join_nfo(bodies(), wanted.nfo_cap(), stuffed=stuffed)
     if stats is not None:
         stats.add(inspect_seconds=max(0.0, time.perf_counter() - started - waited))
     return result if fetched else None

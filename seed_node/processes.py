@@ -146,6 +146,7 @@ def worker_process(
     while thread.is_alive():
         thread.join(timeout=_TICK)
     source.close()
+    coordinator.close()
     sys.exit(control.exit_code)
 
 

@@ -1,6 +1,7 @@
 """A TCP proxy between agents and the coordinator that cuts batch calls halfway.
 
-The agent opens a connection per call. The proxy reads each request whole; for
+The proxy makes each call a connection of its own (the agent's kept connection
+is closed after one answer; it calls again on a new one). It reads each request whole; for
 the n-th `POST .../batch` (counted over all connections) the plan may say:
 `"request"` - forward the headers and part of the body, then close both sides
 (the coordinator never sees a whole request); `"answer"` - forward the request,
@@ -77,7 +78,15 @@ class HttpProxy(LoopbackProxy):
             ends = Ends(client_r, client_w, server_r, server_w)
             if not await self.intercept(head, head.split(b"\r\n", 1)[0], ends):
                 server_w.write(head)
-                await asyncio.gather(_pipe(client_r, server_w), _pipe(server_r, client_w))
+                # The request's body goes up while the answer comes back; once the
+                # server closes, the client's connection is closed too (the agent
+                # keeps connections open, and its next call must reach this proxy).
+                request = asyncio.ensure_future(_pipe(client_r, server_w))
+                try:
+                    await _pipe(server_r, client_w)
+                finally:
+                    request.cancel()
+                    await asyncio.gather(request, return_exceptions=True)
         except (TimeoutError, OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
             return
         finally:

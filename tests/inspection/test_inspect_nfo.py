@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from inspection import inspect_nfo
+from inspection import inspect_nfo, join_nfo
 
 from .conftest import yenc_body
 
@@ -69,3 +69,14 @@ def test_a_broken_article_ends_the_join_and_says_so() -> None:
 def test_nothing_to_join_gives_an_empty_result() -> None:
     result = inspect_nfo([])
     assert (result.format, result.errors, result.notes) == (None, [], [])
+
+
+def test_joining_leaves_the_parsing_for_later() -> None:
+    # The node joins on the thread that fetches and parses on the reporter's.
+    joined = join_nfo(segments(NFO, 1100))
+    assert (joined.data, joined.segments) == (NFO, 3)
+    assert joined.result.imdb_ids == [] and joined.result.release_names == []
+    result = joined.parse()
+    assert result.imdb_ids == ["tt0111161"]
+    assert result.release_names == ["Quiet.Harbor.2019.1080p.BluRay.x264-GRP"]
+    assert "joined from 3 articles" in result.notes

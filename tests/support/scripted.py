@@ -16,9 +16,13 @@ Answer = tuple[int, Any]
 
 
 class ScriptedCoordinator:
-    """Answers POST/GET by path with ``routes[path](body) -> (status, json)``; records calls."""
+    """Answers POST/GET by path with ``routes[path](body) -> (status, json)``; records calls.
 
-    def __init__(self) -> None:
+    ``keep_alive``: answer in HTTP/1.1 and keep each connection open for the next
+    call, as the coordinator's gunicorn does (WEB_KEEPALIVE); else in HTTP/1.0,
+    closing each connection after its answer."""
+
+    def __init__(self, keep_alive: bool = False) -> None:
         self.routes: dict[str, Callable[[Any], Answer]] = {}
         self.calls: list[tuple[str, str, Any]] = []
         self.lock = threading.Lock()
@@ -28,6 +32,7 @@ class ScriptedCoordinator:
             # Headers and body go out in two writes: under Nagle the body would wait
             # for the agent's delayed ACK, 40 ms on every call.
             disable_nagle_algorithm = True
+            protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
 
             def log_message(self, *args: Any) -> None:
                 pass
