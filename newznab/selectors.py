@@ -530,6 +530,12 @@ def _newest_window(
         found = queries.fetchall_planned(
             "search_matches", {**params, "since": since, "weeks": weeks}, using=using
         )
+        if weeks is not None and not weeks_hold_newest(weeks, using):
+            # A release dated past the weeks came in after they were looked up (a post
+            # dated ahead), and the search saw it: the window again without them.
+            found = queries.fetchall_planned(
+                "search_matches", {**params, "since": since, "weeks": None}, using=using
+            )
         rows = [row for row in found if row.id is not None]
         windows += 1
         if len(rows) >= query.limit and after is not None and since > query.since:
@@ -567,6 +573,15 @@ def window_weeks(since: datetime, using: str = PRIMARY) -> list[int] | None:
     if last - first >= WINDOW_WEEKS_MAX:
         return None
     return list(range(first, last + 1))
+
+
+def weeks_hold_newest(weeks: list[int], using: str = PRIMARY) -> bool:
+    """Whether the newest release, looked up after a search asked `weeks`, is in
+    them: then so was every release that search saw (each was posted no later,
+    unless it has gone since); else a release dated ahead came in between the
+    weeks' lookup and the search, and the search may have left it out."""
+    row = queries.fetchone("newest_posted", {}, using=using)
+    return row is None or row.posted is None or week_of(row.posted) <= weeks[-1]
 
 
 def forget_term_stats() -> None:

@@ -37,8 +37,9 @@ RETRY_STATUSES = frozenset({429, 502, 503, 504})
 FAILOVER_STATUSES = frozenset({502, 503, 504})
 _BODY_LIMIT = 64 * 1024  # of an error body we read for its detail
 # What a kept connection raises when the coordinator closed it while it was idle
-# (its keep-alive ran out, or a worker restarted): the request never reached a
-# worker. RemoteDisconnected is both a BadStatusLine and a ConnectionResetError.
+# (its keep-alive ran out, or a worker restarted): most likely the request reached
+# no worker; if it did (a worker killed mid-request), every call is safe to send
+# again (see post). RemoteDisconnected is both a BadStatusLine and a ConnectionResetError.
 _STALE = (http.client.BadStatusLine, BrokenPipeError, ConnectionResetError, ConnectionAbortedError)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from catalog.models import Release
 from newznab import selectors
 from newznab.selectors import Episode, SearchQuery, search
 from newznab.sql import queries
@@ -400,3 +401,42 @@ def test_a_windows_weeks_run_from_its_first_to_the_week_after_the_newest(
         range(selectors.week_of(since), selectors.week_of(now) + 2)
     )
     assert selectors.window_weeks(selectors.BEGINNING) is None  # the whole table
+
+
+@pytest.mark.slow
+def test_a_release_dated_ahead_that_comes_in_after_the_weeks_are_looked_up_is_found(
+    weeks_of_releases: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The weeks end at the newest release's week (or this one's) and the next: a
+    # release dated 30 weeks ahead, committed between that lookup and the search,
+    # is seen by the search and was left out by the weeks.
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM catalog_release WHERE posted > now()")
+    looked_up = selectors.window_weeks
+
+    def then_one_dated_ahead(since: datetime, using: str = "default") -> list[int] | None:
+        weeks = looked_up(since, using)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                """
+                INSERT INTO catalog_release (key, name, poster, posted, last_posted, size,
+                    files_seen, segments_present, segments_expected, has_par2, has_nfo,
+                    category, category_version, groups, listed)
+                SELECT decode(md5('ahead'), 'hex'), 'Alpha.Show.720p-GRP', 'p',
+                       now() + interval '30 weeks', now() + interval '30 weeks', 1, 1, 1, 1,
+                       true, false, 2040, 1, ARRAY['alt.binaries.x'], true
+                 WHERE NOT EXISTS (SELECT FROM catalog_release WHERE key = decode(md5('ahead'), 'hex'))
+                """
+            )
+        return weeks
+
+    monkeypatch.setattr(selectors, "window_weeks", then_one_dated_ahead)
+    monkeypatch.setattr(selectors, "WALK_MAX_ROWS", 0)
+    monkeypatch.setattr(selectors, "WALK_ROW_ENTRIES", 1e12)  # no walk: a newest window
+    monkeypatch.setattr(selectors, "WEEKS_ENTRY_SHARE", 0.0)
+    query = SearchQuery(words="alpha", limit=10)
+    page = search(query)
+    assert page.plan == "window x1"  # asked its weeks
+    found = [row.id for row in page.releases]
+    assert found == expected(query)
+    assert Release.objects.get(id=found[0]).name == "Alpha.Show.720p-GRP"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,3 +26,12 @@ def token_file(tmp_path: Path) -> Path:
     path = tmp_path / "token"
     path.write_text("sn_test-token\n")
     return path
+
+
+@pytest.fixture(autouse=True)
+def collector_thresholds() -> Iterator[None]:
+    """The agent sets its process's collector thresholds (collect_less_often): a test
+    that runs it in this process leaves them as they were."""
+    before = gc.get_threshold()
+    yield
+    gc.set_threshold(*before)
