@@ -22,6 +22,7 @@ import logging
 import random
 import ssl
 import threading
+import time
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ RETRY_STATUSES = frozenset({429, 502, 503, 504})
 # The host (or the proxy in front of it) is down or overloaded: another host may answer.
 FAILOVER_STATUSES = frozenset({502, 503, 504})
 _BODY_LIMIT = 64 * 1024  # of an error body we read for its detail
+_STOP_POLL_SECONDS = 0.1  # a retry's wait with a `stop` of its own looks at the abort so often
 # What a kept connection raises when the coordinator closed it while it was idle
 # (its keep-alive ran out, or a worker restarted): most likely the request reached
 # no worker; if it did (a worker killed mid-request), every call is safe to send
@@ -212,10 +214,15 @@ class Coordinator:
     # --- JSON calls -------------------------------------------------------------
 
     def post(
-        self, path: str, body: Mapping[str, Any] | None = None, busy_attempts: int | None = None
+        self,
+        path: str,
+        body: Mapping[str, Any] | None = None,
+        busy_attempts: int | None = None,
+        stop: threading.Event | None = None,
     ) -> Any:
         """POST JSON; returns the decoded answer (None for 204). ``busy_attempts``: after
-        that many 429s in a row, raise Busy instead of waiting on (default: wait on)."""
+        that many 429s in a row, raise Busy instead of waiting on (default: wait on).
+        ``stop``: once set, a call being retried gives up (Aborted), as on the node's abort."""
         payload = json.dumps(body or {}, separators=(",", ":")).encode("utf-8")
         backoff = Backoff(cap=self.max_backoff)
         while True:
@@ -226,6 +233,7 @@ class Coordinator:
                 {"Content-Type": "application/json"},
                 busy_attempts=busy_attempts,
                 keep=True,
+                stop=stop,
             )
             try:
                 return _decode_json(response, self._drain(response))
@@ -237,8 +245,21 @@ class Coordinator:
                 log.warning(
                     "POST %s: the answer broke off (%r); calling again in %.1fs", path, exc, delay
                 )
-            if self.abort.wait(delay):
+            if self._wait(delay, stop):
                 raise Aborted(f"POST {path} abandoned: the node is stopping now")
+
+    def _wait(self, delay: float, stop: threading.Event | None) -> bool:
+        """Wait `delay` seconds before a call again; True (give up) as soon as the node
+        aborts or `stop` is set."""
+        if stop is None:
+            return self.abort.wait(delay)
+        deadline = time.monotonic() + delay
+        while not (self.abort.is_set() or stop.is_set()):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            stop.wait(min(left, _STOP_POLL_SECONDS))
+        return True
 
     # --- streamed calls ---------------------------------------------------------
 
@@ -345,6 +366,7 @@ class Coordinator:
         unavailable_attempts: int | None = None,
         *,
         keep: bool = False,
+        stop: threading.Event | None = None,
     ) -> http.client.HTTPResponse:
         """The first answer below 400 (the caller reads it; with ``keep``, through
         `_drain`, so that its connection serves the next call), after retries."""
@@ -353,7 +375,7 @@ class Coordinator:
         busy = 0  # 429s in a row
         unavailable = 0  # 502/503/504 in a row
         while True:
-            if self.abort.is_set():
+            if self.abort.is_set() or (stop is not None and stop.is_set()):
                 raise Aborted(f"{method} {path} abandoned: the node is stopping now")
             index = self._current
             host = self._hosts[index]
@@ -396,7 +418,7 @@ class Coordinator:
                     response.status,
                     delay,
                 )
-            if self.abort.wait(delay):
+            if self._wait(delay, stop):
                 raise Aborted(f"{method} {path} abandoned: the node is stopping now")
 
     def _delay_after_failure(

@@ -59,6 +59,8 @@ class Heartbeat:
             self._held.pop(path, None)
 
     def close(self) -> None:
+        """End the heartbeats: one being retried (the coordinator unreachable) gives up
+        at once, rather than calling a coordinator that may be gone for good."""
         self._done.set()
 
     def _run(self) -> None:
@@ -67,13 +69,17 @@ class Heartbeat:
                 held = list(self._held.items())
             for key, (path, body, lease) in held:
                 try:
-                    self.coordinator.post(path, body)
+                    self.coordinator.post(path, body, stop=self._done)
+                except Aborted:
+                    if self._done.is_set():
+                        return
+                    log.warning("%s: heartbeat abandoned: the node is stopping now", key)
                 except LeaseLost:
                     log.warning("%s: lease lost (heartbeat refused)", key)
                     if lease is not None:
                         lease.lost = True
                     self.drop(key)
-                except (Aborted, CoordinatorError) as exc:
+                except CoordinatorError as exc:
                     log.warning("%s: heartbeat failed: %s", key, exc)
                 except Exception:
                     log.exception("%s: heartbeat failed", key)
