@@ -36,9 +36,6 @@ from .sql import queries
 # cached: 15,000 rows cost ≈ 6 ms where a window for a word in 1 % cost
 # 36 to 250 ms (10 M releases).
 WALK_MAX_ROWS = 15_000
-# A term in more than this share of the releases is tested on candidates, not
-# looked up in the GIN index.
-COMMON_SHARE = 0.02
 # A season pack's words in more than this share of the releases are tested on
 # the season index's rows in the window rather than looked up in the GIN
 # index (measured at 10 M: a word in 1 % is faster from GIN, in 1.5 % not).
@@ -90,6 +87,23 @@ WINDOW_WEEKS_MAX = 26
 # weeks' own entries to do so, which costs more than a rare word's few (a word
 # in 0.02 % over 14 weeks: 65 ms with them, 45 without, at 10 M releases).
 WEEKS_ENTRY_SHARE = 0.05
+# A term in more than this share of the releases is asked of the words' index
+# only while the candidates the others leave are many (index_terms).
+COMMON_SHARE = 0.02
+# The candidates (rows read from the heap and tested) the words' index may give
+# before it is asked one more common term (index_terms): a heap row costs about 12 µs
+# at 10 M releases, a common term asked of the index 6 to 30 ms.
+INDEX_TERM_ROWS = 2_000
+# What a candidate read from the heap and tested costs in entries of the words'
+# index read for a category asked (index_categories): at 10 M releases, a
+# window's 886 candidates in 10.9 ms (12 µs each); "murderbot" asked in seven
+# categories, 39 ms more for its 11,743 entries (0.47 µs an entry and category).
+HEAP_ROW_ENTRIES = 25
+# A newest window of more than this share of the releases is searched as the
+# whole table: its BRIN bitmap costs about 4 ns a release it covers (36 ms for
+# 9.3 M of 10 M releases, where the words' 37 candidates took 29 ms) and can
+# spare at most half of the candidates' heap rows.
+WHOLE_WINDOW_SHARE = 0.5
 _WEEK = timedelta(weeks=1)
 
 # The separators newznab_words() turns into spaces, then the words as the
@@ -228,6 +242,8 @@ def _params(query: SearchQuery, tsquery: str = "") -> dict[str, object]:
         "budget": WALK_MAX_ROWS,
         "total_cap": TOTAL_CAP,
         "weeks": None,
+        # search_matches: the categories the words' index is asked (index_categories).
+        "index_categories": list(query.categories) if query.categories else None,
         "season": query.season_key(),
         "incomplete": query.incomplete,
         "passworded": query.passworded,
@@ -334,34 +350,69 @@ def term_stats() -> TermStats | None:
     return _term_stats if _term_stats.frequencies else None
 
 
-def index_tsquery(query: SearchQuery, stats: TermStats | None) -> str:
-    """What the GIN index is asked. With an uncommon term: every term but the
-    prefixes (a season alone), whose many entries it would have to merge into
-    a bitmap (the season index stands in for them); the index's AND skips
-    through a common term's posting tree from one hit of the rarest to the
-    next, so a candidate it gives matches every word, and no heap page is
-    read for a row a common word rules out. With common words only ("720p"),
-    the rarest, or nothing ("") for a season pack. The stored tsvector of each
-    candidate is tested for the whole query."""
+def index_tsquery(query: SearchQuery, stats: TermStats | None, window: float = 1.0) -> str:
+    """What the GIN index is asked for a window of this share of the releases:
+    the plain terms (index_terms), never the prefixes (a season alone), whose
+    many entries it would have to merge into a bitmap (the season index stands
+    in for them); for a season pack of common words, nothing ("": the season
+    index alone). The stored tsvector of each candidate is tested for the whole
+    query."""
     required = query.required_terms()
     if stats is None or not required:
         return query.tsquery()
     plain = [alt for alt in required if not any(t.endswith("*") for t in alt)]
-    season = query.season_key() is not None
-    rare = SEASON_WORD_SHARE if season else COMMON_SHARE
-    if any(stats.frequency(alt) < rare for alt in plain):
-        return render_tsquery(plain)
-    if season:
+    if query.season_key() is not None and all(
+        stats.frequency(alt) >= SEASON_WORD_SHARE for alt in plain
+    ):
         # A season pack of common words: the season index alone. A word in more
         # than SEASON_WORD_SHARE costs more to read from the GIN index (an entry
         # per release of the whole table) than testing it on the window's rows
         # of the season (about three pages' worth of matches over its share).
         return ""
-    # Common words only: every one too. The words of a title ("a movie name")
-    # are each common and rare together; asked the rarest alone, the index gave
-    # its every row in the window (380,000 at 10 M releases), each read from
-    # the table to be tested for the others.
-    return render_tsquery(plain)
+    return render_tsquery(index_terms(plain, stats, window))
+
+
+def index_terms(plain: list[list[str]], stats: TermStats, window: float) -> list[list[str]]:
+    """The terms the GIN index is asked: every uncommon one (under COMMON_SHARE;
+    their posting lists are short, and the words of a title are rare together
+    only when all are asked: "soap & opera" gave 11,843 rows, with "montisran"
+    38), then the common ones, most selective first, while the candidates left
+    in the window could be more than INDEX_TERM_ROWS, each then a heap row read
+    and tested. The bound is the rarest term's share (words of one title are
+    not independent: as if they were, "soap & opera" would be 28 rows). A common
+    term asked of the index is read at each candidate of the others: for 37
+    candidates, "title", "series" and "the" cost 1,697 index pages, 32 ms, at
+    10 M releases, where the 37 heap rows cost 0.5 ms; for 29,823 candidates of
+    one word, "the" spared 25,000 heap rows (300 ms) for 6,190 pages."""
+    ordered = sorted(plain, key=stats.frequency)
+    asked = [alt for alt in ordered if stats.frequency(alt) < COMMON_SHARE]
+    candidates = stats.releases * window * (stats.frequency(asked[0]) if asked else 1.0)
+    for alternatives in ordered[len(asked) :]:
+        if asked and candidates <= INDEX_TERM_ROWS:
+            break
+        asked.append(alternatives)
+        candidates *= stats.frequency(alternatives)
+    return asked
+
+
+def index_categories(
+    query: SearchQuery, stats: TermStats | None, window: float
+) -> list[int] | None:
+    """The categories the words' index is asked with the words (None: tested on
+    the candidates instead). Each category asked is one more scan of the index,
+    reading a leaf page of that category's entries at each candidate of the
+    words, where a candidate outside the categories costs a heap row: asked when
+    the window's candidates ruled out save more than that (a rare word in the
+    wrong categories over the whole table), not otherwise ("murderbot 720p" in
+    TV's seven categories, a window of 7 %: 99.6 ms in the index against 13 ms
+    for the words alone and their rows, 10 M releases)."""
+    if not query.categories:
+        return None
+    categories = list(query.categories)
+    if stats is None:
+        return categories
+    ruled_out = window * (1.0 - stats.share_of(categories))
+    return categories if ruled_out * HEAP_ROW_ENTRIES > len(categories) else None
 
 
 def search(query: SearchQuery, *, using: str = PRIMARY) -> SearchPage:
@@ -411,7 +462,7 @@ def search_words(query: SearchQuery, *, using: str = PRIMARY) -> SearchPage:
     if not tsquery:
         return newest(query, using=using)
     stats = term_stats()
-    params = {**_params(query, tsquery), "index_tsquery": index_tsquery(query, stats)}
+    params = _params(query, tsquery)
     wanted = query.offset + query.limit + 1
     required = query.required_terms()
     # The share of the releases that match, if the terms were independent (the
@@ -523,18 +574,29 @@ def _newest_window(
     while True:
         after = first if first is not None else stats.posted_after(share) if stats else None
         first = None
+        if (
+            after is not None
+            and stats is not None
+            and stats.share_after(after) > WHOLE_WINDOW_SHARE
+        ):
+            after = None  # most of the table: the whole of it (WHOLE_WINDOW_SHARE)
         since = max(query.since, after) if after is not None else query.since
+        window = stats.share_after(since) if stats is not None else 1.0
         entries = index_rows(query, stats) if stats is not None else 0.0
-        releases = stats.share_after(since) * stats.releases if stats is not None else 0.0
+        releases = window * stats.releases if stats is not None else 0.0
         weeks = window_weeks(since, using) if entries > WEEKS_ENTRY_SHARE * releases else None
-        found = queries.fetchall_planned(
-            "search_matches", {**params, "since": since, "weeks": weeks}, using=using
-        )
+        asked = {
+            **params,
+            "since": since,
+            "index_tsquery": index_tsquery(query, stats, window),
+            "index_categories": index_categories(query, stats, window),
+        }
+        found = queries.fetchall_planned("search_matches", {**asked, "weeks": weeks}, using=using)
         if weeks is not None and not weeks_hold_newest(weeks, using):
             # A release dated past the weeks came in after they were looked up (a post
             # dated ahead), and the search saw it: the window again without them.
             found = queries.fetchall_planned(
-                "search_matches", {**params, "since": since, "weeks": None}, using=using
+                "search_matches", {**asked, "weeks": None}, using=using
             )
         rows = [row for row in found if row.id is not None]
         windows += 1

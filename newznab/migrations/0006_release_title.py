@@ -7,6 +7,7 @@ again when the migration is run again.
 
 from django.db import migrations
 
+from newznab.migrations._concurrently import built_concurrently
 from newznab.sql import queries
 
 
@@ -20,13 +21,6 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.RunSQL(queries["create_title_function"], queries["drop_title_function"]),
-        migrations.RunSQL(queries["drop_release_title_index"], migrations.RunSQL.noop),
-        migrations.RunSQL(
-            queries["create_release_title_index"], queries["drop_release_title_index"]
-        ),
-        migrations.RunSQL(queries["drop_release_title_multi_index"], migrations.RunSQL.noop),
-        migrations.RunSQL(
-            queries["create_release_title_multi_index"],
-            queries["drop_release_title_multi_index"],
-        ),
+        *built_concurrently("release_title_index"),
+        *built_concurrently("release_title_multi_index"),
     ]

@@ -8,7 +8,7 @@ again when the migration is run again.
 
 from django.db import migrations
 
-from newznab.sql import queries
+from newznab.migrations._concurrently import built_concurrently
 
 
 class Migration(migrations.Migration):
@@ -18,9 +18,4 @@ class Migration(migrations.Migration):
         ("newznab", "0006_release_title"),
     ]
 
-    operations = [
-        migrations.RunSQL(queries["drop_release_listed_index"], migrations.RunSQL.noop),
-        migrations.RunSQL(
-            queries["create_release_listed_index"], queries["drop_release_listed_index"]
-        ),
-    ]
+    operations = built_concurrently("release_listed_index")

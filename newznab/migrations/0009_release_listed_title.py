@@ -7,7 +7,7 @@ again when the migration is run again.
 
 from django.db import migrations
 
-from newznab.sql import queries
+from newznab.migrations._concurrently import built_concurrently
 
 
 class Migration(migrations.Migration):
@@ -17,10 +17,4 @@ class Migration(migrations.Migration):
         ("newznab", "0008_release_listed_category"),
     ]
 
-    operations = [
-        migrations.RunSQL(queries["drop_release_listed_title_index"], migrations.RunSQL.noop),
-        migrations.RunSQL(
-            queries["create_release_listed_title_index"],
-            queries["drop_release_listed_title_index"],
-        ),
-    ]
+    operations = built_concurrently("release_listed_title_index")

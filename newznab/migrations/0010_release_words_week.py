@@ -9,6 +9,7 @@ again when the migration is run again.
 
 from django.db import migrations
 
+from newznab.migrations._concurrently import built_concurrently
 from newznab.sql import queries
 
 
@@ -22,11 +23,7 @@ class Migration(migrations.Migration):
     operations = [
         migrations.RunSQL(queries["create_btree_gin_extension"], migrations.RunSQL.noop),
         migrations.RunSQL(queries["create_week_function"], queries["drop_week_function"]),
-        migrations.RunSQL(queries["drop_release_words_index"], migrations.RunSQL.noop),
-        migrations.RunSQL(
-            queries["create_release_words_index"],
-            queries["drop_release_words_index"],
-        ),
+        *built_concurrently("release_words_index"),
         migrations.RunSQL(
             queries["drop_release_search_index"], queries["create_release_search_index"]
         ),

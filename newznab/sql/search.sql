@@ -78,9 +78,11 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.files_expected,
 -- exact here and capped at %(total_cap)s. The index is asked only the
 -- uncommon terms (index_tsquery); the whole query is tested on each
 -- candidate's stored tsvector (the `|| ''` keeps it out of the index scan).
--- The words' index (migration 0010) is asked the categories with them
--- (`category + 0`, its column: never the btree category indexes, whose
--- bitmap of half the table would cost more than it saves) and, for a newest
+-- The words' index (migration 0010) is asked %(index_categories)s with them
+-- when they rule out enough candidates to pay for it (selectors.index_categories;
+-- `category + 0`, its column: never the btree category indexes, whose
+-- bitmap of half the table would cost more than it saves; %(categories)s are
+-- tested on each candidate, as `category - 0`, which no index has) and, for a newest
 -- window, its weeks (%(weeks)s, selectors.window_weeks; NULL: every week):
 -- it skips through the words' posting lists to the rows of those weeks and
 -- categories. A season pack gives %(season)s ('s02'): the season index
@@ -106,7 +108,9 @@ WITH hits AS MATERIALIZED (
                                       files_expected, segments_present,
                                       segments_expected))
        AND (%(passworded)s OR NOT passworded)
-       AND (%(categories)s::int[] IS NULL OR category + 0 = ANY(%(categories)s::int[]))
+       AND (%(index_categories)s::int[] IS NULL
+            OR category + 0 = ANY(%(index_categories)s::int[]))
+       AND (%(categories)s::int[] IS NULL OR category - 0 = ANY(%(categories)s::int[]))
        AND (%(weeks)s::int[] IS NULL OR newznab_week(posted) = ANY(%(weeks)s::int[]))
        AND groups @> %(groups)s::text[]
        AND (%(season)s::text IS NULL
@@ -232,7 +236,7 @@ SELECT count(*) AS total
 -- name: newest_releases
 -- No words: the newest releases (t=search without q, the RSS feed, the
 -- category browse). The page's ids come first, from the listed releases'
--- index (migration 0007: date, id and category) read alone, so an offset
+-- index (migration 0011: date, id, category and passworded) read alone, so an offset
 -- deep in the list or a category among the others skips index entries, not
 -- heap pages; then the page's rows. Served releases are the listed ones and
 -- those not counted again yet whose stored totals are complete
@@ -279,7 +283,7 @@ SELECT r.id, r.name, r.poster, r.posted, r.size, r.files_seen, r.files_expected,
 -- name: newest_in_categories
 -- newest_releases for categories that are rare together (selectors.newest
 -- decides by their share): each category's newest listed releases from the
--- listed releases' category index (migration 0008), up to the page's end,
+-- listed releases' category index (migration 0011), up to the page's end,
 -- merged by date with the served releases not counted again yet. Walking
 -- the date index for a category in one release of two thousand read every
 -- other category's entries (0.4 s at 10 M releases for a page at offset 500).

@@ -83,20 +83,40 @@ QUERIES = [
 ]
 
 
+# What the newest window asks of the words' index: as chosen (the constants), the
+# most (every term, the categories, never the whole table for a window of most of
+# it), the least (the uncommon terms, no categories, the whole table at once).
+ASKED = {
+    "as chosen": {},
+    "the most": {"INDEX_TERM_ROWS": 0, "HEAP_ROW_ENTRIES": 10**9, "WHOLE_WINDOW_SHARE": 1.0},
+    "the least": {"INDEX_TERM_ROWS": 10**9, "HEAP_ROW_ENTRIES": 0, "WHOLE_WINDOW_SHARE": 0.0},
+}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("query", QUERIES, ids=[q.tsquery() for q in QUERIES])
 @pytest.mark.parametrize(
-    ("walk_max_rows", "season_walk_max_rows"), [(0, 0), (0, 30_000), (30_000, 30_000)]
+    ("walk_max_rows", "season_walk_max_rows", "asked"),
+    [
+        (0, 0, "as chosen"),
+        (0, 0, "the most"),
+        (0, 0, "the least"),
+        (0, 30_000, "as chosen"),
+        (30_000, 30_000, "as chosen"),
+    ],
 )
 def test_every_plan_gives_the_page_a_full_sort_gives(
     releases: None,
     query: SearchQuery,
     walk_max_rows: int,
     season_walk_max_rows: int,
+    asked: str,
     monkeypatch: Any,
 ) -> None:
     monkeypatch.setattr(selectors, "WALK_MAX_ROWS", walk_max_rows)
     monkeypatch.setattr(selectors, "SEASON_WALK_MAX_ROWS", season_walk_max_rows)
+    for name, value in ASKED[asked].items():
+        monkeypatch.setattr(selectors, name, value)
     page = search(query)
     assert [row.id for row in page.releases] == expected(query), page.plan
 
@@ -108,16 +128,69 @@ def test_common_words_walk_and_rare_ones_use_the_index(releases: None) -> None:
 
 
 @pytest.mark.slow
-def test_the_index_is_asked_every_plain_term_when_one_is_uncommon(releases: None) -> None:
+def test_the_index_is_asked_the_uncommon_terms_and_common_ones_while_many_candidates_are_left(
+    releases: None, monkeypatch: Any
+) -> None:
     stats = selectors.term_stats()
     ask = selectors.index_tsquery
-    # "omega" is uncommon: "alpha" (in half) goes to the index too, the season's
-    # prefix does not.
-    assert ask(SearchQuery(words="omega alpha", episode=Episode(2)), stats) == "'omega' & 'alpha'"
-    # Only common terms: every one too (a title's words are each common and rare
-    # together); for a season pack, none (the season index alone).
-    assert ask(SearchQuery(words="alpha beta"), stats) == "'alpha' & 'beta'"
+    # "omega" (in one release in a hundred) leaves 20 candidates of 2,000: "alpha"
+    # (in half) would be read at each of them in the index for little; the
+    # season's prefix is never asked (the season index stands in for it).
+    assert ask(SearchQuery(words="omega alpha", episode=Episode(2)), stats) == "'omega'"
+    # Every uncommon term is asked, however few candidates the rarest leaves: the
+    # words of a title are rare together only when all are asked.
+    assert ask(SearchQuery(words="omega zeta"), stats) == "'omega' & 'zeta'"
+    # For a season pack of common words, none (the season index alone).
     assert ask(SearchQuery(words="alpha", episode=Episode(2)), stats) == ""
+    # Where candidates are many (INDEX_TERM_ROWS, made small for 2,000 releases),
+    # the common terms too, the most selective first, while they are.
+    monkeypatch.setattr(selectors, "INDEX_TERM_ROWS", 5)
+    assert ask(SearchQuery(words="omega alpha", episode=Episode(2)), stats) == "'omega' & 'alpha'"
+    assert ask(SearchQuery(words="alpha beta"), stats) == "'beta' & 'alpha'"
+    # ...in the window asked: a window of 1 % leaves "omega" no candidates to spare.
+    assert ask(SearchQuery(words="omega alpha"), stats, 0.01) == "'omega'"
+    monkeypatch.setattr(selectors, "INDEX_TERM_ROWS", 500)
+    assert ask(SearchQuery(words="alpha beta"), stats) == "'beta'"
+
+
+def test_the_categories_are_asked_of_the_index_where_the_rows_they_rule_out_pay_for_it() -> None:
+    # 10 M releases, TV in half, movies in a fifth.
+    shares = {5030: 0.1, 5040: 0.3, 5045: 0.1, 2040: 0.2}
+    stats = selectors.TermStats({}, 0.0, 10_000_000, [], shares, 0.0)
+    tv = SearchQuery(words="murderbot 720p", categories=[5030, 5040, 5045])
+    movies = SearchQuery(words="rare", categories=[2040])
+    # A window of 7 %: each category asked reads the words' candidates of the
+    # whole table again, to rule out those of the window's 3.5 % outside TV;
+    # one category asked to rule out the window's 5.6 % outside the movies pays.
+    assert selectors.index_categories(tv, stats, 0.07) is None
+    assert selectors.index_categories(movies, stats, 0.07) == [2040]
+    assert selectors.index_categories(movies, stats, 0.02) is None
+    # The whole table: a rare word's candidates outside the movies are 80 % of it.
+    assert selectors.index_categories(movies, stats, 1.0) == [2040]
+    assert selectors.index_categories(tv, stats, 1.0) == [5030, 5040, 5045]
+    assert selectors.index_categories(SearchQuery(words="rare"), stats, 1.0) is None
+    # No statistics yet: asked, as before there were any.
+    assert selectors.index_categories(tv, None, 0.07) == [5030, 5040, 5045]
+
+
+@pytest.mark.slow
+def test_a_window_of_most_of_the_table_is_searched_as_the_whole_table(
+    releases: None, monkeypatch: Any
+) -> None:
+    # "zeta" (one release in sixty) for a page of five: a window of about 58 % of
+    # the releases holds the page. Its BRIN bitmap would cover more than half the
+    # table to spare at most half the candidates' heap rows: the whole table.
+    monkeypatch.setattr(selectors, "WALK_MAX_ROWS", 0)
+    query = SearchQuery(words="zeta", limit=5)
+    stats = selectors.term_stats()
+    assert stats is not None
+    share = selectors.window_rows(query) / stats.frequency(["zeta"]) / stats.releases
+    assert selectors.WHOLE_WINDOW_SHARE < share < 1.0
+    page = search(query)
+    assert (page.plan, [row.id for row in page.releases]) == ("bitmap x1", expected(query))
+    monkeypatch.setattr(selectors, "WHOLE_WINDOW_SHARE", 1.0)
+    page = search(query)
+    assert (page.plan, [row.id for row in page.releases]) == ("window x1", expected(query))
 
 
 def index_condition(query: SearchQuery) -> str:
@@ -141,10 +214,14 @@ def index_condition(query: SearchQuery) -> str:
 
 
 @pytest.mark.slow
-def test_a_title_of_common_words_is_found_by_the_index_for_every_word(releases: None) -> None:
+def test_a_title_of_common_words_is_found_by_the_index_for_every_word(
+    releases: None, monkeypatch: Any
+) -> None:
     # "gamma" and "delta" are each in one release in twenty: asked the rarer
     # alone, the index gave every row of it, each read to be tested for the
-    # other (380,000 rows for "a movie name" at 10 M releases).
+    # other (380,000 rows for "a movie name" at 10 M releases; INDEX_TERM_ROWS
+    # made as small for 2,000 releases).
+    monkeypatch.setattr(selectors, "INDEX_TERM_ROWS", 1)
     condition = index_condition(SearchQuery(words="gamma delta show", limit=10))
     assert "Index Cond" in condition
     assert all(f"'{word}'" in condition for word in ("gamma", "delta", "show"))
