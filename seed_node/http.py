@@ -41,8 +41,16 @@ _STOP_POLL_SECONDS = 0.1  # a retry's wait with a `stop` of its own looks at the
 # What a kept connection raises when the coordinator closed it while it was idle
 # (its keep-alive ran out, or a worker restarted): most likely the request reached
 # no worker; if it did (a worker killed mid-request), every call is safe to send
-# again (see post). RemoteDisconnected is both a BadStatusLine and a ConnectionResetError.
-_STALE = (http.client.BadStatusLine, BrokenPipeError, ConnectionResetError, ConnectionAbortedError)
+# again (see post). RemoteDisconnected is both a BadStatusLine and a ConnectionResetError;
+# over TLS a server that drops an idle connection sends no close_notify, which reads
+# as ssl.SSLEOFError.
+_STALE = (
+    http.client.BadStatusLine,
+    BrokenPipeError,
+    ConnectionResetError,
+    ConnectionAbortedError,
+    ssl.SSLEOFError,
+)
 
 
 class CoordinatorError(Exception):

@@ -11,23 +11,28 @@ from __future__ import annotations
 import gc
 import json
 import logging
+import ssl
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from seed_node.http import Coordinator, Rejected
+from tests.support.certs import write_self_signed_cert
 from tests.support.net import LOOPBACK
 
 
 class KeptServer:
     """HTTP/1.1 on loopback that keeps connections open, counting those it accepted
     and those that ended; ``close_after`` answers end their connection after
-    answering (without saying so, as an expired keep-alive does)."""
+    answering (without saying so, as an expired keep-alive does); with `tls`, over
+    TLS (its end then a TCP close with no TLS close_notify, as a server that drops
+    an idle connection sends)."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.accepted = 0
         self.ended = 0
         self.paths: list[str] = []
@@ -68,7 +73,10 @@ class KeptServer:
                     owner.changed.notify_all()
 
         self.server = Server((LOOPBACK, 0), Handler)
-        self.url = f"http://{LOOPBACK}:{self.server.server_port}"
+        if tls is not None:
+            self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
+        scheme = "http" if tls is None else "https"
+        self.url = f"{scheme}://{LOOPBACK}:{self.server.server_port}"
         self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
 
@@ -109,9 +117,28 @@ def test_calls_share_one_connection(server: KeptServer) -> None:
     server.wait_ended(1)
 
 
+@pytest.fixture(params=["http", "https"])
+def idle_closing(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[KeptServer]:
+    """A KeptServer, plain or over TLS (the node trusting its self-signed certificate)."""
+    tls = None
+    if request.param == "https":
+        cert, key = write_self_signed_cert(tmp_path)
+        tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        tls.load_cert_chain(cert, key)
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # read by the node's default context
+    kept = KeptServer(tls)
+    yield kept
+    kept.close()
+
+
 def test_a_connection_closed_while_idle_is_called_on_again_at_once(
-    server: KeptServer, other: KeptServer, caplog: pytest.LogCaptureFixture
+    idle_closing: KeptServer, other: KeptServer, caplog: pytest.LogCaptureFixture
 ) -> None:
+    # Over TLS a connection the server dropped reads as ssl.SSLEOFError (no
+    # close_notify): stale too, not a host that failed.
+    server = idle_closing
     coordinator = Coordinator([server.url, other.url], "token", timeout=10, max_backoff=60)
     server.close_after.add("/first")
     assert coordinator.post("/first") == {"path": "/first"}
