@@ -20,30 +20,42 @@ pytestmark = pytest.mark.django_db
 WORDS = ["alpha", "beta", "gamma", "delta", "omega"]
 
 
+def insert_releases(rows: str) -> None:
+    """Listed, complete releases from `rows`: a SELECT of (key, name, posted,
+    category)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            INSERT INTO catalog_release (key, name, poster, posted, last_posted, size,
+                files_seen, segments_present, segments_expected, has_par2, has_nfo, category,
+                category_version, groups, listed)
+            SELECT key, name, 'p', posted, posted, 1, 1, 1, 1, true, false, category, 1,
+                   ARRAY['alt.binaries.x'], true
+              FROM ({rows}) AS r (key, name, posted, category)
+            """
+        )
+
+
 @pytest.fixture
 def releases() -> None:
     # 2,000 releases, one a minute; "alpha" in half, "omega" in one in a hundred;
     # the title "Gamma Delta" in one in twenty (each word common, the two always
     # together); "zeta" in one in sixty, all in 2040.
+    insert_releases(
+        """
+        SELECT decode(md5(n::text), 'hex'),
+               concat_ws('.', CASE WHEN n % 2 = 0 THEN 'Alpha' END,
+                         CASE WHEN n % 5 = 0 THEN 'Beta' END,
+                         CASE WHEN n % 100 = 7 THEN 'Omega' END,
+                         CASE WHEN n % 20 = 3 THEN 'Gamma.Delta' END,
+                         CASE WHEN n % 60 = 1 THEN 'Zeta' END,
+                         'Show', 'S0' || (1 + n % 3) || 'E0' || (1 + n % 9), '720p-GRP'),
+               now() - make_interval(mins => 2000 - n),
+               CASE WHEN n % 3 = 0 THEN 5040 ELSE 2040 END
+          FROM generate_series(1, 2000) AS n
+        """
+    )
     with connection.cursor() as cursor:
-        cursor.execute(
-            """
-            INSERT INTO catalog_release (key, name, poster, posted, last_posted, size,
-                files_seen, segments_present, segments_expected, has_par2, has_nfo, category,
-                category_version, groups, listed)
-            SELECT decode(md5(n::text), 'hex'),
-                   concat_ws('.', CASE WHEN n % 2 = 0 THEN 'Alpha' END,
-                             CASE WHEN n % 5 = 0 THEN 'Beta' END,
-                             CASE WHEN n % 100 = 7 THEN 'Omega' END,
-                             CASE WHEN n % 20 = 3 THEN 'Gamma.Delta' END,
-                             CASE WHEN n % 60 = 1 THEN 'Zeta' END,
-                             'Show', 'S0' || (1 + n % 3) || 'E0' || (1 + n % 9), '720p-GRP'),
-                   'p', now() - make_interval(mins => 2000 - n),
-                   now() - make_interval(mins => 2000 - n), n, 1, 1, 1, true, false,
-                   CASE WHEN n % 3 = 0 THEN 5040 ELSE 2040 END, 1, ARRAY['alt.binaries.x'], true
-              FROM generate_series(1, 2000) AS n
-            """
-        )
         cursor.execute("ANALYZE catalog_release")
 
 
@@ -358,16 +370,7 @@ def test_the_season_index_holds_every_season_a_prefix_matches(
 def test_a_season_pack_finds_a_name_of_two_seasons(
     releases: None, season_walk_max_rows: int, monkeypatch: Any
 ) -> None:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            """
-            INSERT INTO catalog_release (key, name, poster, posted, last_posted, size,
-                files_seen, segments_present, segments_expected, has_par2, has_nfo, category,
-                category_version, groups, listed)
-            VALUES ('\\x01', 'Omega.S01E09.S02E01.720p-GRP', 'p', now(), now(), 1, 1, 1, 1,
-                    true, false, 5040, 1, ARRAY['alt.binaries.x'], true)
-            """
-        )
+    insert_releases("VALUES ('\\x01'::bytea, 'Omega.S01E09.S02E01.720p-GRP', now(), 5040)")
     monkeypatch.setattr(selectors, "WALK_MAX_ROWS", 0)
     monkeypatch.setattr(selectors, "SEASON_WALK_MAX_ROWS", season_walk_max_rows)
     query = SearchQuery(words="omega", episode=Episode(2), limit=5)
@@ -399,25 +402,21 @@ def weeks_of_releases() -> None:
     # 600 releases, one every six hours (21 weeks) up to now, and one dated 60
     # weeks ahead; "alpha" in half, "omega" in one in forty, "gamma delta" in one
     # in ten; 2040 or 5040.
+    insert_releases(
+        """
+        SELECT decode(md5('w' || n), 'hex'),
+               concat_ws('.', CASE WHEN n % 2 = 0 THEN 'Alpha' END,
+                         CASE WHEN n % 40 = 7 THEN 'Omega' END,
+                         CASE WHEN n % 10 = 3 THEN 'Gamma.Delta' END,
+                         'Show', '720p-GRP'),
+               CASE WHEN n = 601 THEN now() + interval '60 weeks'
+                    ELSE now() - make_interval(hours => 6 * (600 - n))
+               END,
+               CASE WHEN n % 3 = 0 THEN 5040 ELSE 2040 END
+          FROM generate_series(1, 601) AS n
+        """
+    )
     with connection.cursor() as cursor:
-        cursor.execute(
-            """
-            INSERT INTO catalog_release (key, name, poster, posted, last_posted, size,
-                files_seen, segments_present, segments_expected, has_par2, has_nfo, category,
-                category_version, groups, listed)
-            SELECT decode(md5('w' || n), 'hex'),
-                   concat_ws('.', CASE WHEN n % 2 = 0 THEN 'Alpha' END,
-                             CASE WHEN n % 40 = 7 THEN 'Omega' END,
-                             CASE WHEN n % 10 = 3 THEN 'Gamma.Delta' END,
-                             'Show', '720p-GRP'),
-                   'p', posted, posted, n, 1, 1, 1, true, false,
-                   CASE WHEN n % 3 = 0 THEN 5040 ELSE 2040 END, 1, ARRAY['alt.binaries.x'], true
-              FROM generate_series(1, 601) AS n,
-                   LATERAL (SELECT CASE WHEN n = 601 THEN now() + interval '60 weeks'
-                                        ELSE now() - make_interval(hours => 6 * (600 - n))
-                                   END AS posted) AS p
-            """
-        )
         cursor.execute("ANALYZE catalog_release")
 
 
@@ -493,18 +492,13 @@ def test_a_release_dated_ahead_that_comes_in_after_the_weeks_are_looked_up_is_fo
 
     def then_one_dated_ahead(since: datetime, using: str = "default") -> list[int] | None:
         weeks = looked_up(since, using)
-        with connection.cursor() as cursor:
-            cursor.execute(
-                """
-                INSERT INTO catalog_release (key, name, poster, posted, last_posted, size,
-                    files_seen, segments_present, segments_expected, has_par2, has_nfo,
-                    category, category_version, groups, listed)
-                SELECT decode(md5('ahead'), 'hex'), 'Alpha.Show.720p-GRP', 'p',
-                       now() + interval '30 weeks', now() + interval '30 weeks', 1, 1, 1, 1,
-                       true, false, 2040, 1, ARRAY['alt.binaries.x'], true
-                 WHERE NOT EXISTS (SELECT FROM catalog_release WHERE key = decode(md5('ahead'), 'hex'))
-                """
-            )
+        insert_releases(
+            """
+            SELECT decode(md5('ahead'), 'hex'), 'Alpha.Show.720p-GRP',
+                   now() + interval '30 weeks', 2040
+             WHERE NOT EXISTS (SELECT FROM catalog_release WHERE key = decode(md5('ahead'), 'hex'))
+            """
+        )
         return weeks
 
     monkeypatch.setattr(selectors, "window_weeks", then_one_dated_ahead)
