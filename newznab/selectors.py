@@ -97,13 +97,13 @@ INDEX_TERM_ROWS = 2_000
 # What a candidate read from the heap and tested costs in entries of the words'
 # index read for a category asked (index_categories): at 10 M releases, a
 # window's 886 candidates in 10.9 ms (12 µs each); "murderbot" asked in seven
-# categories, 39 ms more for its 11,743 entries (0.47 µs an entry and category).
+# categories, its bitmap 39 to 40 ms against 1.7 to 2.0 alone for its 11,743 entries
+# (0.46 µs an entry and category).
 HEAP_ROW_ENTRIES = 25
-# A newest window of more than this share of the releases is searched as the
-# whole table: its BRIN bitmap costs about 4 ns a release it covers (36 ms for
-# 9.3 M of 10 M releases, where the words' 37 candidates took 29 ms) and can
-# spare at most half of the candidates' heap rows.
-WHOLE_WINDOW_SHARE = 0.5
+# What a candidate read from the heap and tested costs in releases a newest
+# window's BRIN range covers (whole_table_pays): its bitmap took 35.8 ms for
+# 9.26 M releases (3.9 ns each) at 10 M releases, a candidate 12 µs.
+BRIN_ROWS_PER_HEAP_ROW = 3_000
 _WEEK = timedelta(weeks=1)
 
 # The separators newznab_words() turns into spaces, then the words as the
@@ -242,8 +242,6 @@ def _params(query: SearchQuery, tsquery: str = "") -> dict[str, object]:
         "budget": WALK_MAX_ROWS,
         "total_cap": TOTAL_CAP,
         "weeks": None,
-        # search_matches: the categories the words' index is asked (index_categories).
-        "index_categories": list(query.categories) if query.categories else None,
         "season": query.season_key(),
         "incomplete": query.incomplete,
         "passworded": query.passworded,
@@ -378,12 +376,15 @@ def index_terms(plain: list[list[str]], stats: TermStats, window: float) -> list
     only when all are asked: "soap & opera" gave 11,843 rows, with "montisran"
     38), then the common ones, most selective first, while the candidates left
     in the window could be more than INDEX_TERM_ROWS, each then a heap row read
-    and tested. The bound is the rarest term's share (words of one title are
-    not independent: as if they were, "soap & opera" would be 28 rows). A common
-    term asked of the index is read at each candidate of the others: for 37
-    candidates, "title", "series" and "the" cost 1,697 index pages, 32 ms, at
-    10 M releases, where the 37 heap rows cost 0.5 ms; for 29,823 candidates of
-    one word, "the" spared 25,000 heap rows (300 ms) for 6,190 pages."""
+    and tested. The candidates are bounded by the rarest uncommon term's share
+    (the uncommon words of one title are not independent: as if they were,
+    "soap & opera" would be 28 rows), and each common term asked multiplies the
+    bound by its share (a common word such as "720p" or "the" is about as
+    frequent among a title's releases as among all). A common term asked of the
+    index is read at each candidate of the others: for 37 candidates, "title",
+    "series" and "the" cost 1,697 index pages, 32 ms, at 10 M releases, where
+    the 37 heap rows cost 0.5 ms; for the 29,823 candidates of "barmibar" (250 ms
+    from the heap), "the" left 5,556: 34 to 63 ms in all."""
     ordered = sorted(plain, key=stats.frequency)
     asked = [alt for alt in ordered if stats.frequency(alt) < COMMON_SHARE]
     candidates = stats.releases * window * (stats.frequency(asked[0]) if asked else 1.0)
@@ -393,6 +394,19 @@ def index_terms(plain: list[list[str]], stats: TermStats, window: float) -> list
         asked.append(alternatives)
         candidates *= stats.frequency(alternatives)
     return asked
+
+
+def whole_table_pays(query: SearchQuery, stats: TermStats, window: float) -> bool:
+    """Whether a newest window of this share of the releases is better searched as
+    the whole table: the BRIN range's bitmap costs each release it covers, and
+    spares the heap rows of the candidates outside it, at most the rarest asked
+    term's (index_rows; every row for a season pack, which asks none). The first
+    window of `q=title the italy series barmibar` began at 93 % of the table: its
+    bitmap took 35.8 ms of the search's 65 for 36 matches, 30 ms as the whole
+    table; the title bound's window of 32 % of `maria the virgin witch` spares
+    7,900 of its 11,922 candidates (95 ms) for 19 ms."""
+    candidates = index_rows(query, stats) or stats.releases
+    return (1.0 - window) * candidates * BRIN_ROWS_PER_HEAP_ROW < window * stats.releases
 
 
 def index_categories(
@@ -577,9 +591,9 @@ def _newest_window(
         if (
             after is not None
             and stats is not None
-            and stats.share_after(after) > WHOLE_WINDOW_SHARE
+            and whole_table_pays(query, stats, stats.share_after(after))
         ):
-            after = None  # most of the table: the whole of it (WHOLE_WINDOW_SHARE)
+            after = None
         since = max(query.since, after) if after is not None else query.since
         window = stats.share_after(since) if stats is not None else 1.0
         entries = index_rows(query, stats) if stats is not None else 0.0

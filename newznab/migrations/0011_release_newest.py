@@ -25,11 +25,16 @@ class Migration(migrations.Migration):
     operations = [
         *built_concurrently("release_newest_index"),
         *built_concurrently("release_newest_category_index"),
+        # Reversed: built again, a half-built one dropped first (as built_concurrently).
         migrations.RunSQL(
-            queries["drop_release_listed_index"], queries["create_release_listed_index"]
+            queries["drop_release_listed_index"],
+            [queries["drop_release_listed_index"], queries["create_release_listed_index"]],
         ),
         migrations.RunSQL(
             queries["drop_release_listed_category_index"],
-            queries["create_release_listed_category_index"],
+            [
+                queries["drop_release_listed_category_index"],
+                queries["create_release_listed_category_index"],
+            ],
         ),
     ]

@@ -75,8 +75,9 @@ SELECT w.id, w.name, w.poster, w.posted, w.size, w.files_seen, w.files_expected,
 -- Rare terms (or a page the walk could not fill): every match from the GIN
 -- index (a bitmap), then the page by date. MATERIALIZED keeps the planner
 -- from walking the posted index for a term it thinks common. The total is
--- exact here and capped at %(total_cap)s. The index is asked only the
--- uncommon terms (index_tsquery); the whole query is tested on each
+-- exact here and capped at %(total_cap)s. The index is asked the uncommon
+-- terms, and the common ones while many candidates are left (index_tsquery,
+-- index_terms); the whole query is tested on each
 -- candidate's stored tsvector (the `|| ''` keeps it out of the index scan).
 -- The words' index (migration 0010) is asked %(index_categories)s with them
 -- when they rule out enough candidates to pay for it (selectors.index_categories;

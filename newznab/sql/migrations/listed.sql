@@ -1,5 +1,7 @@
--- The newest listed releases (migration 0007). Never edit a block a migration
--- has run: a change is a new block and a new migration. docs/newznab.md, "Search".
+-- The newest listed releases (migration 0007; migration 0011 replaced both
+-- indexes with newest.sql's, which hold the passworded flag). Never edit a block a
+-- migration has run: a change is a new block and a new migration. docs/newznab.md,
+-- "Search".
 
 -- name: drop_release_listed_index
 -- First, so a build that failed half-way (an invalid index) is built again.
