@@ -396,16 +396,16 @@ def index_terms(plain: list[list[str]], stats: TermStats, window: float) -> list
     return asked
 
 
-def whole_table_pays(query: SearchQuery, stats: TermStats, window: float) -> bool:
+def whole_table_pays(stats: TermStats, window: float, candidates: float) -> bool:
     """Whether a newest window of this share of the releases is better searched as
-    the whole table: the BRIN range's bitmap costs each release it covers, and
-    spares the heap rows of the candidates outside it, at most the rarest asked
-    term's (index_rows; every row for a season pack, which asks none). The first
-    window of `q=title the italy series barmibar` began at 93 % of the table: its
-    bitmap took 35.8 ms of the search's 65 for 36 matches, 30 ms as the whole
-    table; the title bound's window of 32 % of `maria the virgin witch` spares
-    7,900 of its 11,922 candidates (95 ms) for 19 ms."""
-    candidates = index_rows(query, stats) or stats.releases
+    the whole table, given the candidates expected over the whole table (none
+    known: every row): the BRIN range's bitmap costs each release it covers, and
+    spares the heap rows of the candidates outside it. The first window of
+    `q=title the italy series barmibar` began at 93 % of the table: its bitmap
+    took 35.8 ms of the search's 65 for 36 matches, 30 ms as the whole table;
+    the title bound's window of 32 % of `maria the virgin witch` spares 7,900 of
+    its 11,922 candidates (95 ms) for 19 ms."""
+    candidates = candidates or stats.releases
     return (1.0 - window) * candidates * BRIN_ROWS_PER_HEAP_ROW < window * stats.releases
 
 
@@ -586,14 +586,20 @@ def _newest_window(
     releases, grown until the page is full or the window is the whole table."""
     windows = 0
     while True:
-        after = first if first is not None else stats.posted_after(share) if stats else None
+        bounded = first is not None
+        after = first if bounded else stats.posted_after(share) if stats else None
         first = None
-        if (
-            after is not None
-            and stats is not None
-            and whole_table_pays(query, stats, stats.share_after(after))
-        ):
-            after = None
+        if after is not None and stats is not None:
+            # The candidates over the whole table: as the estimate that sized the
+            # window expects (a window holds window_rows of them); for a title's
+            # own window or a season pack, at most the rarest asked term's.
+            expected = (
+                index_rows(query, stats)
+                if bounded or query.season_key() is not None
+                else window_rows(query) / max(share, 1e-9)
+            )
+            if whole_table_pays(stats, stats.share_after(after), expected):
+                after = None
         since = max(query.since, after) if after is not None else query.since
         window = stats.share_after(since) if stats is not None else 1.0
         entries = index_rows(query, stats) if stats is not None else 0.0

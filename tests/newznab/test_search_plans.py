@@ -192,19 +192,15 @@ def test_the_categories_are_asked_of_the_index_where_the_rows_they_rule_out_pay_
 def test_a_window_is_searched_as_the_whole_table_where_its_range_costs_more_than_it_spares() -> (
     None
 ):
-    # 10 M releases; the rarest word asked in 0.17 % (17,000 candidates at most).
-    start = datetime(2026, 1, 1, tzinfo=UTC)
-    bounds = [start + timedelta(days=d) for d in range(101)]
-    stats = selectors.TermStats({"italy": 0.0017}, 0.0, 10_000_000, bounds, {}, 0.0)
-    query = SearchQuery(words="italy")
-    # A window of 93 %: its range's bitmap (9.3 M releases) spares at most 1,200
-    # candidates' heap rows. One of 32 % spares up to 11,500 for 3.2 M releases.
-    assert selectors.whole_table_pays(query, stats, 0.93)
-    assert not selectors.whole_table_pays(query, stats, 0.32)
-    # A season pack asks the words' index nothing: every row of the season in
-    # the window is a candidate, which the range spares.
-    pack = SearchQuery(words="alpha", episode=Episode(2))
-    assert not selectors.whole_table_pays(pack, stats, 0.93)
+    stats = selectors.TermStats({}, 0.0, 10_000_000, [], {}, 0.0)
+    # 17,000 candidates: a window of 93 % (a range of 9.3 M releases) spares at
+    # most 1,200 of them; one of 32 % up to 11,500, for 3.2 M releases.
+    assert selectors.whole_table_pays(stats, 0.93, 17_000)
+    assert not selectors.whole_table_pays(stats, 0.32, 17_000)
+    # 1,000 candidates, expected: even a window of 32 % spares too few.
+    assert selectors.whole_table_pays(stats, 0.32, 1_000)
+    # None known (a season pack asks the words' index nothing): every row.
+    assert not selectors.whole_table_pays(stats, 0.93, 0.0)
 
 
 @pytest.mark.slow
