@@ -12,7 +12,7 @@ into the result's ``errors`` and never raises one.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from usenet.nntp.client import unstuff
@@ -76,6 +76,16 @@ class FoundFile:
     md5: str | None = None
     hash16k: str | None = None
 
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "size": self.size,
+            "encrypted": self.encrypted,
+            "packed_size": self.packed_size,
+            "md5": self.md5,
+            "hash16k": self.hash16k,
+        }
+
 
 @dataclass(slots=True)
 class InspectResult:
@@ -99,7 +109,26 @@ class InspectResult:
     errors: list[dict[str, str]] = field(default_factory=list)  # {"part": "yenc", "error": ...}
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """Plain JSON, copied (as ``dataclasses.asdict`` gives it, field for field, without
+        its deep copy of every value: a quarter of a node's report work)."""
+        return {
+            "role": self.role,
+            "format": self.format,
+            "yenc": None if self.yenc is None else dict(self.yenc),
+            "files": [found.to_json() for found in self.files],
+            "files_truncated": self.files_truncated,
+            "imdb_ids": list(self.imdb_ids),
+            "tvdb_ids": list(self.tvdb_ids),
+            "release_names": list(self.release_names),
+            "volume": self.volume,
+            "solid": self.solid,
+            "headers_encrypted": self.headers_encrypted,
+            "passworded": self.passworded,
+            "archive_size": self.archive_size,
+            "complete": self.complete,
+            "notes": list(self.notes),
+            "errors": [dict(error) for error in self.errors],
+        }
 
     def error(self, part: str, error: InspectError) -> None:
         self.errors.append({"part": part, "error": str(error)[:MAX_ERROR]})
