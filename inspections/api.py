@@ -19,9 +19,11 @@ from seeding.api import epoch_action_view
 
 from . import relay, services
 from .serializers import (
+    MAX_LEASE_BYTES,
     MAX_RELEASE_BYTES,
     MAX_REPORT_BYTES,
     BodyQuery,
+    InspectionLeaseIn,
     InspectionOfferOut,
     ReleaseIn,
     ReportIn,
@@ -38,13 +40,16 @@ def _inspection(inspection_id: int) -> tuple[int]:
 
 
 class InspectionLeaseView(APIView):
+    max_body_bytes = MAX_LEASE_BYTES
+
     @extend_schema(
-        request=None,
+        request=InspectionLeaseIn,
         responses={200: InspectionOfferOut, **ERRORS},
-        summary="Lease one inspection",
+        summary="Lease one inspection, or up to `count` at once",
     )
     def post(self, request: Request) -> Response:
-        offer = services.lease_inspection(node_id(request))
+        data = validated(InspectionLeaseIn, request)
+        offer = services.lease_inspection(node_id(request), data["count"])
         return Response(InspectionOfferOut(offer).data)
 
 

@@ -19,8 +19,19 @@ MAX_MISSING = 3
 # past these the body is refused with 413 before it is parsed.
 MAX_REPORT_BYTES = 12 * 1024 * 1024
 MAX_RELEASE_BYTES = 64 * 1024
+# The most inspections one lease call hands out (`count`); the node's cap
+# (INSPECT_LEASES_PER_NODE) may leave it fewer.
+MAX_LEASE_COUNT = 16
+MAX_LEASE_BYTES = 1024  # a lease call's body: {"count": N}
 
-__all__ = ["BodyQuery", "InspectionOfferOut", "ReleaseIn", "ReportIn", "ReportOut"]
+__all__ = [
+    "BodyQuery",
+    "InspectionLeaseIn",
+    "InspectionOfferOut",
+    "ReleaseIn",
+    "ReportIn",
+    "ReportOut",
+]
 
 
 class ArticleOut(serializers.Serializer):
@@ -38,8 +49,23 @@ class InspectionLeaseOut(serializers.Serializer):
     articles = ArticleOut(many=True)
 
 
+class InspectionLeaseIn(serializers.Serializer):
+    """A lease call's body, optional: how many inspections it asks for at once."""
+
+    count = WholeNumberField(
+        min_value=1,
+        max_value=MAX_LEASE_COUNT,
+        required=False,
+        default=1,
+        help_text="Inspections to hand out at once (default 1); the node's cap may leave fewer.",
+    )
+
+
 class InspectionOfferOut(OfferOut):
     lease = InspectionLeaseOut(allow_null=True)
+    leases = InspectionLeaseOut(
+        many=True, help_text="Every inspection handed out, `lease` first (empty: none)."
+    )
 
 
 class ReportIn(EpochIn):

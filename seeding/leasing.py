@@ -42,11 +42,20 @@ LEASED = "leased"
 
 @dataclass(frozen=True)
 class Offer(Generic[L]):
-    """A lease handed out, or none: then retry after so many seconds, or why leasing is paused."""
+    """A lease handed out, or none: then retry after so many seconds, or why leasing is paused.
+
+    ``more``: the leases handed out beside ``lease`` by a call that asked for several
+    (WorkTable.lease's `count`), newest first as ``lease`` is."""
 
     lease: L | None
     retry_after: int | None = None
     paused: str | None = None
+    more: tuple[L, ...] = ()
+
+    @property
+    def leases(self) -> list[L]:
+        """Every lease handed out, ``lease`` first."""
+        return [] if self.lease is None else [self.lease, *self.more]
 
 
 def lease_rate_key(node_id: int) -> str:
@@ -127,34 +136,50 @@ class WorkTable:
     # --- the lease call -----------------------------------------------------
 
     def lease(
-        self, node_id: int, params: Mapping[str, Any], build: Callable[[Record], L]
+        self,
+        node_id: int,
+        params: Mapping[str, Any],
+        build: Callable[[Record], L],
+        count: int | None = None,
     ) -> Offer[L]:
-        """Hand one row to a node (`build` makes the lease of the claimed row), or say
+        """Hand rows to a node (`build` makes the lease of a claimed row), or say
         why nothing is handed out: paused (the call still counts); else the upkeep
         when its per-process interval is due, then the gate and the claim in one
         statement (Throttled, TooManyLeases). When that claims nothing, quiet leases
         are swept (once a call, and not when the upkeep just swept them) and, when
         that freed any, the claim runs again without the gate: the call was counted.
         Never a sweep inside each claim: that keeps a scan of the leased rows off
-        the hot path (docs/performance.md)."""
+        the hot path (docs/performance.md).
+
+        `count` (a table whose claim takes one, inspections): claim up to that many
+        rows in the one statement, no more than the table's cap leaves the node; the
+        first is the offer's ``lease``, the others its ``more``. None: the claim's own
+        (one row)."""
         from . import maintenance  # it imports the tables (ranges.py): read when called
 
         paused = self.paused_offer(node_id)
         if paused is not None:
             return paused
+        if count is not None:
+            params = {**params, "count": count}
         sweep = maintenance.task_named(self.sweep_task)
         swept = any(done.task is sweep for done in maintenance.run_due())
-        gated = self.queries.fetchone(self.gated_claim, {**params, **self.gate_params(node_id)})
-        assert gated is not None  # the gate's upsert always returns its row
+        gated_rows = self.queries.fetchall(
+            self.gated_claim, {**params, **self.gate_params(node_id)}
+        )
+        gated = gated_rows[0]  # the gate's upsert always returns its row
         self.check_gate(gated.hits, gated.retry_after, gated.live)
         if gated.disabled:  # disabled elsewhere; this process keeps its token a while
             return Offer(None, retry_after=retry_after())
-        row: Record | None = gated if gated.id is not None else None
-        if row is None and not swept and maintenance.run_task(sweep):
-            row = self.queries.fetchone(self.claim, params)
-        if row is None:
+        rows = [row for row in gated_rows if row.id is not None]
+        if not rows and not swept and maintenance.run_task(sweep):
+            if count is not None and self.cap:  # what the cap left this call, as the gate read it
+                params = {**params, "count": min(count, self.cap - gated.live)}
+            rows = self.queries.fetchall(self.claim, params)
+        if not rows:
             return Offer(None, retry_after=retry_after())
-        return Offer(build(row))
+        first, *others = (build(row) for row in rows)
+        return Offer(first, more=tuple(others))
 
     # --- fencing ----------------------------------------------------------
 
