@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -43,6 +44,11 @@ log = logging.getLogger(__name__)
 MAX_ARTICLES = 3  # one per role
 MAX_NFO_SEGMENTS = inspection.MAX_NFO_SEGMENTS
 FETCH_SLACK = 64 * 1024  # bytes a body may run over the catalog's size of it
+# Inspections ``--mode inspect`` asks for in one lease call (the coordinator's cap,
+# INSPECT_LEASES_PER_NODE, may leave fewer): a lease call for every LEASE_COUNT
+# inspections instead of one for each (docs/inspection.md, "Ahead").
+LEASE_COUNT = 4
+MAX_LEASE_COUNT = 16  # the most the coordinator hands out at once (docs/api.md)
 
 
 class BadLease(Exception):
@@ -136,9 +142,9 @@ def _wanted(lease_id: int, item: Any) -> Wanted:
 
 Fetch = Callable[[str, int], bytes]
 
-# What a lease call gave: a lease (held), the answer when nothing was handed out
-# (to idle on), or None (nothing to wait for: ask again).
-Taken = InspectLease | dict[str, Any] | None
+# What a lease call gave: the leases handed out (held, newest first), the answer when
+# nothing was handed out (to idle on), or None (nothing to wait for: ask again).
+Taken = list[InspectLease] | dict[str, Any] | None
 
 
 def build_report(lease: InspectLease, fetch: Fetch, stats: Stats | None = None) -> dict[str, Any]:
@@ -255,33 +261,50 @@ class Inspector:
         """Lease one inspection and see it through; the lease call's answer when
         nothing was handed out (for the caller to idle on), else None."""
         taken = self.lease(heartbeat)
-        if isinstance(taken, InspectLease):
-            self.see_through(taken, heartbeat, reporter)
+        if isinstance(taken, list):
+            for lease in taken:  # one, unless the coordinator handed out more than asked
+                self.see_through(lease, heartbeat, reporter)
             return None
         return taken
 
-    def lease(self, heartbeat: Heartbeat, *, ahead: bool = False) -> Taken:
-        """Ask for one inspection: the lease, held on the heartbeat from here on; the
-        lease call's answer when nothing was handed out; None when there is nothing
-        to wait for (a lease this agent cannot read, given back; or, ``ahead``, the
-        node at its cap of leases: the caller asks again once its current one is done).
+    def lease(self, heartbeat: Heartbeat, *, ahead: bool = False, count: int = 1) -> Taken:
+        """Ask for up to `count` inspections: the leases handed out (at least one), held
+        on the heartbeat from here on; the lease call's answer when nothing was handed
+        out; None when there is nothing to wait for (leases this agent cannot read,
+        given back; or, ``ahead``, the node at its cap of leases: the caller asks again
+        once its current one is done).
+
+        The call asks for a `count` (docs/api.md) only when it is over one, so a
+        coordinator from before counts is asked as it always was; one that answers
+        without ``leases`` hands out its ``lease`` alone.
         """
+        body = {"count": count} if count > 1 else None
         try:
-            offer = self.worker.call("/inspections/lease", busy_attempts=1 if ahead else None)
+            offer = self.worker.call("/inspections/lease", body, busy_attempts=1 if ahead else None)
         except Busy:
             return None
-        data = offer.get("lease")
-        if data is None:
+        handed = offer.get("leases")
+        if not isinstance(handed, list):  # a coordinator from before counts
+            handed = [] if offer.get("lease") is None else [offer["lease"]]
+        if not handed:
             return cast("dict[str, Any]", offer)
-        try:
-            lease = InspectLease.from_json(data)
-        except BadLease as exc:
-            log.error("%s: a lease this agent cannot read, a bug: %s", self.worker.name, exc)
-            if exc.lease is not None:
-                self.worker.release(exc.lease, str(exc), uncounted=False)
-            return None
-        heartbeat.hold(lease.path, lease.epoch, lease)
-        return lease
+        leases = []
+        for number, data in enumerate(handed[:MAX_LEASE_COUNT]):
+            try:
+                lease = InspectLease.from_json(data)
+            except BadLease as exc:
+                log.error("%s: a lease this agent cannot read, a bug: %s", self.worker.name, exc)
+                if exc.lease is not None:
+                    self.worker.release(exc.lease, str(exc), uncounted=False)
+                continue
+            if number >= count:  # more than asked for: a bug, the rest of the node's cap
+                log.error("%s: inspection %s handed out past the %s asked for; given back",
+                          self.worker.name, lease.id, count)  # fmt: skip
+                self.worker.release(lease, None, uncounted=True)
+                continue
+            heartbeat.hold(lease.path, lease.epoch, lease)
+            leases.append(lease)
+        return leases or None
 
     def see_through(self, lease: InspectLease, heartbeat: Heartbeat, reporter: Reporter) -> None:
         """Fetch, and hand the parsing and the report to the reporter thread."""
@@ -417,14 +440,17 @@ class Inspector:
 
 class InspectWorker(Worker):
     """``--mode inspect``: one inspection after another until the node stops, the
-    next one leased while the current one is fetched and parsed (one ahead).
+    next ones leased while the current one is fetched and parsed (ahead).
 
-    The lease held ahead is heartbeated like the current one; the heartbeat marks
-    it lost if the coordinator takes it back meanwhile, and it is then dropped
-    unfetched. A stop (SIGTERM) finishes and reports the current inspection and
-    gives the one held ahead back, uncounted. The next lease is answered before
-    the current inspection is handed to the reporter thread (which parses its par2
-    and archive bodies and sends its report).
+    A lease call asks for LEASE_COUNT inspections at once; the worker holds what it
+    hands out and inspects them in turn, and asks again, on a thread of its own, as
+    it starts the last one it holds. The leases held ahead are heartbeated like the
+    current one; the heartbeat marks one lost if the coordinator takes it back
+    meanwhile, and it is then dropped unfetched when its turn comes. A stop (SIGTERM)
+    finishes and reports the current inspection and gives the ones held ahead back,
+    uncounted. A lease call ahead is answered before the current inspection is
+    handed to the reporter thread (which parses its par2 and archive bodies and
+    sends its report).
     """
 
     def __init__(self, name: str, coordinator: Coordinator, context: Context) -> None:
@@ -437,27 +463,34 @@ class InspectWorker(Worker):
         inspector = self.inspector
         ahead = ThreadPoolExecutor(1, thread_name_prefix=f"{self.name}-lease-ahead")
         pending: Future[Taken] | None = None
-        taken: Taken = None
+        held: deque[InspectLease] = deque()  # leased, not started, in their order
         try:
             while not self.control.stop.is_set():
-                if not isinstance(taken, InspectLease):
-                    taken = inspector.lease(heartbeat)
-                    if not isinstance(taken, InspectLease):
+                if not held:
+                    taken = inspector.lease(heartbeat, count=LEASE_COUNT)
+                    if not isinstance(taken, list):
                         if taken is not None and not self.idle(taken):
                             return
                         continue
-                current, taken = taken, None
-                pending = ahead.submit(inspector.lease, heartbeat, ahead=True)
+                    held.extend(taken)
+                current = held.popleft()
+                if not held:  # the last one held: ask for the next ones meanwhile
+                    pending = ahead.submit(
+                        inspector.lease, heartbeat, ahead=True, count=LEASE_COUNT
+                    )
                 fetched = inspector.inspect_held(current, heartbeat)
                 following, pending = pending, None
+                taken = None
                 try:
-                    taken = following.result()
+                    if following is not None:
+                        taken = following.result()
                 finally:
                     inspector.hand_over(current, fetched, heartbeat, reporter)
-                if isinstance(taken, dict):  # nothing handed out: idle, then ask again
+                if isinstance(taken, list):
+                    held.extend(taken)
+                elif isinstance(taken, dict):  # nothing handed out: idle, then ask again
                     if not self.idle(taken):
                         return
-                    taken = None
         finally:
             if pending is not None:  # an error left the lease call ahead unanswered
                 pending.cancel()
@@ -465,12 +498,14 @@ class InspectWorker(Worker):
                     taken = pending.result()
                 except Exception:  # the error that ended the loop is the one that counts
                     taken = None
+                if isinstance(taken, list):
+                    held.extend(taken)
             ahead.shutdown(wait=True)
-            if isinstance(taken, InspectLease):
-                self.give_back(taken, heartbeat)
+            for lease in held:
+                self.give_back(lease, heartbeat)
 
     def give_back(self, lease: InspectLease, heartbeat: Heartbeat) -> None:
-        """Release the lease held ahead, unstarted (the node is stopping): uncounted,
+        """Release a lease held ahead, unstarted (the node is stopping): uncounted,
         as no attempt was made. Not when aborting or failing: its TTL runs out."""
         heartbeat.drop(lease.path)
         if lease.lost or self.control.abort.is_set() or self.control.exit_code != EXIT_OK:

@@ -528,3 +528,116 @@ def test_a_bug_while_parsing_releases_the_inspection_with_it(
     assert release["uncounted"] is False and release["epoch"] == 2
     assert release["error"] == "the agent failed: RuntimeError: a bug in the parser"
     assert not coordinator.posted(f"{LEASE_PATH}/report")
+
+
+def lease_batches(
+    posted: dict[str, PostedFile], *batches: tuple[int, ...]
+) -> Callable[[Any], Answer]:
+    """Lease calls that read a `count` (docs/api.md) hand out `batches` in turn (as many of
+    each as the call asked for, the rest of it with the next call), then nothing."""
+    queue = [list(batch) for batch in batches]
+
+    def lease(body: Any) -> Answer:
+        while queue and not queue[0]:
+            queue.pop(0)
+        if not queue:
+            return 200, {"lease": None, "leases": [], "retry_after": None, "paused": None}
+        count = (body or {}).get("count", 1)
+        numbers, queue[0] = queue[0][:count], queue[0][count:]
+        leases = [
+            {"id": n, "epoch": 2, "release": 9000 + n, "group": GROUP,
+             "articles": lease_articles(posted)}
+            for n in numbers
+        ]  # fmt: skip
+        return 200, {"lease": leases[0], "leases": leases, "retry_after": None, "paused": None}
+
+    return lease
+
+
+def test_a_lease_call_asks_for_several_and_each_one_handed_out_is_inspected_in_turn(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    from seed_node.inspecting import LEASE_COUNT
+
+    numbers = tuple(range(41, 41 + LEASE_COUNT + 2))
+    coordinator.routes["/inspections/lease"] = lease_batches(posted, numbers)
+    coordinator.routes["*"] = lambda _: REPORTED
+    status = run_agent(
+        coordinator, token_file, "--mode", "inspect", "--news-server", inn_server.url
+    )
+    assert status == 0
+    asked = coordinator.posted("/inspections/lease")
+    assert asked[:2] == [{"count": LEASE_COUNT}] * 2
+    assert len(asked) == 3  # LEASE_COUNT, then the 2 left, then none: not one call each
+    reported = [path for _, path, _ in coordinator.calls if path.endswith("/report")]
+    assert sorted(reported) == [f"/inspections/{n}/report" for n in numbers]
+    calls = [path for _, path, _ in coordinator.calls]
+    # reported in the order they were handed out
+    assert [calls.index(f"/inspections/{n}/report") for n in numbers] == sorted(
+        calls.index(f"/inspections/{n}/report") for n in numbers
+    )
+    assert all(
+        sorted(roles(r)) == ["archive", "nfo", "par2"] for r in coordinator.posted("/report")
+    )
+
+
+def test_a_stop_gives_back_every_inspection_held_ahead_uncounted(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    control = Control()
+    handing = lease_batches(posted, (41, 42, 43))
+
+    def lease(body: Any) -> Answer:
+        control.stop.set()  # as a first SIGTERM would, once the three are handed out
+        return handing(body)
+
+    coordinator.routes["/inspections/lease"] = lease
+    coordinator.routes["*"] = lambda _: REPORTED
+    status = run_agent(
+        coordinator,
+        token_file,
+        "--mode",
+        "inspect",
+        "--news-server",
+        inn_server.url,
+        control=control,
+    )
+    assert status == 0
+    (report,) = coordinator.posted("/inspections/41/report")  # the one started is reported
+    assert sorted(roles(report)) == ["archive", "nfo", "par2"]
+    for n in (42, 43):
+        assert coordinator.posted(f"/inspections/{n}/release") == [{"epoch": 2, "uncounted": True}]
+        assert not coordinator.posted(f"/inspections/{n}/report")
+    assert len(coordinator.posted("/inspections/lease")) == 1
+
+
+def test_inspections_handed_out_past_the_count_asked_are_given_back(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    from seed_node.inspecting import LEASE_COUNT
+
+    too_many = tuple(range(41, 41 + LEASE_COUNT + 1))
+    handing = lease_batches(posted, too_many)
+
+    def lease(body: Any) -> Answer:
+        return handing({"count": LEASE_COUNT + 1})  # a coordinator that ignores the count
+
+    coordinator.routes["/inspections/lease"] = lease
+    coordinator.routes["*"] = lambda _: REPORTED
+    status = run_agent(
+        coordinator, token_file, "--mode", "inspect", "--news-server", inn_server.url
+    )
+    assert status == 0
+    last = too_many[-1]
+    assert coordinator.posted(f"/inspections/{last}/release") == [{"epoch": 2, "uncounted": True}]
+    reported = sorted(path for _, path, _ in coordinator.calls if path.endswith("/report"))
+    assert reported == [f"/inspections/{n}/report" for n in too_many[:-1]]
