@@ -11,7 +11,8 @@ whose work grew faster than its input would fall towards 0.
 Fleet: --releases obfuscated releases (tests/support/inspect_posts.py: a
 par2 index by par2cmdline, an nfo, a zip) posted to a private INN2; one
 ``--mode inspect`` worker (one news-server connection) inspects them all
-against a scripted coordinator on loopback (lease, report; HTTP/1.1, its
+against a scripted coordinator on loopback (lease, handing out as many as a call
+asks for, report; HTTP/1.1, its
 connections kept, as the coordinator's gunicorn keeps them), beside a bare
 reader that only fetches BODY of the same articles over one connection of the
 same client, read the way the node reads them (as on the wire, with a
@@ -424,12 +425,16 @@ def scripted_coordinator(
 
     queue = list(enumerate(leases, start=1))  # a lease may name a release twice (passes)
 
-    def lease(_body: Any) -> tuple[int, Any]:
+    def lease(body: Any) -> tuple[int, Any]:
         if not queue:
             return NO_LEASE
-        number, named = queue.pop(0)
-        data = {"id": number, "epoch": 1, "release": number, "group": FLEET_GROUP}
-        return 200, {"lease": {**data, "articles": named}, "retry_after": None, "paused": None}
+        handed = []
+        for number, named in queue[: (body or {}).get("count", 1)]:  # as many as asked for
+            data = {"id": number, "epoch": 1, "release": number, "group": FLEET_GROUP}
+            handed.append({**data, "articles": named})
+        del queue[: len(handed)]
+        answer = {"lease": handed[0], "leases": handed, "retry_after": None, "paused": None}
+        return 200, answer
 
     scripted = ScriptedCoordinator(keep_alive=True)  # as gunicorn keeps them (WEB_KEEPALIVE)
     scripted.routes["/inspections/lease"] = lease
