@@ -14,7 +14,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.api.edge import ERRORS, ErrorOut, node_id, validated, validated_query
-from core.errors import checked_id
+from core.api.errors import domain_status
+from core.errors import DomainError, Invalid, LeaseLost, NotFound, checked_id
 from seeding.api import epoch_action_view
 
 from . import relay, services
@@ -22,12 +23,15 @@ from .serializers import (
     MAX_LEASE_BYTES,
     MAX_RELEASE_BYTES,
     MAX_REPORT_BYTES,
+    MAX_REPORTS_BYTES,
     BodyQuery,
     InspectionLeaseIn,
     InspectionOfferOut,
     ReleaseIn,
     ReportIn,
     ReportOut,
+    ReportsIn,
+    ReportsOut,
 )
 
 
@@ -78,6 +82,39 @@ class InspectionReportView(APIView):
             {"results": data["results"], "missing": data["missing"]},
         )
         return Response(ReportOut(applied).data)
+
+
+class InspectionReportsView(APIView):
+    max_body_bytes = MAX_REPORTS_BYTES
+
+    @extend_schema(
+        request=ReportsIn,
+        responses={200: ReportsOut, **ERRORS},
+        summary="Report several inspections in one call; each is applied as if sent alone",
+    )
+    def post(self, request: Request) -> Response:
+        data = validated(ReportsIn, request)
+        node = node_id(request)
+        answers = []
+        for item in data["reports"]:
+            inspection_id = item["id"]
+            try:
+                applied = services.report_inspection(
+                    node,
+                    checked_inspection_id(inspection_id),
+                    item["epoch"],
+                    {"results": item["results"], "missing": item["missing"]},
+                )
+            except (Invalid, LeaseLost, NotFound) as exc:  # this report's own answer
+                answers.append(_refused(inspection_id, exc))
+                continue
+            answers.append({"id": inspection_id, "status": 200, "release": applied})
+        return Response(ReportsOut({"reports": answers}).data)
+
+
+def _refused(inspection_id: int, exc: DomainError) -> dict[str, object]:
+    status, code = domain_status(exc) or (400, "invalid")
+    return {"id": inspection_id, "status": status, "error": code, "detail": exc.detail}
 
 
 class InspectionReleaseView(APIView):

@@ -23,6 +23,10 @@ MAX_RELEASE_BYTES = 64 * 1024
 # (INSPECT_LEASES_PER_NODE) may leave it fewer.
 MAX_LEASE_COUNT = 16
 MAX_LEASE_BYTES = 1024  # a lease call's body: {"count": N}
+# Reports one call may carry (POST /inspections/reports), and that call's body cap:
+# each report may be as large as one sent alone.
+MAX_REPORTS = 4
+MAX_REPORTS_BYTES = MAX_REPORTS * MAX_REPORT_BYTES
 
 __all__ = [
     "BodyQuery",
@@ -31,6 +35,8 @@ __all__ = [
     "ReleaseIn",
     "ReportIn",
     "ReportOut",
+    "ReportsIn",
+    "ReportsOut",
 ]
 
 
@@ -88,6 +94,29 @@ class InspectedReleaseOut(serializers.Serializer):
 
 class ReportOut(serializers.Serializer):
     release = InspectedReleaseOut(source="*")
+
+
+class ReportItemIn(ReportIn):
+    id = WholeNumberField(min_value=1, max_value=2**63 - 1, help_text="The inspection's id.")
+
+
+class ReportsIn(serializers.Serializer):
+    reports = serializers.ListField(child=ReportItemIn(), min_length=1, max_length=MAX_REPORTS)
+
+
+class ReportItemOut(serializers.Serializer):
+    """One report's answer: the release (status 200), or its error as a call alone
+    would have been answered (status 400, 404 or 409, with error and detail)."""
+
+    id = serializers.IntegerField()
+    status = serializers.IntegerField()
+    release = InspectedReleaseOut(required=False)
+    error = serializers.CharField(required=False)
+    detail = serializers.CharField(required=False)
+
+
+class ReportsOut(serializers.Serializer):
+    reports = ReportItemOut(many=True, help_text="One answer per report, in the order sent.")
 
 
 class BodyQuery(serializers.Serializer):
