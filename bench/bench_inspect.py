@@ -12,7 +12,7 @@ Fleet: --releases obfuscated releases (tests/support/inspect_posts.py: a
 par2 index by par2cmdline, an nfo, a zip) posted to a private INN2; one
 ``--mode inspect`` worker (one news-server connection) inspects them all
 against a scripted coordinator on loopback (lease, handing out as many as a call
-asks for, report; HTTP/1.1, its
+asks for; reports, alone or together; HTTP/1.1, its
 connections kept, as the coordinator's gunicorn keeps them), beside a bare
 reader that only fetches BODY of the same articles over one connection of the
 same client, read the way the node reads them (as on the wire, with a
@@ -436,12 +436,23 @@ def scripted_coordinator(
         answer = {"lease": handed[0], "leases": handed, "retry_after": None, "paused": None}
         return 200, answer
 
+    release = {"id": 1, "name": "x"}
+
+    def together(body: Any) -> tuple[int, Any]:
+        answers = [
+            {"id": item["id"], "status": 200, "release": release} for item in body["reports"]
+        ]
+        return 200, {"reports": answers}
+
     scripted = ScriptedCoordinator(keep_alive=True)  # as gunicorn keeps them (WEB_KEEPALIVE)
     scripted.routes["/inspections/lease"] = lease
-    scripted.routes["*"] = lambda _body: (200, {"release": {"id": 1, "name": "x"}})
+    scripted.routes["/inspections/reports"] = together
+    scripted.routes["*"] = lambda _body: (200, {"release": release})
     urls.put(scripted.url)
     stop.wait()
-    reports = scripted.posted("/report")
+    reports = scripted.posted("/report") + [
+        item for call in scripted.posted("/inspections/reports") for item in call["reports"]
+    ]
     done.put((len(reports), all(r["results"] and not r["missing"] for r in reports)))
     scripted.close()
 

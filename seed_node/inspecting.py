@@ -49,6 +49,9 @@ FETCH_SLACK = 64 * 1024  # bytes a body may run over the catalog's size of it
 # inspections instead of one for each (docs/inspection.md, "Ahead").
 LEASE_COUNT = 4
 MAX_LEASE_COUNT = 16  # the most the coordinator hands out at once (docs/api.md)
+# Reports ``--mode inspect`` sends in one call (POST /inspections/reports): those of
+# the inspections one lease call handed out, at most the coordinator's MAX_REPORTS.
+REPORTS_AT_ONCE = 4
 
 
 class BadLease(Exception):
@@ -256,6 +259,7 @@ class Inspector:
         self.worker, self.articles = worker, articles
         self.coordinator: Coordinator = worker.coordinator
         self.control, self.stats = worker.control, worker.stats
+        self.takes_reports = True  # POST /inspections/reports, until the coordinator has none
 
     def take_one(self, heartbeat: Heartbeat, reporter: Reporter) -> dict[str, Any] | None:
         """Lease one inspection and see it through; the lease call's answer when
@@ -394,19 +398,97 @@ class Inspector:
         self.stats.add(articles=1, article_bytes=len(body))
         return body
 
+    def hand_over_all(
+        self,
+        fetched: list[tuple[InspectLease, PendingReport]],
+        heartbeat: Heartbeat,
+        reporter: Reporter,
+    ) -> None:
+        """``hand_over`` for several inspections at once: their reports go out in one
+        call (``finish_all``)."""
+        if fetched:
+            items = list(fetched)
+            reporter.after(items[0][0], lambda: self.finish_all(items, heartbeat))
+
     def finish(self, lease: InspectLease, pending: PendingReport, heartbeat: Heartbeat) -> None:
         """On the reporter thread: parse the par2 and archive bodies, send the report
         (or release the lease with the coordinator's refusal, or with an error of
         this agent's own), then end the lease's heartbeat."""
-        name = self.worker.name
-        try:
-            report = pending.report()
-        except Exception as exc:  # a bug in this agent: the node goes on
+        self.finish_all([(lease, pending)], heartbeat)
+
+    def finish_all(
+        self, fetched: list[tuple[InspectLease, PendingReport]], heartbeat: Heartbeat
+    ) -> None:
+        """``finish`` for several inspections: each one's bodies parsed, then their
+        reports sent in one call (``POST /inspections/reports``) when there are several
+        and the coordinator takes that call, else one call each."""
+        reports = []
+        for lease, pending in fetched:
             try:
-                self.failed(lease, exc)
-            finally:
-                heartbeat.drop(lease.path)
+                reports.append((lease, pending.report()))
+            except Exception as exc:  # a bug in this agent: the node goes on
+                try:
+                    self.failed(lease, exc)
+                finally:
+                    heartbeat.drop(lease.path)
+        if len(reports) > 1 and self.takes_reports and self.send_together(reports, heartbeat):
             return
+        for lease, report in reports:
+            self.send_one(lease, report, heartbeat)
+
+    def send_together(
+        self, reports: list[tuple[InspectLease, dict[str, Any]]], heartbeat: Heartbeat
+    ) -> bool:
+        """Several reports in one call; each answered as if sent alone (its release, or
+        its refusal: lost, or released with the sentence). False when the call as a
+        whole was refused (a coordinator from before that call: from here on, each
+        report alone), or its answer cannot be read: the caller sends each alone (one
+        already applied then answers 409, taken as lost: it is done)."""
+        body = {"reports": [{"id": lease.id, **report} for lease, report in reports]}
+        try:
+            answer = self.coordinator.post("/inspections/reports", body)
+        except Unauthenticated as exc:
+            log.error("the coordinator refused the token (401): %s", exc.detail)
+            self.control.fail(EXIT_UNAUTHENTICATED)
+        except Aborted:
+            pass
+        except CoordinatorError as exc:
+            if exc.status in (404, 405):
+                log.warning("the coordinator takes no reports together (%s); one at a time", exc)
+                self.takes_reports = False
+            else:
+                log.error("%s: reports refused together (%s); sent one at a time", self.worker.name, exc)  # fmt: skip
+            return False
+        else:
+            answers = (answer or {}).get("reports")
+            if not isinstance(answers, list) or len(answers) != len(reports):
+                log.error("%s: an answer to reports sent together that this agent cannot read: %.200r",
+                          self.worker.name, answer)  # fmt: skip
+                return False
+            for lease, _report in reports:
+                heartbeat.drop(lease.path)
+            for (lease, report), item in zip(reports, answers, strict=True):
+                self.answered(lease, report, item if isinstance(item, dict) else {})
+            return True
+        for lease, _report in reports:
+            heartbeat.drop(lease.path)
+        return True
+
+    def answered(self, lease: InspectLease, report: dict[str, Any], item: dict[str, Any]) -> None:
+        """One report's answer in a call of several, handled as ``send_one`` handles a
+        call's."""
+        status = item.get("status")
+        detail = f"{status} {item.get('error')}: {str(item.get('detail'))[:500]}"
+        if status == 200:
+            self.done(lease, report, item)
+        elif status in (404, 409):
+            log.warning("%s: inspection %s lost: %s", self.worker.name, lease.id, detail)
+        else:
+            log.error("%s: inspection %s report refused: %s", self.worker.name, lease.id, detail)
+            self.worker.release(lease, detail, uncounted=False)
+
+    def send_one(self, lease: InspectLease, report: dict[str, Any], heartbeat: Heartbeat) -> None:
+        name = self.worker.name
         try:
             answer = self.coordinator.post(f"{lease.path}/report", report)
         except (LeaseLost, NotFound) as exc:
@@ -424,12 +506,15 @@ class Inspector:
             return
         finally:
             heartbeat.drop(lease.path)
+        self.done(lease, report, answer or {})
+
+    def done(self, lease: InspectLease, report: dict[str, Any], answer: dict[str, Any]) -> None:
         self.stats.add(inspections=1)
         self.worker.backoff.reset()
-        release = (answer or {}).get("release") or {}
+        release = answer.get("release") or {}
         log.info(
             "%s: inspection %s done: release %s is %r%s (%s missing)",
-            name,
+            self.worker.name,
             lease.id,
             lease.release,
             release.get("name"),
@@ -464,6 +549,7 @@ class InspectWorker(Worker):
         ahead = ThreadPoolExecutor(1, thread_name_prefix=f"{self.name}-lease-ahead")
         pending: Future[Taken] | None = None
         held: deque[InspectLease] = deque()  # leased, not started, in their order
+        fetched: list[tuple[InspectLease, PendingReport]] = []  # to report together
         try:
             while not self.control.stop.is_set():
                 if not held:
@@ -474,24 +560,30 @@ class InspectWorker(Worker):
                         continue
                     held.extend(taken)
                 current = held.popleft()
-                if not held:  # the last one held: ask for the next ones meanwhile
+                last = not held
+                if last:  # the last one held: ask for the next ones meanwhile
                     pending = ahead.submit(
                         inspector.lease, heartbeat, ahead=True, count=LEASE_COUNT
                     )
-                fetched = inspector.inspect_held(current, heartbeat)
+                report = inspector.inspect_held(current, heartbeat)
+                if report is not None:
+                    fetched.append((current, report))
                 following, pending = pending, None
                 taken = None
                 try:
                     if following is not None:
                         taken = following.result()
                 finally:
-                    inspector.hand_over(current, fetched, heartbeat, reporter)
+                    if last or len(fetched) >= REPORTS_AT_ONCE:
+                        inspector.hand_over_all(fetched, heartbeat, reporter)
+                        fetched = []
                 if isinstance(taken, list):
                     held.extend(taken)
                 elif isinstance(taken, dict):  # nothing handed out: idle, then ask again
                     if not self.idle(taken):
                         return
         finally:
+            inspector.hand_over_all(fetched, heartbeat, reporter)  # a stop: the ones fetched
             if pending is not None:  # an error left the lease call ahead unanswered
                 pending.cancel()
                 try:

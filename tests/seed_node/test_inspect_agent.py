@@ -554,7 +554,22 @@ def lease_batches(
     return lease
 
 
-def test_a_lease_call_asks_for_several_and_each_one_handed_out_is_inspected_in_turn(
+def reports_together(refused: dict[int, Answer] | None = None) -> Callable[[Any], Answer]:
+    """POST /inspections/reports as the coordinator answers it: each report its own
+    status, 200 unless `refused` names another answer for its id."""
+    refused = refused or {}
+
+    def answer(body: Any) -> Answer:
+        answers = []
+        for item in body["reports"]:
+            status, error = refused.get(item["id"], REPORTED)
+            answers.append({"id": item["id"], "status": status, **error})
+        return 200, {"reports": answers}
+
+    return answer
+
+
+def test_a_lease_call_asks_for_several_and_their_reports_go_out_together(
     coordinator: ScriptedCoordinator,
     token_file: Path,
     inn_server: InnServer,
@@ -564,6 +579,7 @@ def test_a_lease_call_asks_for_several_and_each_one_handed_out_is_inspected_in_t
 
     numbers = tuple(range(41, 41 + LEASE_COUNT + 2))
     coordinator.routes["/inspections/lease"] = lease_batches(posted, numbers)
+    coordinator.routes["/inspections/reports"] = reports_together()
     coordinator.routes["*"] = lambda _: REPORTED
     status = run_agent(
         coordinator, token_file, "--mode", "inspect", "--news-server", inn_server.url
@@ -572,16 +588,65 @@ def test_a_lease_call_asks_for_several_and_each_one_handed_out_is_inspected_in_t
     asked = coordinator.posted("/inspections/lease")
     assert asked[:2] == [{"count": LEASE_COUNT}] * 2
     assert len(asked) == 3  # LEASE_COUNT, then the 2 left, then none: not one call each
-    reported = [path for _, path, _ in coordinator.calls if path.endswith("/report")]
-    assert sorted(reported) == [f"/inspections/{n}/report" for n in numbers]
-    calls = [path for _, path, _ in coordinator.calls]
-    # reported in the order they were handed out
-    assert [calls.index(f"/inspections/{n}/report") for n in numbers] == sorted(
-        calls.index(f"/inspections/{n}/report") for n in numbers
+    together = coordinator.posted("/inspections/reports")
+    assert [[item["id"] for item in call["reports"]] for call in together] == [
+        list(numbers[:LEASE_COUNT]), list(numbers[LEASE_COUNT:]),
+    ]  # fmt: skip
+    assert not coordinator.posted("/report")  # none alone
+    for call in together:
+        for item in call["reports"]:
+            assert item["epoch"] == 2
+            assert sorted(roles(item)) == ["archive", "nfo", "par2"]
+
+
+def test_reports_sent_together_are_each_handled_as_if_sent_alone(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    refused = {
+        42: (400, {"error": "invalid", "detail": "results[0].files[0].size must be whole"}),
+        43: (409, {"error": "lease_lost", "detail": "Inspection 43 is leased to another node"}),
+    }
+    coordinator.routes["/inspections/lease"] = lease_batches(posted, (41, 42, 43))
+    coordinator.routes["/inspections/reports"] = reports_together(refused)
+    coordinator.routes["*"] = lambda _: (204, None)
+    status = run_agent(
+        coordinator, token_file, "--mode", "inspect", "--news-server", inn_server.url
     )
-    assert all(
-        sorted(roles(r)) == ["archive", "nfo", "par2"] for r in coordinator.posted("/report")
+    assert status == 0
+    (call,) = coordinator.posted("/inspections/reports")
+    assert [item["id"] for item in call["reports"]] == [41, 42, 43]
+    assert coordinator.posted("/inspections/42/release") == [
+        {"epoch": 2, "uncounted": False,
+         "error": "400 invalid: results[0].files[0].size must be whole"},
+    ]  # fmt: skip
+    touched = {path for _, path, _ in coordinator.calls if path.startswith("/inspections/4")}
+    assert touched == {"/inspections/42/release"}  # 41 done, 43 lost: nothing more for them
+
+
+def test_a_coordinator_without_reports_together_gets_each_alone_from_then_on(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    from seed_node.inspecting import LEASE_COUNT
+
+    numbers = tuple(range(41, 41 + 2 * LEASE_COUNT))
+    coordinator.routes["/inspections/lease"] = lease_batches(posted, numbers)
+    coordinator.routes["/inspections/reports"] = lambda _: (
+        404, {"error": "not_found", "detail": "Nothing exists at this address."},
+    )  # fmt: skip
+    coordinator.routes["*"] = lambda _: REPORTED
+    status = run_agent(
+        coordinator, token_file, "--mode", "inspect", "--news-server", inn_server.url
     )
+    assert status == 0
+    assert len(coordinator.posted("/inspections/reports")) == 1  # asked once, then never
+    reported = sorted(path for _, path, _ in coordinator.calls if path.endswith("/report"))
+    assert reported == [f"/inspections/{n}/report" for n in numbers]
 
 
 def test_a_stop_gives_back_every_inspection_held_ahead_uncounted(
@@ -632,6 +697,7 @@ def test_inspections_handed_out_past_the_count_asked_are_given_back(
         return handing({"count": LEASE_COUNT + 1})  # a coordinator that ignores the count
 
     coordinator.routes["/inspections/lease"] = lease
+    coordinator.routes["/inspections/reports"] = reports_together()
     coordinator.routes["*"] = lambda _: REPORTED
     status = run_agent(
         coordinator, token_file, "--mode", "inspect", "--news-server", inn_server.url
@@ -639,5 +705,5 @@ def test_inspections_handed_out_past_the_count_asked_are_given_back(
     assert status == 0
     last = too_many[-1]
     assert coordinator.posted(f"/inspections/{last}/release") == [{"epoch": 2, "uncounted": True}]
-    reported = sorted(path for _, path, _ in coordinator.calls if path.endswith("/report"))
-    assert reported == [f"/inspections/{n}/report" for n in too_many[:-1]]
+    (call,) = coordinator.posted("/inspections/reports")
+    assert [item["id"] for item in call["reports"]] == list(too_many[:-1])
