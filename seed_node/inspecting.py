@@ -550,9 +550,13 @@ class InspectWorker(Worker):
         pending: Future[Taken] | None = None
         held: deque[InspectLease] = deque()  # leased, not started, in their order
         fetched: list[tuple[InspectLease, PendingReport]] = []  # to report together
+        refused_ahead = False  # the call ahead handed out nothing (the node at its cap)
         try:
             while not self.control.stop.is_set():
                 if not held:
+                    if refused_ahead:  # the reports in flight free leases: wait for them
+                        self.wait_for_reporter(reporter)  # (not for Retry-After at the cap)
+                        refused_ahead = False
                     taken = inspector.lease(heartbeat, count=LEASE_COUNT)
                     if not isinstance(taken, list):
                         if taken is not None and not self.idle(taken):
@@ -577,6 +581,7 @@ class InspectWorker(Worker):
                     if last or len(fetched) >= REPORTS_AT_ONCE:
                         inspector.hand_over_all(fetched, heartbeat, reporter)
                         fetched = []
+                refused_ahead = following is not None and taken is None
                 if isinstance(taken, list):
                     held.extend(taken)
                 elif isinstance(taken, dict):  # nothing handed out: idle, then ask again

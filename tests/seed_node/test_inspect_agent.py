@@ -468,6 +468,41 @@ def test_a_node_at_its_cap_leases_the_next_inspection_after_the_current_one(
     assert len(leased) == 4  # 41; 429 (not waited on); 42 after 41; nothing ahead of 42
 
 
+def test_at_its_cap_the_node_waits_for_its_reports_in_flight_before_leasing_again(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    """The reports being sent free the node's leases: the lease call after a 429 ahead
+    waits for them, rather than meet the cap again and wait out its Retry-After."""
+    import time
+
+    handing = lease_queue(posted, 41, 42)
+    reported = threading.Event()
+    leased: list[bool] = []
+
+    def lease(body: Any) -> Answer:
+        leased.append(reported.is_set())
+        if len(leased) == 2:  # the call ahead: over the node's cap
+            return 429, {"error": "too_many_leases", "detail": "8 inspection leases held"}
+        return handing(body)
+
+    def report(_body: Any) -> Answer:
+        time.sleep(0.5)  # a coordinator slow to answer
+        reported.set()
+        return REPORTED
+
+    coordinator.routes["/inspections/lease"] = lease
+    coordinator.routes[f"{LEASE_PATH}/report"] = report
+    coordinator.routes["*"] = lambda _: REPORTED
+    status = run_agent(
+        coordinator, token_file, "--mode", "inspect", "--news-server", inn_server.url
+    )
+    assert status == 0
+    assert leased[:3] == [False, False, True]  # the third call once 41's report was answered
+
+
 def test_an_inspections_bodies_are_parsed_while_the_next_ones_are_fetched(
     coordinator: ScriptedCoordinator,
     token_file: Path,
