@@ -465,10 +465,12 @@ COST_GROUP = "alt.binaries.bench.inspect.cost"
 
 
 def coordinator_cost(options: argparse.Namespace) -> None:
-    """CPU of the coordinator (gunicorn's tree) and PostgreSQL (its tree) per report
-    call, read from /proc around each call (simulator/fleet.py's CpuMeter, as
+    """CPU of the coordinator (gunicorn's tree) and PostgreSQL (its tree) per report,
+    read from /proc around each call (simulator/fleet.py's CpuMeter, as
     bench_call_cost.py reads it), beside a heartbeat of the same lease as the
-    baseline, in the same run on `manage.py serve`."""
+    baseline, in the same run on `manage.py serve`: the inspections are leased
+    MAX_REPORTS a call, and each call's reports go, in turn, one call each or all
+    in one POST /inspections/reports."""
     import os
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
