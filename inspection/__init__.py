@@ -30,8 +30,10 @@ from .errors import (
 )
 
 __all__ = [
+    "MAX_LEASE_COUNT",
     "MAX_LEASE_MESSAGE_IDS",
     "MAX_NFO_SEGMENTS",
+    "MAX_REPORTS_TOGETHER",
     "ROLES",
     "ArchiveError",
     "FoundFile",
@@ -63,6 +65,11 @@ MAX_ERROR = 300  # characters of an error's sentence
 # an archive name their first segment each, an nfo up to MAX_NFO_SEGMENTS of its own.
 MAX_NFO_SEGMENTS = 64
 MAX_LEASE_MESSAGE_IDS = MAX_NFO_SEGMENTS + 2
+# The most inspections one lease call hands out (its `count`), and the most reports
+# one POST /inspections/reports carries (docs/api.md): the coordinator refuses more,
+# and the agent asks for no more.
+MAX_LEASE_COUNT = 16
+MAX_REPORTS_TOGETHER = 4
 
 
 @dataclass(slots=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+import inspection
 from core.api.fields import WholeNumberField
 from seeding.serializers import EpochIn, OfferOut, ReleaseIn
 from usenet.limits import MAX_EPOCH, MAX_MESSAGE_ID
@@ -19,13 +20,13 @@ MAX_MISSING = 3
 # past these the body is refused with 413 before it is parsed.
 MAX_REPORT_BYTES = 12 * 1024 * 1024
 MAX_RELEASE_BYTES = 64 * 1024
-# The most inspections one lease call hands out (`count`); the node's cap
-# (INSPECT_LEASES_PER_NODE) may leave it fewer.
-MAX_LEASE_COUNT = 16
+# The most inspections one lease call hands out (`count`; the node's cap,
+# INSPECT_LEASES_PER_NODE, may leave it fewer), and the most reports one call
+# carries (POST /inspections/reports), whose body cap lets each be as large as one
+# sent alone.
+MAX_LEASE_COUNT = inspection.MAX_LEASE_COUNT
 MAX_LEASE_BYTES = 1024  # a lease call's body: {"count": N}
-# Reports one call may carry (POST /inspections/reports), and that call's body cap:
-# each report may be as large as one sent alone.
-MAX_REPORTS = 4
+MAX_REPORTS = inspection.MAX_REPORTS_TOGETHER
 MAX_REPORTS_BYTES = MAX_REPORTS * MAX_REPORT_BYTES
 
 __all__ = [

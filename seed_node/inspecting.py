@@ -48,10 +48,10 @@ FETCH_SLACK = 64 * 1024  # bytes a body may run over the catalog's size of it
 # INSPECT_LEASES_PER_NODE, may leave fewer): a lease call for every LEASE_COUNT
 # inspections instead of one for each (docs/inspection.md, "Ahead").
 LEASE_COUNT = 4
-MAX_LEASE_COUNT = 16  # the most the coordinator hands out at once (docs/api.md)
+MAX_LEASE_COUNT = inspection.MAX_LEASE_COUNT  # the most one call hands out (docs/api.md)
 # Reports ``--mode inspect`` sends in one call (POST /inspections/reports): those of
-# the inspections one lease call handed out, at most the coordinator's MAX_REPORTS.
-REPORTS_AT_ONCE = 4
+# the inspections one lease call handed out, as many as one call may carry.
+REPORTS_AT_ONCE = inspection.MAX_REPORTS_TOGETHER
 
 
 class BadLease(Exception):
