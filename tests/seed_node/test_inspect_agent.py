@@ -742,3 +742,30 @@ def test_inspections_handed_out_past_the_count_asked_are_given_back(
     assert coordinator.posted(f"/inspections/{last}/release") == [{"epoch": 2, "uncounted": True}]
     (call,) = coordinator.posted("/inspections/reports")
     assert [item["id"] for item in call["reports"]] == list(too_many[:-1])
+
+
+def test_a_stop_reports_every_inspection_already_fetched_and_gives_the_rest_back(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    control = Control()
+    relay = relay_from(inn_server)
+
+    def body_of_42(query: Any) -> Answer:
+        control.stop.set()  # as a first SIGTERM would, while 42 (the second) is fetched
+        return relay(query)
+
+    coordinator.routes["/inspections/lease"] = lease_batches(posted, (41, 42, 43))
+    coordinator.routes["/inspections/41/body"] = relay
+    coordinator.routes["/inspections/42/body"] = body_of_42
+    coordinator.routes["/inspections/reports"] = reports_together()
+    coordinator.routes["*"] = lambda _: (204, None)
+    status = run_agent(coordinator, token_file, "--mode", "inspect", "--relay", control=control)
+    assert status == 0
+    (call,) = coordinator.posted("/inspections/reports")  # 41, fetched before, goes too
+    assert [item["id"] for item in call["reports"]] == [41, 42]
+    assert all(sorted(roles(item)) == ["archive", "nfo", "par2"] for item in call["reports"])
+    assert coordinator.posted("/inspections/43/release") == [{"epoch": 2, "uncounted": True}]
+    assert not coordinator.posted("/inspections/43/body")
