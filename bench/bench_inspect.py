@@ -362,7 +362,7 @@ def inspecting_node(
     inn: Any, leases: list[list[dict[str, Any]]], compression: bool
 ) -> tuple[float, int, dict[str, float]]:
     """One InspectWorker over the leases, against a scripted coordinator on loopback
-    (lease, report) in a process of its own, as a real coordinator is (in this one
+    (lease, reports alone or together) in a process of its own, as a real coordinator is (in this one
     its CPU would take the node's GIL): seconds from its first lease call to its last
     report, bytes fetched, and the node's counters (seed_node.control.Stats)."""
     from seed_node.articles import NewsServerArticles
