@@ -29,11 +29,14 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from django.conf import settings
+from django.db import transaction
 
-from core.errors import LeaseLost, NotFound, TooManyLeases
+from core.errors import LeaseLost, NotFound, Throttled, TooManyLeases
 from core.sql import Queries, Record
 from core.throttle import Window, check_window
 from indexer.space import leasing_paused
+
+from .sql import queries as leasing_queries
 
 L = TypeVar("L")
 
@@ -144,10 +147,13 @@ class WorkTable:
     ) -> Offer[L]:
         """Hand rows to a node (`build` makes the lease of a claimed row), or say
         why nothing is handed out: paused (the call still counts); else the upkeep
-        when its per-process interval is due, then the gate and the claim in one
-        statement (Throttled, TooManyLeases). When that claims nothing, quiet leases
-        are swept (once a call, and not when the upkeep just swept them) and, when
-        that freed any, the claim runs again without the gate: the call was counted.
+        when its per-process interval is due, then, in one transaction under the
+        node's lock on this table (lock_node_leases: overlapping calls of one node
+        take turns, so each counts what the one before claimed), the gate and the
+        claim in one statement (Throttled, TooManyLeases, raised once the call's hit
+        is committed). When that claims nothing, quiet leases are swept (once a call,
+        and not when the upkeep just swept them) and, when that freed any, the claim
+        runs again without the gate, under the same lock: the call was counted.
         Never a sweep inside each claim: that keeps a scan of the leased rows off
         the hot path (docs/performance.md).
 
@@ -164,18 +170,31 @@ class WorkTable:
             params = {**params, "count": count}
         sweep = maintenance.task_named(self.sweep_task)
         swept = any(done.task is sweep for done in maintenance.run_due())
-        gated_rows = self.queries.fetchall(
-            self.gated_claim, {**params, **self.gate_params(node_id)}
-        )
-        gated = gated_rows[0]  # the gate's upsert always returns its row
-        self.check_gate(gated.hits, gated.retry_after, gated.live)
+        refused: Exception | None = None
+        with transaction.atomic():
+            # The node's lock first, in a statement of its own: the gated claim's
+            # snapshot then counts what the node's previous call claimed (that call
+            # committed before this lock was granted), so overlapping calls of one
+            # node still hold it to its cap.
+            leasing_queries.execute("lock_node_leases", {"table": self.noun, "node_id": node_id})
+            gated_rows = self.queries.fetchall(
+                self.gated_claim, {**params, **self.gate_params(node_id)}
+            )
+            gated = gated_rows[0]  # the gate's upsert always returns its row
+            try:
+                self.check_gate(gated.hits, gated.retry_after, gated.live)
+            except Throttled as exc:  # TooManyLeases too: raised once the hit is committed
+                refused = exc
+            rows = [row for row in gated_rows if row.id is not None]
+            if refused is None and not gated.disabled and not rows and not swept:
+                if maintenance.run_task(sweep):
+                    if count is not None and self.cap:  # what the cap left this call
+                        params = {**params, "count": min(count, self.cap - gated.live)}
+                    rows = self.queries.fetchall(self.claim, params)
+        if refused is not None:
+            raise refused
         if gated.disabled:  # disabled elsewhere; this process keeps its token a while
             return Offer(None, retry_after=retry_after())
-        rows = [row for row in gated_rows if row.id is not None]
-        if not rows and not swept and maintenance.run_task(sweep):
-            if count is not None and self.cap:  # what the cap left this call, as the gate read it
-                params = {**params, "count": min(count, self.cap - gated.live)}
-            rows = self.queries.fetchall(self.claim, params)
         if not rows:
             return Offer(None, retry_after=retry_after())
         first, *others = (build(row) for row in rows)
