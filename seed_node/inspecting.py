@@ -17,6 +17,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeGuard, cast
 
 import inspection
@@ -48,7 +49,6 @@ FETCH_SLACK = 64 * 1024  # bytes a body may run over the catalog's size of it
 # INSPECT_LEASES_PER_NODE, may leave fewer): a lease call for every LEASE_COUNT
 # inspections instead of one for each (docs/inspection.md, "Ahead").
 LEASE_COUNT = 4
-MAX_LEASE_COUNT = inspection.MAX_LEASE_COUNT  # the most one call hands out (docs/api.md)
 # Reports ``--mode inspect`` sends in one call (POST /inspections/reports): those of
 # the inspections one lease call handed out, as many as one call may carry.
 REPORTS_AT_ONCE = inspection.MAX_REPORTS_TOGETHER
@@ -252,6 +252,13 @@ def _join_nfo(
     return result if fetched else None
 
 
+def already_done(answer: dict[str, Any]) -> bool:
+    """A 409's answer saying the inspection is done (its report was applied before)."""
+    return answer.get("error") == "lease_lost" and " is done, not leased" in str(
+        answer.get("detail")
+    )
+
+
 class Inspector:
     """Leases, fetches, inspects and reports one inspection at a time, for a worker."""
 
@@ -266,7 +273,7 @@ class Inspector:
         nothing was handed out (for the caller to idle on), else None."""
         taken = self.lease(heartbeat)
         if isinstance(taken, list):
-            for lease in taken:  # one, unless the coordinator handed out more than asked
+            for lease in taken:  # one: it asked for one (``lease`` gives back any more)
                 self.see_through(lease, heartbeat, reporter)
             return None
         return taken
@@ -293,7 +300,7 @@ class Inspector:
         if not handed:
             return cast("dict[str, Any]", offer)
         leases = []
-        for number, data in enumerate(handed[:MAX_LEASE_COUNT]):
+        for number, data in enumerate(handed):
             try:
                 lease = InspectLease.from_json(data)
             except BadLease as exc:
@@ -306,8 +313,12 @@ class Inspector:
                           self.worker.name, lease.id, count)  # fmt: skip
                 self.worker.release(lease, None, uncounted=True)
                 continue
-            heartbeat.hold(lease.path, lease.epoch, lease)
             leases.append(lease)
+        # Held only now: a release above that raised (the node stopping, the token
+        # refused) leaves nothing on the heartbeat; the coordinator takes back those
+        # leases once they go quiet.
+        for lease in leases:
+            heartbeat.hold(lease.path, lease.epoch, lease)
         return leases or None
 
     def see_through(self, lease: InspectLease, heartbeat: Heartbeat, reporter: Reporter) -> None:
@@ -421,20 +432,29 @@ class Inspector:
     ) -> None:
         """``finish`` for several inspections: each one's bodies parsed, then their
         reports sent in one call (``POST /inspections/reports``) when there are several
-        and the coordinator takes that call, else one call each."""
+        and the coordinator takes that call, else one call each. One that fails (a bug
+        in this agent, a release refused) is logged and strands none of the others;
+        every lease's heartbeat ends here."""
         reports = []
         for lease, pending in fetched:
             try:
                 reports.append((lease, pending.report()))
             except Exception as exc:  # a bug in this agent: the node goes on
-                try:
-                    self.failed(lease, exc)
-                finally:
-                    heartbeat.drop(lease.path)
+                self.each(lease, heartbeat, partial(self.failed, lease, exc))
         if len(reports) > 1 and self.takes_reports and self.send_together(reports, heartbeat):
             return
         for lease, report in reports:
-            self.send_one(lease, report, heartbeat)
+            self.each(lease, heartbeat, partial(self.send_one, lease, report, heartbeat))
+
+    def each(self, lease: InspectLease, heartbeat: Heartbeat, step: Callable[[], None]) -> None:
+        """One inspection's step of a batch: a failure is logged, not raised, so the
+        batch's other inspections go on; the lease's heartbeat ends."""
+        try:
+            step()
+        except Exception:
+            log.exception("%s: inspection %s could not be finished", self.worker.name, lease.id)
+        finally:
+            heartbeat.drop(lease.path)
 
     def send_together(
         self, reports: list[tuple[InspectLease, dict[str, Any]]], heartbeat: Heartbeat
@@ -442,8 +462,9 @@ class Inspector:
         """Several reports in one call; each answered as if sent alone (its release, or
         its refusal: lost, or released with the sentence). False when the call as a
         whole was refused (a coordinator from before that call: from here on, each
-        report alone), or its answer cannot be read: the caller sends each alone (one
-        already applied then answers 409, taken as lost: it is done)."""
+        report alone), or its answer cannot be read or matched to the reports by id:
+        the caller sends each alone (one already applied then answers 409 saying it is
+        done, counted as done: ``already_done``)."""
         body = {"reports": [{"id": lease.id, **report} for lease, report in reports]}
         try:
             answer = self.coordinator.post("/inspections/reports", body)
@@ -460,15 +481,17 @@ class Inspector:
                 log.error("%s: reports refused together (%s); sent one at a time", self.worker.name, exc)  # fmt: skip
             return False
         else:
-            answers = (answer or {}).get("reports")
-            if not isinstance(answers, list) or len(answers) != len(reports):
+            answers = answer.get("reports") if isinstance(answer, dict) else None
+            if not isinstance(answers, list) or [
+                item.get("id") if isinstance(item, dict) else None for item in answers
+            ] != [lease.id for lease, _report in reports]:  # each answer by its report's id
                 log.error("%s: an answer to reports sent together that this agent cannot read: %.200r",
                           self.worker.name, answer)  # fmt: skip
                 return False
             for lease, _report in reports:
                 heartbeat.drop(lease.path)
             for (lease, report), item in zip(reports, answers, strict=True):
-                self.answered(lease, report, item if isinstance(item, dict) else {})
+                self.each(lease, heartbeat, partial(self.answered, lease, report, item))
             return True
         for lease, _report in reports:
             heartbeat.drop(lease.path)
@@ -481,6 +504,12 @@ class Inspector:
         detail = f"{status} {item.get('error')}: {str(item.get('detail'))[:500]}"
         if status == 200:
             self.done(lease, report, item)
+        elif status == 409 and already_done(item):
+            # Applied by an earlier call whose answer was lost (docs/api.md): done.
+            log.info(
+                "%s: inspection %s was already reported: %s", self.worker.name, lease.id, detail
+            )
+            self.stats.add(inspections=1)
         elif status in (404, 409):
             log.warning("%s: inspection %s lost: %s", self.worker.name, lease.id, detail)
         else:
@@ -492,7 +521,11 @@ class Inspector:
         try:
             answer = self.coordinator.post(f"{lease.path}/report", report)
         except (LeaseLost, NotFound) as exc:
-            log.warning("%s: inspection %s lost: %s", name, lease.id, exc.detail)
+            if already_done({"error": exc.code, "detail": exc.detail}):
+                log.info("%s: inspection %s was already reported: %s", name, lease.id, exc.detail)
+                self.stats.add(inspections=1)
+            else:
+                log.warning("%s: inspection %s lost: %s", name, lease.id, exc.detail)
             return
         except Unauthenticated as exc:
             log.error("the coordinator refused the token (401): %s", exc.detail)

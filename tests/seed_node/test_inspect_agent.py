@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -476,7 +477,6 @@ def test_at_its_cap_the_node_waits_for_its_reports_in_flight_before_leasing_agai
 ) -> None:
     """The reports being sent free the node's leases: the lease call after a 429 ahead
     waits for them, rather than meet the cap again and wait out its Retry-After."""
-    import time
 
     handing = lease_queue(posted, 41, 42)
     reported = threading.Event()
