@@ -462,3 +462,14 @@ def test_a_bad_reports_call_is_a_400_naming_the_field(node_client, body, words):
     response = node_client().post("/api/v1/inspections/reports", body)
     assert response.status_code == 400, response.content
     assert words in response.json()["detail"]
+
+
+def test_the_default_cap_serves_a_node_of_two_inspecting_workers():
+    """A `--mode inspect` worker holds a lease call's inspections being fetched, as many
+    leased ahead and as many whose reports are on their way (docs/inspection.md): the
+    default cap leaves two such workers their calls ahead answered in full."""
+    from django.conf import settings
+
+    from seed_node.inspecting import LEASE_COUNT
+
+    assert settings.INSPECT_LEASES_PER_NODE >= 2 * 3 * LEASE_COUNT
