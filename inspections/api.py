@@ -6,6 +6,7 @@ Errors are raised as typed exceptions by the services and mapped to HTTP in
 
 from __future__ import annotations
 
+from django.db import DataError
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -15,7 +16,7 @@ from rest_framework.views import APIView
 
 from core.api.edge import ERRORS, ErrorOut, node_id, validated, validated_query
 from core.api.errors import domain_status
-from core.errors import DomainError, Invalid, LeaseLost, NotFound, checked_id
+from core.errors import Invalid, LeaseLost, NotFound, checked_id
 from seeding.api import epoch_action_view
 
 from . import relay, services
@@ -108,13 +109,26 @@ class InspectionReportsView(APIView):
             except (Invalid, LeaseLost, NotFound) as exc:  # this report's own answer
                 answers.append(_refused(inspection_id, exc))
                 continue
+            except DataError as exc:  # a value the database refused: this report's alone
+                answers.append(_unstorable(inspection_id, exc))
+                continue
             answers.append({"id": inspection_id, "status": 200, "release": applied})
         return Response(ReportsOut({"reports": answers}).data)
 
 
-def _refused(inspection_id: int, exc: DomainError) -> dict[str, object]:
-    status, code = domain_status(exc) or (400, "invalid")
+def _refused(inspection_id: int, exc: Invalid | LeaseLost | NotFound) -> dict[str, object]:
+    mapped = domain_status(exc)
+    assert mapped is not None  # Invalid, LeaseLost and NotFound are all mapped
+    status, code = mapped
     return {"id": inspection_id, "status": status, "error": code, "detail": exc.detail}
+
+
+def _unstorable(inspection_id: int, exc: DataError) -> dict[str, object]:
+    """A report the database refused (its transaction rolled back, nothing applied):
+    a 400 of its own, the others of the call go on."""
+    reason = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+    detail = f"Inspection {inspection_id}'s report holds a value the database cannot store ({reason}): fix it and send it again."
+    return {"id": inspection_id, "status": 400, "error": "invalid", "detail": detail}
 
 
 class InspectionReleaseView(APIView):

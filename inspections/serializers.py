@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 import inspection
 from core.api.fields import WholeNumberField
 from seeding.serializers import EpochIn, OfferOut, ReleaseIn
-from usenet.limits import MAX_EPOCH, MAX_MESSAGE_ID
+from usenet.limits import MAX_BIGINT, MAX_EPOCH, MAX_MESSAGE_ID
 
 # A report is checked in depth by catalog.inspection.validate_report (at most one
 # result and one missing article per role); these bounds only keep a request from
@@ -98,11 +100,22 @@ class ReportOut(serializers.Serializer):
 
 
 class ReportItemIn(ReportIn):
-    id = WholeNumberField(min_value=1, max_value=2**63 - 1, help_text="The inspection's id.")
+    id = WholeNumberField(min_value=1, max_value=MAX_BIGINT, help_text="The inspection's id.")
 
 
 class ReportsIn(serializers.Serializer):
     reports = serializers.ListField(child=ReportItemIn(), min_length=1, max_length=MAX_REPORTS)
+
+    def validate_reports(self, reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Each inspection once: a second report of one would answer 409 for the first's."""
+        seen: set[int] = set()
+        for item in reports:
+            if item["id"] in seen:
+                raise serializers.ValidationError(
+                    f"inspection {item['id']} appears twice in one call: send each report once."
+                )
+            seen.add(item["id"])
+        return reports
 
 
 class ReportItemOut(serializers.Serializer):

@@ -9,7 +9,7 @@ from functools import partial
 
 import psycopg
 import pytest
-from django.db import connection
+from django.db import DataError, connection, transaction
 from django.test import override_settings
 
 from catalog.models import Release
@@ -456,6 +456,16 @@ def test_several_reports_in_one_call_are_each_applied_or_refused_as_alone(planne
         ({"reports": []}, "reports"),
         ({"reports": [{"id": 1, "epoch": 1, "results": []}] * 5}, "reports"),
         ({"reports": [{"epoch": 1, "results": []}]}, "id"),
+        ({"reports": [{"id": 2**63, "epoch": 1, "results": []}]}, "id"),
+        (
+            {
+                "reports": [
+                    {"id": 41, "epoch": 1, "results": []},
+                    {"id": 41, "epoch": 2, "results": []},
+                ]
+            },
+            "inspection 41 appears twice in one call",
+        ),
     ],
 )
 def test_a_bad_reports_call_is_a_400_naming_the_field(node_client, body, words):
@@ -473,3 +483,35 @@ def test_the_default_cap_serves_a_node_of_two_inspecting_workers():
     from seed_node.inspecting import LEASE_COUNT
 
     assert settings.INSPECT_LEASES_PER_NODE >= 2 * 3 * LEASE_COUNT
+
+
+def test_a_report_the_database_refuses_is_its_own_400_and_the_others_are_applied(
+    planned, node_client, monkeypatch
+):
+    for n in range(3):
+        planned(f"{n}8f7d6e5c4b3", date=1_700_000_000 + n * 1000)
+    node = node_client()
+    first, refused, last = lease_several(node, 3)["leases"]
+    applied = services.report_inspection
+
+    def report_inspection(node_id, inspection_id, epoch, payload):
+        if inspection_id == refused["id"]:  # as a value past a column's type would
+            with transaction.atomic():
+                raise DataError("value out of range for type integer")
+        return applied(node_id, inspection_id, epoch, payload)
+
+    monkeypatch.setattr(services, "report_inspection", report_inspection)
+    par2 = [{"role": "par2", "format": "par2"}]
+    reports = [
+        {"id": r["id"], "epoch": r["epoch"], "results": par2} for r in (first, refused, last)
+    ]
+    response = node.post("/api/v1/inspections/reports", {"reports": reports})
+    assert response.status_code == 200, response.content
+    answers = response.json()["reports"]
+    assert [(a["id"], a["status"]) for a in answers] == [
+        (first["id"], 200), (refused["id"], 400), (last["id"], 200),
+    ]  # fmt: skip
+    assert answers[1]["error"] == "invalid"
+    assert "cannot store (value out of range for type integer)" in answers[1]["detail"]
+    statuses = dict(Inspection.objects.values_list("id", "status"))
+    assert [statuses[r["id"]] for r in (first, refused, last)] == ["done", "leased", "done"]
