@@ -451,6 +451,9 @@ class Inspector:
         batch's other inspections go on; the lease's heartbeat ends."""
         try:
             step()
+        except Unauthenticated as exc:  # the node stops (the others' calls fail the same)
+            log.error("the coordinator refused the token (401): %s", exc.detail)
+            self.control.fail(EXIT_UNAUTHENTICATED)
         except Exception:
             log.exception("%s: inspection %s could not be finished", self.worker.name, lease.id)
         finally:

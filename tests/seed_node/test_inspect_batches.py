@@ -240,3 +240,18 @@ def test_a_coordinator_from_before_counts_hands_out_its_lease_alone(
     assert isinstance(taken, list) and [lease.id for lease in taken] == [41]
     assert heartbeat.held == {"/inspections/41"}
     assert not coordinator.posted("/release")
+
+
+def test_a_token_refused_while_releasing_in_a_batch_stops_the_node(
+    coordinator: ScriptedCoordinator, inspector: Inspector
+) -> None:
+    coordinator.routes["*"] = lambda _: REPORTED
+    coordinator.routes["/inspections/41/release"] = answering(
+        (401, {"error": "unauthenticated", "detail": "unknown token"})
+    )
+    inspector.takes_reports = False
+    heartbeat = Heartbeats()
+    a, b = held_batch((41, 42), heartbeat)
+    inspector.finish_all([(a, Pending(RuntimeError("a bug"))), (b, Pending())], heartbeat)  # type: ignore[arg-type]
+    assert inspector.control.stop.is_set()
+    assert heartbeat.held == set()
