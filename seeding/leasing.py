@@ -15,8 +15,10 @@ matched nothing. This module holds what is the same for all of them:
   `uncounted` gives one back, at most MAX_UNCOUNTED_RELEASES times);
 - the TTL sweep (quiet leases: failed when out of attempts, else queued);
 - the lease call's flow (`WorkTable.lease`): paused, the upkeep when due, the
-  gated claim, and when it claims nothing the sweep once and the claim again,
-  ungated (the call was counted once, by the gate).
+  node's lease lock on the table (sql/leasing.sql: overlapping calls of one node
+  take turns, each counting what the one before claimed), the gated claim, and
+  when it claims nothing the sweep once and the claim again, ungated (the call
+  was counted once, by the gate).
 
 Each table's statements keep their own rules where the work differs (a
 range read to its end is done, not queued).
