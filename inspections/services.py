@@ -41,6 +41,7 @@ INSPECTIONS = WorkTable(
     release="release_inspection",
     retire="retire_quiet_inspections",
     end_node="end_node_inspections",
+    takes_turns=True,  # a call hands out up to 16 (count): one node's calls take turns
 )
 
 

@@ -27,6 +27,7 @@ range read to its end is done, not queued).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -95,6 +96,12 @@ class WorkTable:
     release: str
     retire: str
     end_node: str
+    # A node's calls take turns under its lease lock (lock_node_leases): for a table
+    # whose call hands out several rows at once (inspections), where overlapping
+    # calls of one node could each claim up to its cap. Ranges hand out one a call:
+    # an overlap oversteps the cap by that one, and the lock would cost the fleet's
+    # most frequent call three more round trips (BEGIN, the lock, COMMIT).
+    takes_turns: bool = False
 
     @property
     def cap(self) -> int:
@@ -149,9 +156,10 @@ class WorkTable:
     ) -> Offer[L]:
         """Hand rows to a node (`build` makes the lease of a claimed row), or say
         why nothing is handed out: paused (the call still counts); else the upkeep
-        when its per-process interval is due, then, in one transaction under the
-        node's lock on this table (lock_node_leases: overlapping calls of one node
-        take turns, so each counts what the one before claimed), the gate and the
+        when its per-process interval is due, then (for a table that takes_turns, in
+        one transaction under the node's lock on this table, lock_node_leases:
+        overlapping calls of one node take turns, so each counts what the one
+        before claimed) the gate and the
         claim in one statement (Throttled, TooManyLeases, raised once the call's hit
         is committed). When that claims nothing, quiet leases are swept (once a call,
         and not when the upkeep just swept them) and, when that freed any, the claim
@@ -173,12 +181,15 @@ class WorkTable:
         sweep = maintenance.task_named(self.sweep_task)
         swept = any(done.task is sweep for done in maintenance.run_due())
         refused: Exception | None = None
-        with transaction.atomic():
-            # The node's lock first, in a statement of its own: the gated claim's
-            # snapshot then counts what the node's previous call claimed (that call
-            # committed before this lock was granted), so overlapping calls of one
-            # node still hold it to its cap.
-            leasing_queries.execute("lock_node_leases", {"table": self.noun, "node_id": node_id})
+        with transaction.atomic() if self.takes_turns else nullcontext():
+            if self.takes_turns:
+                # The node's lock first, in a statement of its own: the gated claim's
+                # snapshot then counts what the node's previous call claimed (that
+                # call committed before this lock was granted), so overlapping calls
+                # of one node still hold it to its cap.
+                leasing_queries.execute(
+                    "lock_node_leases", {"table": self.noun, "node_id": node_id}
+                )
             gated_rows = self.queries.fetchall(
                 self.gated_claim, {**params, **self.gate_params(node_id)}
             )
