@@ -11,7 +11,8 @@ whose work grew faster than its input would fall towards 0.
 Fleet: --releases obfuscated releases (tests/support/inspect_posts.py: a
 par2 index by par2cmdline, an nfo, a zip) posted to a private INN2; one
 ``--mode inspect`` worker (one news-server connection) inspects them all
-against a scripted coordinator on loopback (lease, report; HTTP/1.1, its
+against a scripted coordinator on loopback (lease, handing out as many as a call
+asks for; reports, alone or together; HTTP/1.1, its
 connections kept, as the coordinator's gunicorn keeps them), beside a bare
 reader that only fetches BODY of the same articles over one connection of the
 same client, read the way the node reads them (as on the wire, with a
@@ -49,6 +50,7 @@ import time
 import zipfile
 import zlib
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -360,7 +362,7 @@ def inspecting_node(
     inn: Any, leases: list[list[dict[str, Any]]], compression: bool
 ) -> tuple[float, int, dict[str, float]]:
     """One InspectWorker over the leases, against a scripted coordinator on loopback
-    (lease, report) in a process of its own, as a real coordinator is (in this one
+    (lease, reports alone or together) in a process of its own, as a real coordinator is (in this one
     its CPU would take the node's GIL): seconds from its first lease call to its last
     report, bytes fetched, and the node's counters (seed_node.control.Stats)."""
     from seed_node.articles import NewsServerArticles
@@ -424,19 +426,34 @@ def scripted_coordinator(
 
     queue = list(enumerate(leases, start=1))  # a lease may name a release twice (passes)
 
-    def lease(_body: Any) -> tuple[int, Any]:
+    def lease(body: Any) -> tuple[int, Any]:
         if not queue:
             return NO_LEASE
-        number, named = queue.pop(0)
-        data = {"id": number, "epoch": 1, "release": number, "group": FLEET_GROUP}
-        return 200, {"lease": {**data, "articles": named}, "retry_after": None, "paused": None}
+        handed = []
+        for number, named in queue[: (body or {}).get("count", 1)]:  # as many as asked for
+            data = {"id": number, "epoch": 1, "release": number, "group": FLEET_GROUP}
+            handed.append({**data, "articles": named})
+        del queue[: len(handed)]
+        answer = {"lease": handed[0], "leases": handed, "retry_after": None, "paused": None}
+        return 200, answer
+
+    release = {"id": 1, "name": "x"}
+
+    def together(body: Any) -> tuple[int, Any]:
+        answers = [
+            {"id": item["id"], "status": 200, "release": release} for item in body["reports"]
+        ]
+        return 200, {"reports": answers}
 
     scripted = ScriptedCoordinator(keep_alive=True)  # as gunicorn keeps them (WEB_KEEPALIVE)
     scripted.routes["/inspections/lease"] = lease
-    scripted.routes["*"] = lambda _body: (200, {"release": {"id": 1, "name": "x"}})
+    scripted.routes["/inspections/reports"] = together
+    scripted.routes["*"] = lambda _body: (200, {"release": release})
     urls.put(scripted.url)
     stop.wait()
-    reports = scripted.posted("/report")
+    reports = scripted.posted("/report") + [
+        item for call in scripted.posted("/inspections/reports") for item in call["reports"]
+    ]
     done.put((len(reports), all(r["results"] and not r["missing"] for r in reports)))
     scripted.close()
 
@@ -448,10 +465,12 @@ COST_GROUP = "alt.binaries.bench.inspect.cost"
 
 
 def coordinator_cost(options: argparse.Namespace) -> None:
-    """CPU of the coordinator (gunicorn's tree) and PostgreSQL (its tree) per report
-    call, read from /proc around each call (simulator/fleet.py's CpuMeter, as
+    """CPU of the coordinator (gunicorn's tree) and PostgreSQL (its tree) per report,
+    read from /proc around each call (simulator/fleet.py's CpuMeter, as
     bench_call_cost.py reads it), beside a heartbeat of the same lease as the
-    baseline, in the same run on `manage.py serve`."""
+    baseline, in the same run on `manage.py serve`: the inspections are leased
+    MAX_REPORTS a call, and each call's reports go, in turn, one call each or all
+    in one POST /inspections/reports."""
     import os
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -464,6 +483,7 @@ def coordinator_cost(options: argparse.Namespace) -> None:
     from indexer.models import Group
     from indexer.services import issue_token
     from inspections import planning
+    from inspections.serializers import MAX_REPORTS
     from seed_node.articles import ArticleMissing
     from seed_node.http import Coordinator
     from seed_node.inspecting import InspectLease, build_report
@@ -508,30 +528,46 @@ def coordinator_cost(options: argparse.Namespace) -> None:
         wait_for(f"http://127.0.0.1:{port}/readyz", server, log)
         client = Coordinator(f"http://127.0.0.1:{port}", token, timeout=60)
         meter = CpuMeter({"gunicorn": server.pid, "postgres": postmaster_pid()})
-        spent = {"heartbeat": dict.fromkeys(("gunicorn", "postgres"), 0), "report": {}}
-        spent["report"] = dict.fromkeys(("gunicorn", "postgres"), 0)
+        kinds = ("heartbeat", "report alone", f"{MAX_REPORTS} together")
+        spent = {kind: dict.fromkeys(("gunicorn", "postgres"), 0) for kind in kinds}
+        counted = dict.fromkeys(kinds, 0)  # inspections each row's CPU is spread over
         calls = 0
         results = 0
+        groups = 0
+
+        def metered(kind: str, call: Callable[[], Any], inspections: int) -> Any:
+            before = meter.sample()
+            answer = call()
+            after = meter.sample()
+            for tree in spent[kind]:
+                spent[kind][tree] += after[tree] - before[tree]
+            counted[kind] += inspections
+            return answer
+
         while True:
-            offer = client.post("/inspections/lease")
-            if offer["lease"] is None:
+            offer = client.post("/inspections/lease", {"count": MAX_REPORTS})
+            if not offer["leases"]:
                 break
-            lease = InspectLease.from_json(offer["lease"])
-            report = build_report(lease, fetch)
-            for kind, call in (
-                (
-                    "heartbeat",
-                    lambda: client.post(f"{lease.path}/heartbeat", {"epoch": lease.epoch}),
-                ),
-                ("report", lambda: client.post(f"{lease.path}/report", report)),
-            ):
-                before = meter.sample()
-                call()
-                after = meter.sample()
-                for tree in spent[kind]:
-                    spent[kind][tree] += after[tree] - before[tree]
-            calls += 1
-            results += len(report["results"])
+            leases = [InspectLease.from_json(data) for data in offer["leases"]]
+            reports = [build_report(lease, fetch) for lease in leases]
+            for lease in leases:
+                beat = partial(client.post, f"{lease.path}/heartbeat", {"epoch": lease.epoch})
+                metered("heartbeat", beat, 1)
+            if groups % 2 == 0 or len(leases) == 1:  # alternating, so drift hits both alike
+                for lease, report in zip(leases, reports, strict=True):
+                    metered("report alone", partial(client.post, f"{lease.path}/report", report), 1)
+            else:
+                items = [
+                    {"id": lease.id, **report}
+                    for lease, report in zip(leases, reports, strict=True)
+                ]
+                post = partial(client.post, "/inspections/reports", {"reports": items})
+                answer = metered(kinds[2], post, len(leases))
+                if [item["status"] for item in answer["reports"]] != [200] * len(leases):
+                    raise SystemExit(f"reports together refused: {answer}")
+            groups += 1
+            calls += len(leases)
+            results += sum(len(report["results"]) for report in reports)
     finally:
         server.terminate()
         server.wait(60)
@@ -540,15 +576,20 @@ def coordinator_cost(options: argparse.Namespace) -> None:
     print(
         f"\nThe coordinator's cost per inspection result: {calls} reports"
         f" ({options.cost} releases stored, {planned.planned} planned by INSPECT_RELEASES)"
-        f"; {results / calls:.1f} results each; `manage.py serve`, CPU ms per call from /proc"
+        f"; {results / calls:.1f} results each; leased {MAX_REPORTS} a call; each lease call's"
+        f" reports sent alone or {MAX_REPORTS} in one call, in turn; `manage.py serve`,"
+        " CPU ms per inspection from /proc"
     )
-    print(f"  {'call':<12} {'gunicorn':>9} {'postgres':>9} {'total':>9} {'ratio':>7}")
-    base = sum(spent["heartbeat"].values()) or 1
+    print(
+        f"  {'call':<14} {'inspections':>11} {'gunicorn':>9} {'postgres':>9} {'total':>9} {'ratio':>7}"
+    )
+    base = sum(spent["heartbeat"].values()) / max(counted["heartbeat"], 1) or 1
     for kind, trees in spent.items():
-        ms = {tree: ticks / meter.hz / calls * 1000 for tree, ticks in trees.items()}
-        total = sum(trees.values())
+        count = max(counted[kind], 1)
+        ms = {tree: ticks / meter.hz / count * 1000 for tree, ticks in trees.items()}
+        total = sum(trees.values()) / count
         print(
-            f"  {kind:<12} {ms['gunicorn']:>9.2f} {ms['postgres']:>9.2f}"
+            f"  {kind:<14} {counted[kind]:>11} {ms['gunicorn']:>9.2f} {ms['postgres']:>9.2f}"
             f" {sum(ms.values()):>9.2f} {total / base:>7.2f}"
         )
 

@@ -95,6 +95,9 @@ def _imdb_ids(text: str) -> tuple[str, ...]:
     position = lowered.find("tt")
     while position >= 0 and len(found) < MAX_IDS:
         STEPS.take()
+        if lowered[position + 2 : position + 3] not in DIGITS:  # "http", "title", "settings"
+            position = lowered.find("tt", position + 1)
+            continue
         count = _digits_at(lowered, position + 2, 8)
         before = lowered[position - 1] if position else " "
         if 7 <= count <= 8 and before not in _WORD:

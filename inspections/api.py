@@ -6,6 +6,7 @@ Errors are raised as typed exceptions by the services and mapped to HTTP in
 
 from __future__ import annotations
 
+from django.db import DataError
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -14,18 +15,24 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.api.edge import ERRORS, ErrorOut, node_id, validated, validated_query
-from core.errors import checked_id
+from core.api.errors import domain_status
+from core.errors import Invalid, LeaseLost, NotFound, checked_id
 from seeding.api import epoch_action_view
 
 from . import relay, services
 from .serializers import (
+    MAX_LEASE_BYTES,
     MAX_RELEASE_BYTES,
     MAX_REPORT_BYTES,
+    MAX_REPORTS_BYTES,
     BodyQuery,
+    InspectionLeaseIn,
     InspectionOfferOut,
     ReleaseIn,
     ReportIn,
     ReportOut,
+    ReportsIn,
+    ReportsOut,
 )
 
 
@@ -38,13 +45,16 @@ def _inspection(inspection_id: int) -> tuple[int]:
 
 
 class InspectionLeaseView(APIView):
+    max_body_bytes = MAX_LEASE_BYTES
+
     @extend_schema(
-        request=None,
+        request=InspectionLeaseIn,
         responses={200: InspectionOfferOut, **ERRORS},
-        summary="Lease one inspection",
+        summary="Lease one inspection, or up to `count` at once",
     )
     def post(self, request: Request) -> Response:
-        offer = services.lease_inspection(node_id(request))
+        data = validated(InspectionLeaseIn, request)
+        offer = services.lease_inspection(node_id(request), data["count"])
         return Response(InspectionOfferOut(offer).data)
 
 
@@ -73,6 +83,52 @@ class InspectionReportView(APIView):
             {"results": data["results"], "missing": data["missing"]},
         )
         return Response(ReportOut(applied).data)
+
+
+class InspectionReportsView(APIView):
+    max_body_bytes = MAX_REPORTS_BYTES
+
+    @extend_schema(
+        request=ReportsIn,
+        responses={200: ReportsOut, **ERRORS},
+        summary="Report several inspections in one call; each is applied as if sent alone",
+    )
+    def post(self, request: Request) -> Response:
+        data = validated(ReportsIn, request)
+        node = node_id(request)
+        answers = []
+        for item in data["reports"]:
+            inspection_id = item["id"]
+            try:
+                applied = services.report_inspection(
+                    node,
+                    checked_inspection_id(inspection_id),
+                    item["epoch"],
+                    {"results": item["results"], "missing": item["missing"]},
+                )
+            except (Invalid, LeaseLost, NotFound) as exc:  # this report's own answer
+                answers.append(_refused(inspection_id, exc))
+                continue
+            except DataError as exc:  # a value the database refused: this report's alone
+                answers.append(_unstorable(inspection_id, exc))
+                continue
+            answers.append({"id": inspection_id, "status": 200, "release": applied})
+        return Response(ReportsOut({"reports": answers}).data)
+
+
+def _refused(inspection_id: int, exc: Invalid | LeaseLost | NotFound) -> dict[str, object]:
+    mapped = domain_status(exc)
+    assert mapped is not None  # Invalid, LeaseLost and NotFound are all mapped
+    status, code = mapped
+    return {"id": inspection_id, "status": status, "error": code, "detail": exc.detail}
+
+
+def _unstorable(inspection_id: int, exc: DataError) -> dict[str, object]:
+    """A report the database refused (its transaction rolled back, nothing applied):
+    a 400 of its own, the others of the call go on."""
+    reason = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+    detail = f"Inspection {inspection_id}'s report holds a value the database cannot store ({reason}): fix it and send it again."
+    return {"id": inspection_id, "status": 400, "error": "invalid", "detail": detail}
 
 
 class InspectionReleaseView(APIView):

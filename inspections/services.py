@@ -41,6 +41,7 @@ INSPECTIONS = WorkTable(
     release="release_inspection",
     retire="retire_quiet_inspections",
     end_node="end_node_inspections",
+    takes_turns=True,  # a call hands out up to 16 (count): one node's calls take turns
 )
 
 
@@ -56,19 +57,20 @@ class InspectionLease:
 InspectionOffer = Offer[InspectionLease]
 
 
-def lease_inspection(node_id: int) -> InspectionOffer:
+def lease_inspection(node_id: int, count: int = 1) -> InspectionOffer:
     with LEASE_SECONDS.time():
-        offer = _lease_inspection(node_id)
+        offer = _lease_inspection(node_id, count)
     if offer.lease is not None:
-        LEASES.labels(kind="inspection").inc()
+        LEASES.labels(kind="inspection").inc(1 + len(offer.more))
     return offer
 
 
-def _lease_inspection(node_id: int) -> InspectionOffer:
-    """Hand one inspection to a node, or say why nothing is handed out: the flow every
+def _lease_inspection(node_id: int, count: int) -> InspectionOffer:
+    """Hand up to `count` inspections to a node (newest first, in one claim statement,
+    no more than its cap leaves it), or say why nothing is handed out: the flow every
     leased table shares (seeding.leasing.WorkTable.lease), so a call is counted once
     against the node's lease-call rate and quiet leases are swept as the ranges' are."""
-    return INSPECTIONS.lease(node_id, {"node_id": node_id}, _inspection_lease)
+    return INSPECTIONS.lease(node_id, {"node_id": node_id}, _inspection_lease, count)
 
 
 def _inspection_lease(row: Record) -> InspectionLease:

@@ -6,6 +6,7 @@ from . import api
 
 urlpatterns = [
     path("inspections/lease", api.InspectionLeaseView.as_view(), name="inspection-lease"),
+    path("inspections/reports", api.InspectionReportsView.as_view(), name="inspection-reports"),
     path(
         "inspections/<int:inspection_id>/heartbeat",
         api.InspectionHeartbeatView.as_view(),

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeGuard, cast
 
 import inspection
@@ -43,6 +45,13 @@ log = logging.getLogger(__name__)
 MAX_ARTICLES = 3  # one per role
 MAX_NFO_SEGMENTS = inspection.MAX_NFO_SEGMENTS
 FETCH_SLACK = 64 * 1024  # bytes a body may run over the catalog's size of it
+# Inspections ``--mode inspect`` asks for in one lease call (the coordinator's cap,
+# INSPECT_LEASES_PER_NODE, may leave fewer): a lease call for every LEASE_COUNT
+# inspections instead of one for each (docs/inspection.md, "Ahead").
+LEASE_COUNT = 4
+# Reports ``--mode inspect`` sends in one call (POST /inspections/reports): those of
+# the inspections one lease call handed out, as many as one call may carry.
+REPORTS_AT_ONCE = inspection.MAX_REPORTS_TOGETHER
 
 
 class BadLease(Exception):
@@ -136,9 +145,9 @@ def _wanted(lease_id: int, item: Any) -> Wanted:
 
 Fetch = Callable[[str, int], bytes]
 
-# What a lease call gave: a lease (held), the answer when nothing was handed out
-# (to idle on), or None (nothing to wait for: ask again).
-Taken = InspectLease | dict[str, Any] | None
+# What a lease call gave: the leases handed out (held, newest first), the answer when
+# nothing was handed out (to idle on), or None (nothing to wait for: ask again).
+Taken = list[InspectLease] | dict[str, Any] | None
 
 
 def build_report(lease: InspectLease, fetch: Fetch, stats: Stats | None = None) -> dict[str, Any]:
@@ -243,6 +252,13 @@ def _join_nfo(
     return result if fetched else None
 
 
+def already_done(answer: dict[str, Any]) -> bool:
+    """A 409's answer saying the inspection is done (its report was applied before)."""
+    return answer.get("error") == "lease_lost" and " is done, not leased" in str(
+        answer.get("detail")
+    )
+
+
 class Inspector:
     """Leases, fetches, inspects and reports one inspection at a time, for a worker."""
 
@@ -250,38 +266,60 @@ class Inspector:
         self.worker, self.articles = worker, articles
         self.coordinator: Coordinator = worker.coordinator
         self.control, self.stats = worker.control, worker.stats
+        self.takes_reports = True  # POST /inspections/reports, until the coordinator has none
 
     def take_one(self, heartbeat: Heartbeat, reporter: Reporter) -> dict[str, Any] | None:
         """Lease one inspection and see it through; the lease call's answer when
         nothing was handed out (for the caller to idle on), else None."""
         taken = self.lease(heartbeat)
-        if isinstance(taken, InspectLease):
-            self.see_through(taken, heartbeat, reporter)
+        if isinstance(taken, list):
+            for lease in taken:  # one: it asked for one (``lease`` gives back any more)
+                self.see_through(lease, heartbeat, reporter)
             return None
         return taken
 
-    def lease(self, heartbeat: Heartbeat, *, ahead: bool = False) -> Taken:
-        """Ask for one inspection: the lease, held on the heartbeat from here on; the
-        lease call's answer when nothing was handed out; None when there is nothing
-        to wait for (a lease this agent cannot read, given back; or, ``ahead``, the
-        node at its cap of leases: the caller asks again once its current one is done).
+    def lease(self, heartbeat: Heartbeat, *, ahead: bool = False, count: int = 1) -> Taken:
+        """Ask for up to `count` inspections: the leases handed out (at least one), held
+        on the heartbeat from here on; the lease call's answer when nothing was handed
+        out; None when there is nothing to wait for (leases this agent cannot read,
+        given back; or, ``ahead``, the node at its cap of leases: the caller asks again
+        once its current one is done).
+
+        The call asks for a `count` (docs/api.md) only when it is over one, so a
+        coordinator from before counts is asked as it always was; one that answers
+        without ``leases`` hands out its ``lease`` alone.
         """
+        body = {"count": count} if count > 1 else None
         try:
-            offer = self.worker.call("/inspections/lease", busy_attempts=1 if ahead else None)
+            offer = self.worker.call("/inspections/lease", body, busy_attempts=1 if ahead else None)
         except Busy:
             return None
-        data = offer.get("lease")
-        if data is None:
+        handed = offer.get("leases")
+        if not isinstance(handed, list):  # a coordinator from before counts
+            handed = [] if offer.get("lease") is None else [offer["lease"]]
+        if not handed:
             return cast("dict[str, Any]", offer)
-        try:
-            lease = InspectLease.from_json(data)
-        except BadLease as exc:
-            log.error("%s: a lease this agent cannot read, a bug: %s", self.worker.name, exc)
-            if exc.lease is not None:
-                self.worker.release(exc.lease, str(exc), uncounted=False)
-            return None
-        heartbeat.hold(lease.path, lease.epoch, lease)
-        return lease
+        leases = []
+        for number, data in enumerate(handed):
+            try:
+                lease = InspectLease.from_json(data)
+            except BadLease as exc:
+                log.error("%s: a lease this agent cannot read, a bug: %s", self.worker.name, exc)
+                if exc.lease is not None:
+                    self.worker.release(exc.lease, str(exc), uncounted=False)
+                continue
+            if number >= count:  # more than asked for: a bug, the rest of the node's cap
+                log.error("%s: inspection %s handed out past the %s asked for; given back",
+                          self.worker.name, lease.id, count)  # fmt: skip
+                self.worker.release(lease, None, uncounted=True)
+                continue
+            leases.append(lease)
+        # Held only now: a release above that raised (the node stopping, the token
+        # refused) leaves nothing on the heartbeat; the coordinator takes back those
+        # leases once they go quiet.
+        for lease in leases:
+            heartbeat.hold(lease.path, lease.epoch, lease)
+        return leases or None
 
     def see_through(self, lease: InspectLease, heartbeat: Heartbeat, reporter: Reporter) -> None:
         """Fetch, and hand the parsing and the report to the reporter thread."""
@@ -371,23 +409,126 @@ class Inspector:
         self.stats.add(articles=1, article_bytes=len(body))
         return body
 
+    def hand_over_all(
+        self,
+        fetched: list[tuple[InspectLease, PendingReport]],
+        heartbeat: Heartbeat,
+        reporter: Reporter,
+    ) -> None:
+        """``hand_over`` for several inspections at once: their reports go out in one
+        call (``finish_all``)."""
+        if fetched:
+            items = list(fetched)
+            reporter.after(items[0][0], lambda: self.finish_all(items, heartbeat))
+
     def finish(self, lease: InspectLease, pending: PendingReport, heartbeat: Heartbeat) -> None:
         """On the reporter thread: parse the par2 and archive bodies, send the report
         (or release the lease with the coordinator's refusal, or with an error of
         this agent's own), then end the lease's heartbeat."""
-        name = self.worker.name
-        try:
-            report = pending.report()
-        except Exception as exc:  # a bug in this agent: the node goes on
+        self.finish_all([(lease, pending)], heartbeat)
+
+    def finish_all(
+        self, fetched: list[tuple[InspectLease, PendingReport]], heartbeat: Heartbeat
+    ) -> None:
+        """``finish`` for several inspections: each one's bodies parsed, then their
+        reports sent in one call (``POST /inspections/reports``) when there are several
+        and the coordinator takes that call, else one call each. One that fails (a bug
+        in this agent, a release refused) is logged and strands none of the others;
+        every lease's heartbeat ends here."""
+        reports = []
+        for lease, pending in fetched:
             try:
-                self.failed(lease, exc)
-            finally:
-                heartbeat.drop(lease.path)
+                reports.append((lease, pending.report()))
+            except Exception as exc:  # a bug in this agent: the node goes on
+                self.each(lease, heartbeat, partial(self.failed, lease, exc))
+        if len(reports) > 1 and self.takes_reports and self.send_together(reports, heartbeat):
             return
+        for lease, report in reports:
+            self.each(lease, heartbeat, partial(self.send_one, lease, report, heartbeat))
+
+    def each(self, lease: InspectLease, heartbeat: Heartbeat, step: Callable[[], None]) -> None:
+        """One inspection's step of a batch: a failure is logged, not raised, so the
+        batch's other inspections go on; the lease's heartbeat ends."""
+        try:
+            step()
+        except Unauthenticated as exc:  # the node stops (the others' calls fail the same)
+            log.error("the coordinator refused the token (401): %s", exc.detail)
+            self.control.fail(EXIT_UNAUTHENTICATED)
+        except Exception:
+            log.exception("%s: inspection %s could not be finished", self.worker.name, lease.id)
+        finally:
+            heartbeat.drop(lease.path)
+
+    def send_together(
+        self, reports: list[tuple[InspectLease, dict[str, Any]]], heartbeat: Heartbeat
+    ) -> bool:
+        """Several reports in one call; each answered as if sent alone (its release, or
+        its refusal: lost, or released with the sentence). False when the call as a
+        whole was refused (a coordinator from before that call: from here on, each
+        report alone), or its answer cannot be read or matched to the reports by id:
+        the caller sends each alone (one already applied then answers 409 saying it is
+        done, counted as done: ``already_done``)."""
+        body = {"reports": [{"id": lease.id, **report} for lease, report in reports]}
+        try:
+            answer = self.coordinator.post("/inspections/reports", body)
+        except Unauthenticated as exc:
+            log.error("the coordinator refused the token (401): %s", exc.detail)
+            self.control.fail(EXIT_UNAUTHENTICATED)
+        except Aborted:
+            pass
+        except CoordinatorError as exc:
+            if exc.status in (404, 405):
+                log.warning("the coordinator takes no reports together (%s); one at a time", exc)
+                self.takes_reports = False
+            else:
+                log.error("%s: reports refused together (%s); sent one at a time", self.worker.name, exc)  # fmt: skip
+            return False
+        else:
+            answers = answer.get("reports") if isinstance(answer, dict) else None
+            if not isinstance(answers, list) or [
+                item.get("id") if isinstance(item, dict) else None for item in answers
+            ] != [lease.id for lease, _report in reports]:  # each answer by its report's id
+                log.error("%s: an answer to reports sent together that this agent cannot read: %.200r",
+                          self.worker.name, answer)  # fmt: skip
+                return False
+            for lease, _report in reports:
+                heartbeat.drop(lease.path)
+            for (lease, report), item in zip(reports, answers, strict=True):
+                self.each(lease, heartbeat, partial(self.answered, lease, report, item))
+            return True
+        for lease, _report in reports:
+            heartbeat.drop(lease.path)
+        return True
+
+    def answered(self, lease: InspectLease, report: dict[str, Any], item: dict[str, Any]) -> None:
+        """One report's answer in a call of several, handled as ``send_one`` handles a
+        call's."""
+        status = item.get("status")
+        detail = f"{status} {item.get('error')}: {str(item.get('detail'))[:500]}"
+        if status == 200:
+            self.done(lease, report, item)
+        elif status == 409 and already_done(item):
+            # Applied by an earlier call whose answer was lost (docs/api.md): done.
+            log.info(
+                "%s: inspection %s was already reported: %s", self.worker.name, lease.id, detail
+            )
+            self.stats.add(inspections=1)
+        elif status in (404, 409):
+            log.warning("%s: inspection %s lost: %s", self.worker.name, lease.id, detail)
+        else:
+            log.error("%s: inspection %s report refused: %s", self.worker.name, lease.id, detail)
+            self.worker.release(lease, detail, uncounted=False)
+
+    def send_one(self, lease: InspectLease, report: dict[str, Any], heartbeat: Heartbeat) -> None:
+        name = self.worker.name
         try:
             answer = self.coordinator.post(f"{lease.path}/report", report)
         except (LeaseLost, NotFound) as exc:
-            log.warning("%s: inspection %s lost: %s", name, lease.id, exc.detail)
+            if already_done({"error": exc.code, "detail": exc.detail}):
+                log.info("%s: inspection %s was already reported: %s", name, lease.id, exc.detail)
+                self.stats.add(inspections=1)
+            else:
+                log.warning("%s: inspection %s lost: %s", name, lease.id, exc.detail)
             return
         except Unauthenticated as exc:
             log.error("the coordinator refused the token (401): %s", exc.detail)
@@ -401,12 +542,15 @@ class Inspector:
             return
         finally:
             heartbeat.drop(lease.path)
+        self.done(lease, report, answer or {})
+
+    def done(self, lease: InspectLease, report: dict[str, Any], answer: dict[str, Any]) -> None:
         self.stats.add(inspections=1)
         self.worker.backoff.reset()
-        release = (answer or {}).get("release") or {}
+        release = answer.get("release") or {}
         log.info(
             "%s: inspection %s done: release %s is %r%s (%s missing)",
-            name,
+            self.worker.name,
             lease.id,
             lease.release,
             release.get("name"),
@@ -417,14 +561,17 @@ class Inspector:
 
 class InspectWorker(Worker):
     """``--mode inspect``: one inspection after another until the node stops, the
-    next one leased while the current one is fetched and parsed (one ahead).
+    next ones leased while the current one is fetched and parsed (ahead).
 
-    The lease held ahead is heartbeated like the current one; the heartbeat marks
-    it lost if the coordinator takes it back meanwhile, and it is then dropped
-    unfetched. A stop (SIGTERM) finishes and reports the current inspection and
-    gives the one held ahead back, uncounted. The next lease is answered before
-    the current inspection is handed to the reporter thread (which parses its par2
-    and archive bodies and sends its report).
+    A lease call asks for LEASE_COUNT inspections at once; the worker holds what it
+    hands out and inspects them in turn, and asks again, on a thread of its own, as
+    it starts the last one it holds. The leases held ahead are heartbeated like the
+    current one; the heartbeat marks one lost if the coordinator takes it back
+    meanwhile, and it is then dropped unfetched when its turn comes. A stop (SIGTERM)
+    finishes and reports the current inspection and gives the ones held ahead back,
+    uncounted. A lease call ahead is answered before the current inspection is
+    handed to the reporter thread (which parses its par2 and archive bodies and
+    sends its report).
     """
 
     def __init__(self, name: str, coordinator: Coordinator, context: Context) -> None:
@@ -437,40 +584,61 @@ class InspectWorker(Worker):
         inspector = self.inspector
         ahead = ThreadPoolExecutor(1, thread_name_prefix=f"{self.name}-lease-ahead")
         pending: Future[Taken] | None = None
-        taken: Taken = None
+        held: deque[InspectLease] = deque()  # leased, not started, in their order
+        fetched: list[tuple[InspectLease, PendingReport]] = []  # to report together
+        refused_ahead = False  # the call ahead handed out nothing (the node at its cap)
         try:
             while not self.control.stop.is_set():
-                if not isinstance(taken, InspectLease):
-                    taken = inspector.lease(heartbeat)
-                    if not isinstance(taken, InspectLease):
+                if not held:
+                    if refused_ahead:  # the reports in flight free leases: wait for them
+                        self.wait_for_reporter(reporter)  # (not for Retry-After at the cap)
+                        refused_ahead = False
+                    taken = inspector.lease(heartbeat, count=LEASE_COUNT)
+                    if not isinstance(taken, list):
                         if taken is not None and not self.idle(taken):
                             return
                         continue
-                current, taken = taken, None
-                pending = ahead.submit(inspector.lease, heartbeat, ahead=True)
-                fetched = inspector.inspect_held(current, heartbeat)
+                    held.extend(taken)
+                current = held.popleft()
+                last = not held
+                if last:  # the last one held: ask for the next ones meanwhile
+                    pending = ahead.submit(
+                        inspector.lease, heartbeat, ahead=True, count=LEASE_COUNT
+                    )
+                report = inspector.inspect_held(current, heartbeat)
+                if report is not None:
+                    fetched.append((current, report))
                 following, pending = pending, None
+                taken = None
                 try:
-                    taken = following.result()
+                    if following is not None:
+                        taken = following.result()
                 finally:
-                    inspector.hand_over(current, fetched, heartbeat, reporter)
-                if isinstance(taken, dict):  # nothing handed out: idle, then ask again
+                    if last or len(fetched) >= REPORTS_AT_ONCE:
+                        inspector.hand_over_all(fetched, heartbeat, reporter)
+                        fetched = []
+                refused_ahead = following is not None and taken is None
+                if isinstance(taken, list):
+                    held.extend(taken)
+                elif isinstance(taken, dict):  # nothing handed out: idle, then ask again
                     if not self.idle(taken):
                         return
-                    taken = None
         finally:
+            inspector.hand_over_all(fetched, heartbeat, reporter)  # a stop: the ones fetched
             if pending is not None:  # an error left the lease call ahead unanswered
                 pending.cancel()
                 try:
                     taken = pending.result()
                 except Exception:  # the error that ended the loop is the one that counts
                     taken = None
+                if isinstance(taken, list):
+                    held.extend(taken)
             ahead.shutdown(wait=True)
-            if isinstance(taken, InspectLease):
-                self.give_back(taken, heartbeat)
+            for lease in held:
+                self.give_back(lease, heartbeat)
 
     def give_back(self, lease: InspectLease, heartbeat: Heartbeat) -> None:
-        """Release the lease held ahead, unstarted (the node is stopping): uncounted,
+        """Release a lease held ahead, unstarted (the node is stopping): uncounted,
         as no attempt was made. Not when aborting or failing: its TTL runs out."""
         heartbeat.drop(lease.path)
         if lease.lost or self.control.abort.is_set() or self.control.exit_code != EXIT_OK:

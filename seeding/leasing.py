@@ -15,8 +15,10 @@ matched nothing. This module holds what is the same for all of them:
   `uncounted` gives one back, at most MAX_UNCOUNTED_RELEASES times);
 - the TTL sweep (quiet leases: failed when out of attempts, else queued);
 - the lease call's flow (`WorkTable.lease`): paused, the upkeep when due, the
-  gated claim, and when it claims nothing the sweep once and the claim again,
-  ungated (the call was counted once, by the gate).
+  node's lease lock on the table (sql/leasing.sql: overlapping calls of one node
+  take turns, each counting what the one before claimed), the gated claim, and
+  when it claims nothing the sweep once and the claim again, ungated (the call
+  was counted once, by the gate).
 
 Each table's statements keep their own rules where the work differs (a
 range read to its end is done, not queued).
@@ -25,15 +27,19 @@ range read to its end is done, not queued).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from django.conf import settings
+from django.db import transaction
 
-from core.errors import LeaseLost, NotFound, TooManyLeases
+from core.errors import LeaseLost, NotFound, Throttled, TooManyLeases
 from core.sql import Queries, Record
 from core.throttle import Window, check_window
 from indexer.space import leasing_paused
+
+from .sql import queries as leasing_queries
 
 L = TypeVar("L")
 
@@ -42,11 +48,20 @@ LEASED = "leased"
 
 @dataclass(frozen=True)
 class Offer(Generic[L]):
-    """A lease handed out, or none: then retry after so many seconds, or why leasing is paused."""
+    """A lease handed out, or none: then retry after so many seconds, or why leasing is paused.
+
+    ``more``: the leases handed out beside ``lease`` by a call that asked for several
+    (WorkTable.lease's `count`), newest first as ``lease`` is."""
 
     lease: L | None
     retry_after: int | None = None
     paused: str | None = None
+    more: tuple[L, ...] = ()
+
+    @property
+    def leases(self) -> list[L]:
+        """Every lease handed out, ``lease`` first."""
+        return [] if self.lease is None else [self.lease, *self.more]
 
 
 def lease_rate_key(node_id: int) -> str:
@@ -81,6 +96,12 @@ class WorkTable:
     release: str
     retire: str
     end_node: str
+    # A node's calls take turns under its lease lock (lock_node_leases): for a table
+    # whose call hands out several rows at once (inspections), where overlapping
+    # calls of one node could each claim up to its cap. Ranges hand out one a call:
+    # an overlap oversteps the cap by that one, and the lock would cost the fleet's
+    # most frequent call three more round trips (BEGIN, the lock, COMMIT).
+    takes_turns: bool = False
 
     @property
     def cap(self) -> int:
@@ -127,34 +148,70 @@ class WorkTable:
     # --- the lease call -----------------------------------------------------
 
     def lease(
-        self, node_id: int, params: Mapping[str, Any], build: Callable[[Record], L]
+        self,
+        node_id: int,
+        params: Mapping[str, Any],
+        build: Callable[[Record], L],
+        count: int | None = None,
     ) -> Offer[L]:
-        """Hand one row to a node (`build` makes the lease of the claimed row), or say
+        """Hand rows to a node (`build` makes the lease of a claimed row), or say
         why nothing is handed out: paused (the call still counts); else the upkeep
-        when its per-process interval is due, then the gate and the claim in one
-        statement (Throttled, TooManyLeases). When that claims nothing, quiet leases
-        are swept (once a call, and not when the upkeep just swept them) and, when
-        that freed any, the claim runs again without the gate: the call was counted.
+        when its per-process interval is due, then (for a table that takes_turns, in
+        one transaction under the node's lock on this table, lock_node_leases:
+        overlapping calls of one node take turns, so each counts what the one
+        before claimed) the gate and the
+        claim in one statement (Throttled, TooManyLeases, raised once the call's hit
+        is committed). When that claims nothing, quiet leases are swept (once a call,
+        and not when the upkeep just swept them) and, when that freed any, the claim
+        runs again without the gate, under the same lock: the call was counted.
         Never a sweep inside each claim: that keeps a scan of the leased rows off
-        the hot path (docs/performance.md)."""
+        the hot path (docs/performance.md).
+
+        `count` (a table whose claim takes one, inspections): claim up to that many
+        rows in the one statement, no more than the table's cap leaves the node; the
+        first is the offer's ``lease``, the others its ``more``. None: the claim's own
+        (one row)."""
         from . import maintenance  # it imports the tables (ranges.py): read when called
 
         paused = self.paused_offer(node_id)
         if paused is not None:
             return paused
+        if count is not None:
+            params = {**params, "count": count}
         sweep = maintenance.task_named(self.sweep_task)
         swept = any(done.task is sweep for done in maintenance.run_due())
-        gated = self.queries.fetchone(self.gated_claim, {**params, **self.gate_params(node_id)})
-        assert gated is not None  # the gate's upsert always returns its row
-        self.check_gate(gated.hits, gated.retry_after, gated.live)
+        refused: Exception | None = None
+        with transaction.atomic() if self.takes_turns else nullcontext():
+            if self.takes_turns:
+                # The node's lock first, in a statement of its own: the gated claim's
+                # snapshot then counts what the node's previous call claimed (that
+                # call committed before this lock was granted), so overlapping calls
+                # of one node still hold it to its cap.
+                leasing_queries.execute(
+                    "lock_node_leases", {"table": self.noun, "node_id": node_id}
+                )
+            gated_rows = self.queries.fetchall(
+                self.gated_claim, {**params, **self.gate_params(node_id)}
+            )
+            gated = gated_rows[0]  # the gate's upsert always returns its row
+            try:
+                self.check_gate(gated.hits, gated.retry_after, gated.live)
+            except Throttled as exc:  # TooManyLeases too: raised once the hit is committed
+                refused = exc
+            rows = [row for row in gated_rows if row.id is not None]
+            if refused is None and not gated.disabled and not rows and not swept:
+                if maintenance.run_task(sweep):
+                    if count is not None and self.cap:  # what the cap left this call
+                        params = {**params, "count": min(count, self.cap - gated.live)}
+                    rows = self.queries.fetchall(self.claim, params)
+        if refused is not None:
+            raise refused
         if gated.disabled:  # disabled elsewhere; this process keeps its token a while
             return Offer(None, retry_after=retry_after())
-        row: Record | None = gated if gated.id is not None else None
-        if row is None and not swept and maintenance.run_task(sweep):
-            row = self.queries.fetchone(self.claim, params)
-        if row is None:
+        if not rows:
             return Offer(None, retry_after=retry_after())
-        return Offer(build(row))
+        first, *others = (build(row) for row in rows)
+        return Offer(first, more=tuple(others))
 
     # --- fencing ----------------------------------------------------------
 

@@ -12,10 +12,12 @@ SELECT h.hits, h.retry_after,
   FROM rate_hit(%(key)s, %(window)s) AS h;
 
 -- name: lease_inspection
--- The gate and the claim in one statement: the newest queued release with
--- articles, skipping rows another claim holds (SKIP LOCKED), only when the
--- gate admits the call and the node is enabled. The claim bumps the epoch,
--- which fences any earlier holder. No claimed row: nothing to hand out.
+-- The gate and the claim in one statement: the newest queued releases with
+-- articles, up to %(count)s of them and no more than the node's cap leaves it
+-- (INSPECT_LEASES_PER_NODE less its live leases), skipping rows another claim
+-- holds (SKIP LOCKED), only when the gate admits the call and the node is
+-- enabled. The claim bumps each epoch, which fences any earlier holder. One
+-- row per inspection claimed, newest first; one with a null id when none was.
 WITH gate AS MATERIALIZED (
     SELECT h.hits, h.retry_after,
            (SELECT count(*) FROM (SELECT 1 FROM inspection WHERE node_id = %(node_id)s
@@ -32,7 +34,9 @@ WITH gate AS MATERIALIZED (
                       AND (%(cap)s = 0 OR gate.live < %(cap)s)
                       AND NOT gate.disabled)
      ORDER BY i.posted DESC, i.id DESC
-     LIMIT 1
+     LIMIT (SELECT CASE WHEN %(cap)s = 0 THEN %(count)s
+                        ELSE least(%(count)s, greatest(%(cap)s - gate.live, 0)) END
+              FROM gate)
        FOR UPDATE OF i SKIP LOCKED
 ), claimed AS (
     UPDATE inspection AS i
@@ -40,23 +44,25 @@ WITH gate AS MATERIALIZED (
            attempts = i.attempts + 1, leased_at = now(), heartbeat_at = now()
       FROM picked
      WHERE i.id = picked.id
-    RETURNING i.id, i.epoch, i.release_id, i.group_id, i.articles
+    RETURNING i.id, i.epoch, i.release_id, i.group_id, i.articles, i.posted
 )
 SELECT gate.hits, gate.retry_after, gate.live, gate.disabled,
        c.id, c.epoch, c.release_id, g.name AS "group", c.articles
   FROM gate
   LEFT JOIN claimed AS c ON true
-  LEFT JOIN news_group AS g ON g.id = c.group_id;
+  LEFT JOIN news_group AS g ON g.id = c.group_id
+ ORDER BY c.posted DESC, c.id DESC;
 
 -- name: claim_inspection
 -- lease_inspection's claim without its gate: run again after the sweep freed
--- leases, when the gate already counted this call and admitted it.
+-- leases, when the gate already counted this call and admitted it (%(count)s is
+-- then what the cap left the call).
 WITH picked AS (
     SELECT i.id
       FROM inspection AS i
      WHERE i.status = 'queued' AND i.articles <> '[]'::jsonb
      ORDER BY i.posted DESC, i.id DESC
-     LIMIT 1
+     LIMIT %(count)s
        FOR UPDATE OF i SKIP LOCKED
 ), claimed AS (
     UPDATE inspection AS i
@@ -64,11 +70,12 @@ WITH picked AS (
            attempts = i.attempts + 1, leased_at = now(), heartbeat_at = now()
       FROM picked
      WHERE i.id = picked.id
-    RETURNING i.id, i.epoch, i.release_id, i.group_id, i.articles
+    RETURNING i.id, i.epoch, i.release_id, i.group_id, i.articles, i.posted
 )
 SELECT c.id, c.epoch, c.release_id, g.name AS "group", c.articles
   FROM claimed AS c
-  LEFT JOIN news_group AS g ON g.id = c.group_id;
+  LEFT JOIN news_group AS g ON g.id = c.group_id
+ ORDER BY c.posted DESC, c.id DESC;
 
 -- name: inspection_holder
 -- Only read when a fenced statement matched nothing, to say why.

@@ -110,3 +110,15 @@ def test_the_largest_report_the_coordinator_accepts_fits_the_body_cap():
     sent = json.dumps(body, separators=(",", ":")).encode("utf-8")
     assert sent.isascii()
     assert len(sent) <= MAX_REPORT_BYTES, f"{len(sent):,} bytes"
+
+
+def test_reports_together_over_their_cap_are_413_before_they_are_parsed(node_client):
+    from inspections.serializers import MAX_REPORTS, MAX_REPORTS_BYTES
+
+    assert MAX_REPORTS_BYTES == MAX_REPORTS * MAX_REPORT_BYTES  # each as large as one alone
+    body = b"{" + b" " * MAX_REPORTS_BYTES
+    response = node_client().http.generic(
+        "POST", "/api/v1/inspections/reports", body, content_type="application/json"
+    )
+    assert response.status_code == 413, response.content
+    assert response.json()["error"] == "too_large"

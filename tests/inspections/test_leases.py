@@ -9,7 +9,7 @@ from functools import partial
 
 import psycopg
 import pytest
-from django.db import connection
+from django.db import DataError, connection, transaction
 from django.test import override_settings
 
 from catalog.models import Release
@@ -335,3 +335,183 @@ def test_8_connections_lease_200_inspections_and_each_is_leased_once(store, sett
     assert [i for i, n in Counter(everything).items() if n > 1] == []
     assert len(everything) == 200
     assert sum(1 for ids in claimed if ids) > 1
+
+
+def lease_several(node, count):
+    response = node.post("/api/v1/inspections/lease", {"count": count})
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def test_a_lease_call_asking_for_several_hands_them_out_newest_first(planned, node_client):
+    rows = [planned(f"{n}8f7d6e5c4b3", date=1_700_000_000 + n * 1000) for n in range(4)]
+    node = node_client()
+    body = lease_several(node, 3)
+    handed = [leased["id"] for leased in body["leases"]]
+    assert handed == [rows[3].id, rows[2].id, rows[1].id]
+    assert body["lease"] == body["leases"][0] and body["retry_after"] is None
+    for row in rows[1:]:
+        row.refresh_from_db()
+        assert (row.status, row.node_id, row.epoch, row.attempts) == ("leased", node.node.id, 1, 1)
+    assert [leased["id"] for leased in lease_several(node, 3)["leases"]] == [rows[0].id]
+    empty = lease_several(node, 3)
+    assert empty["lease"] is None and empty["leases"] == [] and empty["retry_after"] > 0
+
+
+def test_a_lease_call_without_a_count_hands_out_one(planned, node_client):
+    planned("a8f7d6e5c4b3")
+    planned("q8w7e6x5z4y3", date=1_700_500_000)
+    body = lease(node_client())
+    assert [leased["id"] for leased in body["leases"]] == [body["lease"]["id"]]
+    assert Inspection.objects.filter(status="leased").count() == 1
+
+
+@override_settings(INSPECT_LEASES_PER_NODE=3)
+def test_a_count_is_cut_to_what_the_nodes_cap_leaves(planned, node_client):
+    for n in range(5):
+        planned(f"{n}8f7d6e5c4b3", date=1_700_000_000 + n * 1000)
+    node = node_client()
+    held(node)
+    assert len(lease_several(node, 5)["leases"]) == 2  # 3 less the one held
+    refused = node.post("/api/v1/inspections/lease", {"count": 5})
+    assert refused.status_code == 429 and refused.json()["error"] == "too_many_leases"
+    assert Inspection.objects.filter(status="leased").count() == 3
+
+
+@override_settings(INSPECT_LEASES_PER_NODE=2)
+def test_a_count_after_the_sweep_freed_leases_is_cut_to_the_cap_too(
+    planned, node_client, backdate_inspection
+):
+    for n in range(3):
+        planned(f"{n}8f7d6e5c4b3", date=1_700_000_000 + n * 1000)
+    other, node = node_client(), node_client()
+    quiet = [leased["id"] for leased in lease_several(other, 2)["leases"]]
+    held(node)
+    for inspection_id in quiet:
+        backdate_inspection(inspection_id, 3600)
+    maintenance.mark_all_run()  # the upkeep is not due: the empty claim sweeps
+    # nothing queued: the gated claim finds none, the sweep frees the quiet two, and the
+    # claim again hands out what the cap leaves this node (2 less the 1 it holds)
+    assert len(lease_several(node, 2)["leases"]) == 1
+    assert Inspection.objects.filter(status="leased", node_id=node.node.id).count() == 2
+
+
+@pytest.mark.parametrize("body", [{"count": 0}, {"count": 17}, {"count": 2.5}, {"count": True}, []])
+def test_a_bad_count_is_a_400_with_a_sentence(node_client, body):
+    response = node_client().post("/api/v1/inspections/lease", body)
+    assert response.status_code == 400, response.content
+    assert response.json()["detail"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_several_leased_at_once_skip_a_row_another_connection_holds(planned, node_client):
+    rows = [planned(f"{n}8f7d6e5c4b3", date=1_700_000_000 + n * 1000) for n in range(3)]
+    dsn = connection.get_connection_params()
+    with psycopg.connect(**dsn) as other:
+        other.execute("SELECT 1 FROM inspection WHERE id = %s FOR UPDATE", [rows[1].id])
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '2s'")
+        handed = [leased["id"] for leased in lease_several(node_client(), 3)["leases"]]
+        assert handed == [rows[2].id, rows[0].id]
+        other.rollback()
+
+
+def test_several_reports_in_one_call_are_each_applied_or_refused_as_alone(planned, node_client):
+    rows = [planned(f"{n}8f7d6e5c4b3", date=1_700_000_000 + n * 1000) for n in range(4)]
+    node = node_client()
+    good, stale, bad, other = lease_several(node, 4)["leases"]
+    par2 = [{"role": "par2", "format": "par2"}]
+    body = {
+        "reports": [
+            {"id": good["id"], "epoch": good["epoch"], "results": par2},
+            {"id": stale["id"], "epoch": stale["epoch"] - 1, "results": par2},
+            {"id": bad["id"], "epoch": bad["epoch"], "results": [{"role": "sfv"}]},
+            {"id": 999_999, "epoch": 1, "results": par2},
+        ]
+    }
+    response = node.post("/api/v1/inspections/reports", body)
+    assert response.status_code == 200, response.content
+    answers = response.json()["reports"]
+    assert [(a["id"], a["status"]) for a in answers] == [
+        (good["id"], 200), (stale["id"], 409), (bad["id"], 400), (999_999, 404),
+    ]  # fmt: skip
+    by_release = {row.release_id: row for row in rows}
+    assert answers[0]["release"]["id"] == good["release"] in by_release
+    assert answers[1]["error"] == "lease_lost" and "stale" in answers[1]["detail"]
+    assert answers[2]["error"] == "invalid" and "role" in answers[2]["detail"]
+    assert answers[3]["error"] == "not_found"
+    statuses = dict(Inspection.objects.values_list("id", "status"))
+    assert statuses[good["id"]] == "done"
+    assert statuses[stale["id"]] == statuses[bad["id"]] == statuses[other["id"]] == "leased"
+    # one not in the call is reported alone as before; a report replayed is a 409
+    assert report(node, other).status_code == 200
+    again = node.post("/api/v1/inspections/reports", {"reports": body["reports"][:1]})
+    assert [a["status"] for a in again.json()["reports"]] == [409]
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ({}, "reports"),
+        ({"reports": []}, "reports"),
+        ({"reports": [{"id": 1, "epoch": 1, "results": []}] * 5}, "reports"),
+        ({"reports": [{"epoch": 1, "results": []}]}, "id"),
+        ({"reports": [{"id": 2**63, "epoch": 1, "results": []}]}, "id"),
+        (
+            {
+                "reports": [
+                    {"id": 41, "epoch": 1, "results": []},
+                    {"id": 41, "epoch": 2, "results": []},
+                ]
+            },
+            "inspection 41 appears twice in one call",
+        ),
+    ],
+)
+def test_a_bad_reports_call_is_a_400_naming_the_field(node_client, body, words):
+    response = node_client().post("/api/v1/inspections/reports", body)
+    assert response.status_code == 400, response.content
+    assert words in response.json()["detail"]
+
+
+def test_the_default_cap_serves_a_node_of_two_inspecting_workers():
+    """A `--mode inspect` worker holds a lease call's inspections being fetched, as many
+    leased ahead and as many whose reports are on their way (docs/inspection.md): the
+    default cap leaves two such workers their calls ahead answered in full."""
+    from django.conf import settings
+
+    from seed_node.inspecting import LEASE_COUNT
+
+    assert settings.INSPECT_LEASES_PER_NODE >= 2 * 3 * LEASE_COUNT
+
+
+def test_a_report_the_database_refuses_is_its_own_400_and_the_others_are_applied(
+    planned, node_client, monkeypatch
+):
+    for n in range(3):
+        planned(f"{n}8f7d6e5c4b3", date=1_700_000_000 + n * 1000)
+    node = node_client()
+    first, refused, last = lease_several(node, 3)["leases"]
+    applied = services.report_inspection
+
+    def report_inspection(node_id, inspection_id, epoch, payload):
+        if inspection_id == refused["id"]:  # as a value past a column's type would
+            with transaction.atomic():
+                raise DataError("value out of range for type integer")
+        return applied(node_id, inspection_id, epoch, payload)
+
+    monkeypatch.setattr(services, "report_inspection", report_inspection)
+    par2 = [{"role": "par2", "format": "par2"}]
+    reports = [
+        {"id": r["id"], "epoch": r["epoch"], "results": par2} for r in (first, refused, last)
+    ]
+    response = node.post("/api/v1/inspections/reports", {"reports": reports})
+    assert response.status_code == 200, response.content
+    answers = response.json()["reports"]
+    assert [(a["id"], a["status"]) for a in answers] == [
+        (first["id"], 200), (refused["id"], 400), (last["id"], 200),
+    ]  # fmt: skip
+    assert answers[1]["error"] == "invalid"
+    assert "cannot store (value out of range for type integer)" in answers[1]["detail"]
+    statuses = dict(Inspection.objects.values_list("id", "status"))
+    assert [statuses[r["id"]] for r in (first, refused, last)] == ["done", "leased", "done"]

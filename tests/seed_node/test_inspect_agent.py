@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -468,6 +469,40 @@ def test_a_node_at_its_cap_leases_the_next_inspection_after_the_current_one(
     assert len(leased) == 4  # 41; 429 (not waited on); 42 after 41; nothing ahead of 42
 
 
+def test_at_its_cap_the_node_waits_for_its_reports_in_flight_before_leasing_again(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    """The reports being sent free the node's leases: the lease call after a 429 ahead
+    waits for them, rather than meet the cap again and wait out its Retry-After."""
+
+    handing = lease_queue(posted, 41, 42)
+    reported = threading.Event()
+    leased: list[bool] = []
+
+    def lease(body: Any) -> Answer:
+        leased.append(reported.is_set())
+        if len(leased) == 2:  # the call ahead: over the node's cap
+            return 429, {"error": "too_many_leases", "detail": "8 inspection leases held"}
+        return handing(body)
+
+    def report(_body: Any) -> Answer:
+        time.sleep(0.5)  # a coordinator slow to answer
+        reported.set()
+        return REPORTED
+
+    coordinator.routes["/inspections/lease"] = lease
+    coordinator.routes[f"{LEASE_PATH}/report"] = report
+    coordinator.routes["*"] = lambda _: REPORTED
+    status = run_agent(
+        coordinator, token_file, "--mode", "inspect", "--news-server", inn_server.url
+    )
+    assert status == 0
+    assert leased[:3] == [False, False, True]  # the third call once 41's report was answered
+
+
 def test_an_inspections_bodies_are_parsed_while_the_next_ones_are_fetched(
     coordinator: ScriptedCoordinator,
     token_file: Path,
@@ -528,3 +563,209 @@ def test_a_bug_while_parsing_releases_the_inspection_with_it(
     assert release["uncounted"] is False and release["epoch"] == 2
     assert release["error"] == "the agent failed: RuntimeError: a bug in the parser"
     assert not coordinator.posted(f"{LEASE_PATH}/report")
+
+
+def lease_batches(
+    posted: dict[str, PostedFile], *batches: tuple[int, ...]
+) -> Callable[[Any], Answer]:
+    """Lease calls that read a `count` (docs/api.md) hand out `batches` in turn (as many of
+    each as the call asked for, the rest of it with the next call), then nothing."""
+    queue = [list(batch) for batch in batches]
+
+    def lease(body: Any) -> Answer:
+        while queue and not queue[0]:
+            queue.pop(0)
+        if not queue:
+            return 200, {"lease": None, "leases": [], "retry_after": None, "paused": None}
+        count = (body or {}).get("count", 1)
+        numbers, queue[0] = queue[0][:count], queue[0][count:]
+        leases = [
+            {"id": n, "epoch": 2, "release": 9000 + n, "group": GROUP,
+             "articles": lease_articles(posted)}
+            for n in numbers
+        ]  # fmt: skip
+        return 200, {"lease": leases[0], "leases": leases, "retry_after": None, "paused": None}
+
+    return lease
+
+
+def reports_together(refused: dict[int, Answer] | None = None) -> Callable[[Any], Answer]:
+    """POST /inspections/reports as the coordinator answers it: each report its own
+    status, 200 unless `refused` names another answer for its id."""
+    refused = refused or {}
+
+    def answer(body: Any) -> Answer:
+        answers = []
+        for item in body["reports"]:
+            status, error = refused.get(item["id"], REPORTED)
+            answers.append({"id": item["id"], "status": status, **error})
+        return 200, {"reports": answers}
+
+    return answer
+
+
+def test_a_lease_call_asks_for_several_and_their_reports_go_out_together(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    from seed_node.inspecting import LEASE_COUNT
+
+    numbers = tuple(range(41, 41 + LEASE_COUNT + 2))
+    coordinator.routes["/inspections/lease"] = lease_batches(posted, numbers)
+    coordinator.routes["/inspections/reports"] = reports_together()
+    coordinator.routes["*"] = lambda _: REPORTED
+    status = run_agent(
+        coordinator, token_file, "--mode", "inspect", "--news-server", inn_server.url
+    )
+    assert status == 0
+    asked = coordinator.posted("/inspections/lease")
+    assert asked[:2] == [{"count": LEASE_COUNT}] * 2
+    assert len(asked) == 3  # LEASE_COUNT, then the 2 left, then none: not one call each
+    together = coordinator.posted("/inspections/reports")
+    assert [[item["id"] for item in call["reports"]] for call in together] == [
+        list(numbers[:LEASE_COUNT]), list(numbers[LEASE_COUNT:]),
+    ]  # fmt: skip
+    assert not coordinator.posted("/report")  # none alone
+    for call in together:
+        for item in call["reports"]:
+            assert item["epoch"] == 2
+            assert sorted(roles(item)) == ["archive", "nfo", "par2"]
+
+
+def test_reports_sent_together_are_each_handled_as_if_sent_alone(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    refused = {
+        42: (400, {"error": "invalid", "detail": "results[0].files[0].size must be whole"}),
+        43: (409, {"error": "lease_lost", "detail": "Inspection 43 is leased to another node"}),
+    }
+    coordinator.routes["/inspections/lease"] = lease_batches(posted, (41, 42, 43))
+    coordinator.routes["/inspections/reports"] = reports_together(refused)
+    coordinator.routes["*"] = lambda _: (204, None)
+    status = run_agent(
+        coordinator, token_file, "--mode", "inspect", "--news-server", inn_server.url
+    )
+    assert status == 0
+    (call,) = coordinator.posted("/inspections/reports")
+    assert [item["id"] for item in call["reports"]] == [41, 42, 43]
+    assert coordinator.posted("/inspections/42/release") == [
+        {"epoch": 2, "uncounted": False,
+         "error": "400 invalid: results[0].files[0].size must be whole"},
+    ]  # fmt: skip
+    touched = {path for _, path, _ in coordinator.calls if path.startswith("/inspections/4")}
+    assert touched == {"/inspections/42/release"}  # 41 done, 43 lost: nothing more for them
+
+
+def test_a_coordinator_without_reports_together_gets_each_alone_from_then_on(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    from seed_node.inspecting import LEASE_COUNT
+
+    numbers = tuple(range(41, 41 + 2 * LEASE_COUNT))
+    coordinator.routes["/inspections/lease"] = lease_batches(posted, numbers)
+    coordinator.routes["/inspections/reports"] = lambda _: (
+        404, {"error": "not_found", "detail": "Nothing exists at this address."},
+    )  # fmt: skip
+    coordinator.routes["*"] = lambda _: REPORTED
+    status = run_agent(
+        coordinator, token_file, "--mode", "inspect", "--news-server", inn_server.url
+    )
+    assert status == 0
+    assert len(coordinator.posted("/inspections/reports")) == 1  # asked once, then never
+    reported = sorted(path for _, path, _ in coordinator.calls if path.endswith("/report"))
+    assert reported == [f"/inspections/{n}/report" for n in numbers]
+
+
+def test_a_stop_gives_back_every_inspection_held_ahead_uncounted(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    control = Control()
+    handing = lease_batches(posted, (41, 42, 43))
+
+    def lease(body: Any) -> Answer:
+        control.stop.set()  # as a first SIGTERM would, once the three are handed out
+        return handing(body)
+
+    coordinator.routes["/inspections/lease"] = lease
+    coordinator.routes["*"] = lambda _: REPORTED
+    status = run_agent(
+        coordinator,
+        token_file,
+        "--mode",
+        "inspect",
+        "--news-server",
+        inn_server.url,
+        control=control,
+    )
+    assert status == 0
+    (report,) = coordinator.posted("/inspections/41/report")  # the one started is reported
+    assert sorted(roles(report)) == ["archive", "nfo", "par2"]
+    for n in (42, 43):
+        assert coordinator.posted(f"/inspections/{n}/release") == [{"epoch": 2, "uncounted": True}]
+        assert not coordinator.posted(f"/inspections/{n}/report")
+    assert len(coordinator.posted("/inspections/lease")) == 1
+
+
+def test_inspections_handed_out_past_the_count_asked_are_given_back(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    from seed_node.inspecting import LEASE_COUNT
+
+    too_many = tuple(range(41, 41 + LEASE_COUNT + 1))
+    handing = lease_batches(posted, too_many)
+
+    def lease(body: Any) -> Answer:
+        return handing({"count": LEASE_COUNT + 1})  # a coordinator that ignores the count
+
+    coordinator.routes["/inspections/lease"] = lease
+    coordinator.routes["/inspections/reports"] = reports_together()
+    coordinator.routes["*"] = lambda _: REPORTED
+    status = run_agent(
+        coordinator, token_file, "--mode", "inspect", "--news-server", inn_server.url
+    )
+    assert status == 0
+    last = too_many[-1]
+    assert coordinator.posted(f"/inspections/{last}/release") == [{"epoch": 2, "uncounted": True}]
+    (call,) = coordinator.posted("/inspections/reports")
+    assert [item["id"] for item in call["reports"]] == list(too_many[:-1])
+
+
+def test_a_stop_reports_every_inspection_already_fetched_and_gives_the_rest_back(
+    coordinator: ScriptedCoordinator,
+    token_file: Path,
+    inn_server: InnServer,
+    posted: dict[str, PostedFile],
+) -> None:
+    control = Control()
+    relay = relay_from(inn_server)
+
+    def body_of_42(query: Any) -> Answer:
+        control.stop.set()  # as a first SIGTERM would, while 42 (the second) is fetched
+        return relay(query)
+
+    coordinator.routes["/inspections/lease"] = lease_batches(posted, (41, 42, 43))
+    coordinator.routes["/inspections/41/body"] = relay
+    coordinator.routes["/inspections/42/body"] = body_of_42
+    coordinator.routes["/inspections/reports"] = reports_together()
+    coordinator.routes["*"] = lambda _: (204, None)
+    status = run_agent(coordinator, token_file, "--mode", "inspect", "--relay", control=control)
+    assert status == 0
+    (call,) = coordinator.posted("/inspections/reports")  # 41, fetched before, goes too
+    assert [item["id"] for item in call["reports"]] == [41, 42]
+    assert all(sorted(roles(item)) == ["archive", "nfo", "par2"] for item in call["reports"])
+    assert coordinator.posted("/inspections/43/release") == [{"epoch": 2, "uncounted": True}]
+    assert not coordinator.posted("/inspections/43/body")

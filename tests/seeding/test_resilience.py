@@ -22,7 +22,8 @@ def test_lease_batch_and_heartbeat_pin_their_query_count(
     SeedRangeFactory(start_id=6000, end_id=9999)
     maintenance.run_all()  # the periodic upkeep has just run in this process
     # The token was looked up on the first call and is kept (TOKEN_CACHE_SECONDS):
-    # the lease gate (rate and cap) and the claim in one statement (1).
+    # the lease gate (rate and cap) and the claim in one statement (1): no lease lock
+    # for ranges (WorkTable.takes_turns).
     with django_assert_num_queries(1):
         lease = node.lease()
     # Savepoint + the batch statement + release savepoint.
