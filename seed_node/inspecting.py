@@ -454,6 +454,8 @@ class Inspector:
         except Unauthenticated as exc:  # the node stops (the others' calls fail the same)
             log.error("the coordinator refused the token (401): %s", exc.detail)
             self.control.fail(EXIT_UNAUTHENTICATED)
+        except Aborted:  # stopping now, as asked: the lease's TTL takes it back
+            pass
         except Exception:
             log.exception("%s: inspection %s could not be finished", self.worker.name, lease.id)
         finally:
