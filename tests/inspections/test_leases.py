@@ -553,3 +553,26 @@ def test_a_lease_call_refused_at_the_cap_still_counts_against_the_rate(
     with connection.cursor() as cursor:
         cursor.execute("SELECT hits FROM rate_bucket WHERE key = %s", [f"lease:{node.node.id}"])
         assert cursor.fetchone()[0] == 4
+
+
+def test_another_nodes_inspection_is_refused_in_a_call_of_several(planned, node_client):
+    # A node touches only its own leases: in a call of several reports, one of an
+    # inspection another node holds is that report's 409, and the holder keeps it.
+    planned()
+    planned("b1c2d3e4f5a6", date=1_700_000_500)
+    owner, other = node_client(), node_client()
+    owned, own = held(owner), held(other)
+    par2 = [{"role": "par2", "format": "par2"}]
+    body = {
+        "reports": [
+            {"id": own["id"], "epoch": own["epoch"], "results": par2},
+            {"id": owned["id"], "epoch": owned["epoch"], "results": par2},
+        ]
+    }
+    response = other.post("/api/v1/inspections/reports", body)
+    assert response.status_code == 200, response.content
+    answers = response.json()["reports"]
+    assert [(a["id"], a["status"]) for a in answers] == [(own["id"], 200), (owned["id"], 409)]
+    assert answers[1]["error"] == "lease_lost"
+    row = Inspection.objects.get(id=owned["id"])
+    assert (row.status, row.node_id, row.epoch) == ("leased", owner.node.id, owned["epoch"])

@@ -152,6 +152,26 @@ MATRIX: dict[str, tuple[Call | None, dict[str, int]]] = {
         ),
         cells(401, 401, 401, 200, 409, 401, 401, 401),
     ),
+    # Several reports in one call: answered 200 as a call; node B's report of A's
+    # inspection is that report's own 409 inside it, and A keeps the lease
+    # (tests/inspections/test_leases.py, "another node's").
+    "POST inspection-reports": (
+        Call(
+            "POST",
+            lambda w: "/api/v1/inspections/reports",
+            lambda w: {
+                "reports": [
+                    {
+                        "id": w["inspection"]["id"],
+                        "epoch": w["inspection"]["epoch"],
+                        "results": [],
+                        "missing": [MISSING],
+                    }
+                ]
+            },
+        ),
+        NODE_CALL,
+    ),
     # An invalid report (no result, nothing missing): the fence answers before the checks.
     "POST inspection-report-empty": (
         inspection("report", lambda w: {"epoch": w["inspection"]["epoch"], "results": []}),
