@@ -195,10 +195,13 @@ class JoinedNfo:
     result: InspectResult  # the first segment's yEnc facts, the join's errors
     data: bytes
     segments: int
+    parsed: bool = False
 
     def parse(self) -> InspectResult:
-        """The result, with what the joined text shows (once; never raises)."""
-        if self.segments:
+        """The result, with what the joined text shows; parsed once, however often
+        asked (a report built again after a failed call); never raises."""
+        if self.segments and not self.parsed:
+            self.parsed = True
             _nfo(self.result, self.data)
             if self.segments > 1:
                 self.result.notes.append(f"joined from {self.segments} articles")

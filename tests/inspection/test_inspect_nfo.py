@@ -80,3 +80,11 @@ def test_joining_leaves_the_parsing_for_later() -> None:
     assert result.imdb_ids == ["tt0111161"]
     assert result.release_names == ["Quiet.Harbor.2019.1080p.BluRay.x264-GRP"]
     assert "joined from 3 articles" in result.notes
+
+
+def test_an_nfo_is_parsed_once_however_often_asked() -> None:
+    # Asked again (a report built again), the same result: no id, name or note twice.
+    joined = join_nfo(segments(NFO, 1100))
+    first = joined.parse().to_json()
+    assert joined.parse().to_json() == first
+    assert first["notes"].count("joined from 3 articles") == 1
