@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterable, MutableSequence, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from .articles import ArticleSource
@@ -65,6 +68,12 @@ class Control:
             if self.exit_code == EXIT_OK:
                 self.exit_code = code
         self.stop.set()
+
+    def token_refused(self, detail: str) -> None:
+        """The coordinator refused the node's token (401): every call would be, so the
+        node stops with EXIT_UNAUTHENTICATED."""
+        log.error("the coordinator refused the token (401): %s", detail)
+        self.fail(EXIT_UNAUTHENTICATED)
 
 
 # Counters (whole numbers) and timers (seconds, for ``--stats``) of a node's workers.

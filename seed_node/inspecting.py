@@ -24,7 +24,7 @@ import inspection
 from inspection import JoinedNfo, inspect_article, join_nfo, nfo, yenc
 
 from .articles import ArticleMissing, ArticleSource
-from .control import EXIT_OK, EXIT_UNAUTHENTICATED, Context, Stats
+from .control import EXIT_OK, Context, Stats
 from .http import (
     Aborted,
     Busy,
@@ -452,8 +452,7 @@ class Inspector:
         try:
             step()
         except Unauthenticated as exc:  # the node stops (the others' calls fail the same)
-            log.error("the coordinator refused the token (401): %s", exc.detail)
-            self.control.fail(EXIT_UNAUTHENTICATED)
+            self.control.token_refused(exc.detail)
         except Aborted:  # stopping now, as asked: the lease's TTL takes it back
             pass
         except Exception:
@@ -474,8 +473,7 @@ class Inspector:
         try:
             answer = self.coordinator.post("/inspections/reports", body)
         except Unauthenticated as exc:
-            log.error("the coordinator refused the token (401): %s", exc.detail)
-            self.control.fail(EXIT_UNAUTHENTICATED)
+            self.control.token_refused(exc.detail)
         except Aborted:
             pass
         except CoordinatorError as exc:
@@ -533,8 +531,7 @@ class Inspector:
                 log.warning("%s: inspection %s lost: %s", name, lease.id, exc.detail)
             return
         except Unauthenticated as exc:
-            log.error("the coordinator refused the token (401): %s", exc.detail)
-            self.control.fail(EXIT_UNAUTHENTICATED)
+            self.control.token_refused(exc.detail)
             return
         except Aborted:
             return

@@ -22,7 +22,7 @@ from usenet.limits import (
     storable_text,
 )
 
-from .control import EXIT_UNAUTHENTICATED, Control, Stats
+from .control import Control, Stats
 from .http import Aborted, Coordinator, CoordinatorError, LeaseLost, Unauthenticated
 from .leases import Held, Lease
 
@@ -99,9 +99,8 @@ class Reporter:
             log.warning("range %s: lease lost while reporting (%s)", lease.id, exc.detail)
             lease.lost = True
         except Unauthenticated as exc:
-            log.error("the coordinator refused the token: %s", exc.detail)
             lease.lost = True
-            self.control.fail(EXIT_UNAUTHENTICATED)
+            self.control.token_refused(exc.detail)
         except Aborted:
             lease.lost = True
         except CoordinatorError as exc:

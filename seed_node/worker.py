@@ -12,7 +12,7 @@ import time
 from typing import Any, Protocol
 
 from .aggregate import Window
-from .control import EXIT_OK, EXIT_UNAUTHENTICATED, EXIT_UNEXPECTED, Context
+from .control import EXIT_OK, EXIT_UNEXPECTED, Context
 from .http import (
     Aborted,
     Backoff,
@@ -59,8 +59,7 @@ class Worker:
         try:
             self.loop(reporter, heartbeat)
         except Unauthenticated as exc:
-            log.error("the coordinator refused the token (401): %s", exc.detail)
-            self.control.fail(EXIT_UNAUTHENTICATED)
+            self.control.token_refused(exc.detail)
         except Aborted:
             pass
         except Exception:
@@ -144,8 +143,7 @@ class Worker:
         except LeaseLost as exc:
             log.warning("%s: range %s lost: %s", self.name, lease.id, exc.detail)
         except Unauthenticated as exc:
-            log.error("the coordinator refused the token (401): %s", exc.detail)
-            self.control.fail(EXIT_UNAUTHENTICATED)
+            self.control.token_refused(exc.detail)
         except Aborted:
             pass
         except CoordinatorError as exc:
